@@ -1,0 +1,69 @@
+/* Analyses observe the replay through events; they never change it.
+ *
+ * An analysis lives in analyses/<name>/, subscribes to the event kinds it
+ * needs (others are never delivered, so an unused kind costs nothing), and
+ * writes its results into its own JSON section analyses.<name> of the report,
+ * per kernel and for the whole run. Analyses never print. */
+#ifndef GCREPLAY_ANALYSIS_H
+#define GCREPLAY_ANALYSIS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gcreplay/cache.h"
+#include "gcreplay/config.h"
+#include "gcreplay/error.h"
+#include "gcreplay/record.h"
+
+enum gcr_event_kind {
+    GCR_EV_KERNEL_BEGIN = 1u << 0, /* kernel set */
+    GCR_EV_KERNEL_END = 1u << 1,   /* kernel set; sent before L1s are invalidated */
+    GCR_EV_INSN = 1u << 2,         /* a warp memory instruction issues: insn, sm */
+    GCR_EV_L1_ACCESS = 1u << 3,    /* one request at an L1: unit = L1 instance, sm = requester */
+    GCR_EV_L2_ACCESS = 1u << 4,    /* one request at an L2 slice: unit = slice */
+    GCR_EV_L1_EVICT = 1u << 5,     /* a line leaves an L1 (replacement or invalidation) */
+    GCR_EV_L2_EVICT = 1u << 6,     /* a line leaves an L2 slice */
+};
+
+struct gcr_event {
+    enum gcr_event_kind kind;
+    uint64_t step;                       /* global issue step: a clock without timing */
+    const struct gcr_kernel_begin *kernel;
+    const struct gcr_warp_insn *insn;    /* instruction behind the access; NULL for write-backs */
+    uint32_t sm;                         /* requesting SM (UINT32_MAX if none, e.g. write-back) */
+    uint32_t cta, warp;
+    uint32_t unit;                       /* cache instance index at its level */
+    uint64_t line_addr;
+    uint32_t sector_mask;
+    bool is_write;
+    const struct gcr_access *access;     /* result of the access or eviction info */
+};
+
+struct gcr_sim_info {
+    const struct gcr_config *config;
+    uint32_t num_sms;
+    uint32_t num_l1s;       /* L1 instances of the organisation (== num_sms for private) */
+    uint32_t num_l2_slices;
+    uint32_t line_bytes;
+    uint32_t sector_bytes;
+};
+
+struct gcr_analysis_ops {
+    const char *name;    /* same as its folder and symbol gcr_analysis_<name> */
+    const char *summary;
+    unsigned subscribe;  /* OR of gcr_event_kind */
+    /* options: the analyses.<name> object of the config (strictness is the analysis's job). */
+    int (*create)(void **self, const json_t *options, const struct gcr_sim_info *info,
+                  struct gcr_err *err);
+    void (*on_event)(void *self, const struct gcr_event *ev);
+    /* Fill `section` (an empty object) with results for the kernel just ended / the run. */
+    int (*report_kernel)(void *self, json_t *section, struct gcr_err *err);
+    int (*report_total)(void *self, json_t *section, struct gcr_err *err);
+    void (*destroy)(void *self);
+};
+
+/* Registered analyses (NULL-terminated), generated from analyses/meson.build. */
+extern const struct gcr_analysis_ops *const gcr_analyses[];
+
+#endif

@@ -1,0 +1,91 @@
+/* The replay configuration, loaded strictly from JSON.
+ *
+ * Every key is optional and has a documented default (examples/configs/README.md);
+ * an unknown key, a value of the wrong type or out of range, or an impossible
+ * geometry is an error whose message names the file and the JSON path. */
+#ifndef GCREPLAY_CONFIG_H
+#define GCREPLAY_CONFIG_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gcreplay/cache.h"
+#include "gcreplay/error.h"
+
+enum gcr_cta_policy {
+    GCR_CTA_ROUND_ROBIN = 0, /* GPU-like: next CTA to the next SM with room */
+    GCR_CTA_CONTIGUOUS,      /* SM s runs CTAs [s*ceil(n/S), (s+1)*ceil(n/S)) */
+    GCR_CTA_POLICY_COUNT
+};
+
+enum gcr_warp_policy {
+    GCR_WARP_LRR = 0, /* loose round-robin over resident warps */
+    GCR_WARP_GTO,     /* greedy-then-oldest, switching on an L1 miss */
+    GCR_WARP_POLICY_COUNT
+};
+
+enum gcr_granularity {
+    GCR_GRAN_LINE = 0, /* one request per line with a sector mask */
+    GCR_GRAN_SECTOR,   /* one request per sector (GPGPU-Sim sm_70+ L1 accounting) */
+    GCR_GRAN_COUNT
+};
+
+enum gcr_slice_hash {
+    GCR_SLICE_LINEAR = 0, /* slice = (addr / interleave) mod slices */
+    GCR_SLICE_XOR,        /* slice bits XOR-folded with all higher granule bits */
+    GCR_SLICE_HASH_COUNT
+};
+
+struct gcr_config {
+    char *origin; /* file name, for messages */
+    char *name;
+    uint64_t seed;
+
+    uint32_t num_sms;
+    uint32_t max_ctas_per_sm;
+    uint32_t max_warps_per_sm;
+    uint32_t shared_mem_per_sm;  /* bytes */
+    uint32_t registers_per_sm;
+
+    enum gcr_cta_policy cta_policy;
+    enum gcr_warp_policy warp_policy;
+    uint32_t gto_miss_stall; /* SM issue slots a warp waits after an L1 miss under GTO */
+
+    uint32_t line_bytes;
+    uint32_t sector_bytes;
+    enum gcr_granularity granularity;
+
+    char *l1_organization;            /* name of an L1 organisation (src/orgs/) */
+    struct gcr_cache_geometry l1;
+    bool l1_invalidate_at_kernel_end;
+    json_t *l1_org_options;           /* l1d.<organization> object, or NULL */
+
+    uint32_t l2_slices;
+    uint64_t l2_interleave_bytes;
+    enum gcr_slice_hash l2_slice_hash;
+    struct gcr_cache_geometry l2;     /* geometry of one slice */
+    bool l2_prefill_memcpy;
+
+    json_t *analyses; /* object: analysis name -> its options object */
+};
+
+/* Loads and validates a config file. On error nothing needs freeing. */
+int gcr_config_load(struct gcr_config *cfg, const char *path, struct gcr_err *err);
+/* The same from a JSON text (origin names it in messages). */
+int gcr_config_parse(struct gcr_config *cfg, const char *json_text, const char *origin,
+                     struct gcr_err *err);
+void gcr_config_free(struct gcr_config *cfg);
+
+/* The effective configuration with every default filled in (for reports). */
+json_t *gcr_config_to_json(const struct gcr_config *cfg);
+
+const char *gcr_cta_policy_name(enum gcr_cta_policy p);
+const char *gcr_warp_policy_name(enum gcr_warp_policy p);
+const char *gcr_granularity_name(enum gcr_granularity g);
+const char *gcr_slice_hash_name(enum gcr_slice_hash h);
+
+/* L2 slice of a line address under this config. */
+uint32_t gcr_config_slice_of(const struct gcr_config *cfg, uint64_t addr);
+
+#endif

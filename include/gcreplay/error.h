@@ -1,0 +1,51 @@
+/* Error reporting shared by every part of the library.
+ *
+ * The library never prints and never exits: a fallible function returns a
+ * negative value (or -1 from the 1/0/-1 record readers) and fills the
+ * caller-owned struct gcr_err with a status and a message that already names
+ * the place (file and line, record, byte offset or JSON path). */
+#ifndef GCREPLAY_ERROR_H
+#define GCREPLAY_ERROR_H
+
+#include <stddef.h>
+
+enum gcr_status {
+    GCR_OK = 0,
+    GCR_E_IO,          /* open/read/write/rename failed */
+    GCR_E_FORMAT,      /* malformed input: bad magic, bad field, bad line */
+    GCR_E_TRUNCATED,   /* input ends in the middle of something */
+    GCR_E_CHECKSUM,    /* a stored checksum does not match */
+    GCR_E_CONFIG,      /* configuration error (JSON path in the message) */
+    GCR_E_NOMEM,
+    GCR_E_USAGE,       /* bad command-line use */
+    GCR_E_UNSUPPORTED, /* valid input the tool cannot handle */
+    GCR_E_INTERNAL
+};
+
+#define GCR_ERR_MSG_MAX 1024
+
+struct gcr_err {
+    enum gcr_status status;
+    char msg[GCR_ERR_MSG_MAX];
+};
+
+/* Fills err (if not NULL) and returns -1, so callers can write
+ * `return gcr_fail(err, GCR_E_FORMAT, "%s: line %lu: ...", ...);`. */
+int gcr_fail(struct gcr_err *err, enum gcr_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Prefixes an existing error message with more context ("while reading X: "). */
+void gcr_err_prefix(struct gcr_err *err, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+const char *gcr_status_name(enum gcr_status status);
+
+void gcr_err_clear(struct gcr_err *err);
+
+#endif

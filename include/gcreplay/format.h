@@ -1,0 +1,52 @@
+/* The contract a trace format implements (one folder in trace-formats/).
+ *
+ * A format provides a reader and, optionally, a writer. It never prints.
+ * The reader state is private to the format; the core adds path handling,
+ * detection, progress and the atomic-output rule for writers. */
+#ifndef GCREPLAY_FORMAT_H
+#define GCREPLAY_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "gcreplay/error.h"
+#include "gcreplay/record.h"
+#include "gcreplay/trace.h"
+
+struct gcr_trace_format {
+    const char *name;      /* same as its folder and its symbol gcr_format_<name> */
+    const char *summary;   /* one line for `gcreplay help formats` */
+    const char *extension; /* e.g. ".gcrt"; the writer is chosen by it */
+    /* True if reader_next sets gcr_warp_insn.strided/stride reliably (always
+     * assigning both); otherwise the core clears the hint after each record. */
+    bool sets_stride_hint;
+
+    /* Is this file ours? head holds the first bytes of a regular file (len may be
+     * less than requested for small files; len is 0 for a directory). 1 = yes, 0 = no. */
+    int (*probe)(const char *path, const unsigned char *head, size_t len);
+
+    /* Reader. open returns 0 or -1; next returns 1 record, 0 end, -1 error. Every
+     * error message starts with the path and names the place (line, block, offset).
+     * bytes_done reports progress in input bytes. */
+    int (*reader_open)(void **state, const char *path, struct gcr_err *err);
+    int (*reader_next)(void *state, struct gcr_record *rec, struct gcr_err *err);
+    uint64_t (*reader_bytes_done)(void *state);
+    void (*reader_close)(void *state);
+    /* Optional: format-specific facts for `gcreplay info` (version, blocks,
+     * compression...), added to `info` after the whole trace was read. */
+    void (*reader_describe)(void *state, json_t *info);
+
+    /* Writer (all NULL for a read-only format). The core opens `out` on a
+     * temporary file and renames it after a successful finish. */
+    int (*writer_open)(void **state, FILE *out, const char *path, const struct gcr_write_opts *opts,
+                       struct gcr_err *err);
+    int (*writer_write)(void *state, const struct gcr_record *rec, struct gcr_err *err);
+    int (*writer_finish)(void *state, struct gcr_err *err); /* writes trailers, flushes */
+    void (*writer_close)(void *state);                     /* frees; never fails */
+};
+
+#endif

@@ -1,0 +1,130 @@
+/* The one record type that flows through the pipeline.
+ *
+ * Every trace reader turns its input into a stream of struct gcr_record and
+ * every writer consumes one. Within a kernel (between KERNEL_BEGIN and
+ * KERNEL_END) all records of one CTA are contiguous: the replay engine loads
+ * a whole CTA when it dispatches it, exactly as a GPU's block scheduler and
+ * Accel-Sim's trace parser do. Records of different warps of one CTA may be
+ * interleaved in any order; per-warp order is program order. */
+#ifndef GCREPLAY_RECORD_H
+#define GCREPLAY_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define GCR_WARP_SIZE 32
+
+enum gcr_rec_kind {
+    GCR_REC_KERNEL_BEGIN = 1,
+    GCR_REC_KERNEL_END = 2,
+    GCR_REC_WARP_INSN = 3, /* one warp memory instruction */
+    GCR_REC_NONMEM = 4,    /* N non-memory instructions of one warp */
+    GCR_REC_MEMCPY = 5     /* host-to-device copy before/between kernels */
+};
+
+/* Opcode class of a memory instruction. */
+enum gcr_op {
+    GCR_OP_LOAD = 0,
+    GCR_OP_STORE = 1,
+    GCR_OP_ATOMIC = 2,    /* returns a value (ATOM/ATOMG) */
+    GCR_OP_REDUCTION = 3, /* no return value (RED) */
+    GCR_OP_COUNT
+};
+
+enum gcr_space {
+    GCR_SPACE_GLOBAL = 0,
+    GCR_SPACE_LOCAL = 1,
+    GCR_SPACE_SHARED = 2,  /* on-chip scratchpad: never reaches the caches */
+    GCR_SPACE_CONST = 3,   /* constant cache: not modelled, counted only */
+    GCR_SPACE_TEXTURE = 4, /* texture cache: not modelled, counted only */
+    GCR_SPACE_COUNT
+};
+
+/* Cache operator carried by the instruction (PTX ld.ca / ld.cg ...). */
+enum gcr_cache_op {
+    GCR_CACHEOP_DEFAULT = 0,
+    GCR_CACHEOP_BYPASS_L1 = 1, /* .cg / .STRONG.GPU: served by L2 only */
+    GCR_CACHEOP_COUNT
+};
+
+struct gcr_kernel_begin {
+    uint32_t id;
+    uint32_t grid[3];  /* CTAs in x, y, z */
+    uint32_t block[3]; /* threads per CTA in x, y, z */
+    uint32_t shmem_bytes;     /* shared memory per CTA */
+    uint32_t regs_per_thread;
+    const char *name; /* NUL-terminated; owned by the reader, valid until its next call */
+};
+
+struct gcr_kernel_end {
+    uint32_t id;
+};
+
+struct gcr_warp_insn {
+    uint32_t cta;  /* linear CTA id: z*gx*gy + y*gx + x */
+    uint32_t warp; /* warp index inside the CTA */
+    uint64_t pc;
+    uint8_t op;       /* enum gcr_op */
+    uint8_t space;    /* enum gcr_space */
+    uint8_t cache_op; /* enum gcr_cache_op */
+    uint16_t width;   /* bytes accessed per active lane, 1..GCR_MAX_WIDTH */
+    uint32_t active_mask;
+    uint64_t addr[GCR_WARP_SIZE]; /* lane i meaningful iff bit i of active_mask */
+    /* Optional hint from a reader whose input already says so: when true, the
+     * k-th active lane (ascending lane order) accesses addr[first active] +
+     * k*stride. addr[] is filled either way; false only means "not known".
+     * gcr_reader_next clears it for formats that do not declare they set it,
+     * so the replay engine can trust it; writers ignore it. */
+    bool strided;
+    int64_t stride;
+};
+
+#define GCR_MAX_WIDTH 256
+
+struct gcr_nonmem {
+    uint32_t cta;
+    uint32_t warp;
+    uint32_t count; /* >= 1 */
+};
+
+struct gcr_memcpy {
+    uint64_t dst;
+    uint64_t bytes;
+};
+
+struct gcr_record {
+    enum gcr_rec_kind kind;
+    union {
+        struct gcr_kernel_begin kbegin;
+        struct gcr_kernel_end kend;
+        struct gcr_warp_insn insn;
+        struct gcr_nonmem nonmem;
+        struct gcr_memcpy memcpy;
+    } u;
+};
+
+/* Names used in every text interface (text trace, reports, configs). */
+const char *gcr_op_name(enum gcr_op op);          /* "load" "store" "atomic" "reduction" */
+const char *gcr_space_name(enum gcr_space space); /* "global" "local" "shared" "const" "texture" */
+const char *gcr_cache_op_name(enum gcr_cache_op c); /* "default" "bypass_l1" */
+int gcr_op_from_name(const char *s);              /* -1 if unknown */
+int gcr_space_from_name(const char *s);
+int gcr_cache_op_from_name(const char *s);
+
+/* Compact lane-address forms shared by every writer.
+ * Active lanes are numbered k = 0, 1, ... in ascending lane order.
+ * Returns true if the k-th active lane's address is base + k*stride for all
+ * active lanes (always true for 0 or 1 active lanes, with stride 0). Derived
+ * from the addresses alone: the strided hint is not consulted. */
+bool gcr_insn_stride(const struct gcr_warp_insn *insn, uint64_t *base, int64_t *stride);
+
+/* Number of CTAs and warps per CTA of a kernel. */
+uint64_t gcr_kernel_ctas(const struct gcr_kernel_begin *k);
+uint32_t gcr_kernel_warps_per_cta(const struct gcr_kernel_begin *k);
+
+/* Checks the invariants every reader must guarantee for a record
+ * (enum ranges, width, CTA/warp inside the kernel's grid when kb != NULL).
+ * Returns NULL if fine, else a static description of the first problem. */
+const char *gcr_record_invalid(const struct gcr_record *rec, const struct gcr_kernel_begin *kb);
+
+#endif

@@ -1,0 +1,48 @@
+/* The functional replayer: CTAs to SMs, warps interleaved per SM, accesses
+ * coalesced and sent through the L1 organisation, L2 slices and DRAM.
+ *
+ * Usage: create with a config, replay one or more traces (kernels accumulate
+ * in order; L2 contents persist across kernels and traces), then take the
+ * report. Same trace and config give the same report, byte for byte. */
+#ifndef GCREPLAY_REPLAY_H
+#define GCREPLAY_REPLAY_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "gcreplay/config.h"
+#include "gcreplay/error.h"
+#include "gcreplay/trace.h"
+
+struct gcr_replay;
+
+struct gcr_progress {
+    const char *path;
+    uint64_t bytes_done, bytes_total; /* of the current trace; total 0 if unknown */
+    uint64_t warp_insns;              /* memory instructions replayed so far, all traces */
+    uint64_t kernels;
+};
+
+typedef void (*gcr_progress_fn)(void *ctx, const struct gcr_progress *p);
+
+int gcr_replay_create(struct gcr_replay **out, const struct gcr_config *cfg, struct gcr_err *err);
+void gcr_replay_set_progress(struct gcr_replay *rp, gcr_progress_fn fn, void *ctx);
+/* Replays every kernel of the trace. On error the replay must not be used further. */
+int gcr_replay_trace(struct gcr_replay *rp, struct gcr_reader *r, struct gcr_err *err);
+/* The report: {"gcreplay", "config", "traces", "kernels": [...], "total": {...}}.
+ * The caller owns the returned object. */
+json_t *gcr_replay_report(struct gcr_replay *rp, struct gcr_err *err);
+void gcr_replay_destroy(struct gcr_replay *rp);
+
+/* Totals for benchmarks and quick checks. */
+struct gcr_replay_totals {
+    uint64_t warp_insns;     /* all warp instructions (memory and not) */
+    uint64_t mem_insns;      /* warp memory instructions */
+    uint64_t l1_requests;    /* requests into the L1 organisation */
+    uint64_t l1_sectors;     /* sectors those requests asked for */
+    uint64_t l1_misses;      /* line and sector misses among them */
+    uint64_t l2_accesses;
+};
+void gcr_replay_totals(struct gcr_replay *rp, struct gcr_replay_totals *t);
+
+#endif

@@ -1,0 +1,59 @@
+/* Reading and writing traces, whatever their format.
+ *
+ * A reader yields struct gcr_record one at a time: gcr_reader_next returns
+ * 1 (a record), 0 (clean end of trace) or -1 (error, err filled with file and
+ * place). A reader never returns a short or partial trace silently: input that
+ * ends early is an error.
+ *
+ * A writer writes to a temporary file beside the destination and renames it
+ * into place only on gcr_writer_close() success, so the output is complete or
+ * absent. */
+#ifndef GCREPLAY_TRACE_H
+#define GCREPLAY_TRACE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "gcreplay/error.h"
+#include "gcreplay/record.h"
+
+struct gcr_reader;
+struct gcr_writer;
+
+/* format: a registered format name, or NULL to detect from the content. */
+int gcr_reader_open(struct gcr_reader **out, const char *path, const char *format,
+                    struct gcr_err *err);
+int gcr_reader_next(struct gcr_reader *r, struct gcr_record *rec, struct gcr_err *err);
+const char *gcr_reader_format_name(const struct gcr_reader *r);
+const char *gcr_reader_path(const struct gcr_reader *r);
+/* Input bytes consumed so far and total input size (0 if unknown): progress. */
+uint64_t gcr_reader_bytes_done(const struct gcr_reader *r);
+uint64_t gcr_reader_bytes_total(const struct gcr_reader *r);
+/* Adds "format_details" (format-specific facts: version, blocks...) to info, if
+ * the format has any. Meant for after the whole trace was read. */
+void gcr_reader_describe(struct gcr_reader *r, json_t *info);
+void gcr_reader_close(struct gcr_reader *r);
+
+struct gcr_write_opts {
+    int compression_level; /* 0 = store uncompressed; 1..19 = zstd level (formats that compress) */
+    uint32_t block_bytes;  /* target uncompressed block size for block formats; 0 = default */
+};
+#define GCR_WRITE_OPTS_DEFAULT {3, 0}
+
+/* format: a registered format name, or NULL to choose by the path's extension. */
+int gcr_writer_open(struct gcr_writer **out, const char *path, const char *format,
+                    const struct gcr_write_opts *opts, struct gcr_err *err);
+int gcr_writer_write(struct gcr_writer *w, const struct gcr_record *rec, struct gcr_err *err);
+/* Finishes the trace and renames it into place; the writer is freed either way. */
+int gcr_writer_close(struct gcr_writer *w, struct gcr_err *err);
+/* Drops the partial output; the writer is freed. */
+void gcr_writer_abort(struct gcr_writer *w);
+
+/* Registered trace formats (NULL-terminated), generated from trace-formats/meson.build. */
+struct gcr_trace_format;
+extern const struct gcr_trace_format *const gcr_trace_formats[];
+const struct gcr_trace_format *gcr_trace_format_find(const char *name);
+
+#endif

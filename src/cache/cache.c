@@ -1,0 +1,522 @@
+/* The set-associative, optionally sectored cache model (see README.md).
+ *
+ * Layout: line (set, way) lives at lines[set * ways + way]. Resident lines are
+ * found through a hash table keyed by line address (bucket heads plus a chain
+ * index in each line), so a lookup never scans a set. Per set there is a
+ * valid-way bitmap (lowest invalid way in O(ways/64)), and, by policy, a
+ * doubly linked list of ways (LRU, FIFO) or a reference bitmap (NRU). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache/cache_internal.h"
+
+#define NO_WAY UINT16_MAX  /* list end; ways <= 65535 so way 65535 never exists */
+#define NO_LINE UINT32_MAX /* hash chain end / lookup miss */
+
+struct cache_line {
+    uint64_t tag;       /* line address; meaningful only while the way is valid */
+    uint32_t valid;     /* valid sectors */
+    uint32_t dirty;     /* dirty sectors (subset of valid) */
+    uint32_t used;      /* sectors requested by accesses since the fill */
+    uint32_t hash_next; /* next line index in the same bucket */
+    uint16_t prev;      /* LRU/FIFO list: toward the head (MRU / newest) */
+    uint16_t next;      /* LRU/FIFO list: toward the tail (LRU / oldest) */
+};
+_Static_assert(sizeof(struct cache_line) == 32, "a line record should stay 32 bytes");
+
+struct gcr_cache {
+    struct gcr_cache_geometry geo;
+    struct cache_line *lines;
+    uint32_t *buckets; /* bucket -> first line index, NO_LINE if empty */
+    uint32_t bucket_count;
+    unsigned bucket_shift; /* 64 - log2(bucket_count): the hash's top bits pick the bucket */
+    uint64_t line_mask;    /* ~(line_bytes - 1) */
+    uint32_t full_mask;    /* every sector of a line */
+    uint32_t ways;
+    uint32_t words;      /* uint64 words per per-set bitmap */
+    uint64_t pad_mask;   /* bits of a set's last bitmap word beyond the last way */
+    struct gcr_divider by_ways;
+    uint64_t *valid_bits; /* sets x words; pad bits always set so they never look free */
+    uint32_t *valid_count;
+    uint64_t *ref_bits; /* NRU: sets x words; pad bits always set */
+    uint32_t *ref_count;
+    uint16_t *head; /* LRU: most recently used way; FIFO: newest way */
+    uint16_t *tail; /* LRU: least recently used way; FIFO: oldest way */
+    uint64_t rng;   /* RANDOM: splitmix64 state */
+    struct gcr_cache_stats stats;
+};
+
+/* ---- hash table ------------------------------------------------------------------------- */
+
+/* A 64-bit mixer (xor-shift-multiply, two rounds); the bucket is taken from the
+ * top bits, which depend on every bit of the line address. */
+static inline uint32_t bucket_of(const struct gcr_cache *c, uint64_t line_addr)
+{
+    uint64_t x = line_addr;
+    x ^= x >> 32;
+    x *= UINT64_C(0xd6e8feb86659fd93);
+    x ^= x >> 32;
+    x *= UINT64_C(0xd6e8feb86659fd93);
+    return (uint32_t)(x >> c->bucket_shift);
+}
+
+static inline uint32_t lookup(const struct gcr_cache *c, uint64_t line_addr)
+{
+    uint32_t i = c->buckets[bucket_of(c, line_addr)];
+    while (i != NO_LINE && c->lines[i].tag != line_addr)
+        i = c->lines[i].hash_next;
+    return i;
+}
+
+static void hash_insert(struct gcr_cache *c, uint32_t idx)
+{
+    uint32_t *head = &c->buckets[bucket_of(c, c->lines[idx].tag)];
+    c->lines[idx].hash_next = *head;
+    *head = idx;
+}
+
+static void hash_remove(struct gcr_cache *c, uint32_t idx)
+{
+    uint32_t *link = &c->buckets[bucket_of(c, c->lines[idx].tag)];
+    while (*link != idx)
+        link = &c->lines[*link].hash_next;
+    *link = c->lines[idx].hash_next;
+}
+
+/* ---- per-set replacement state ---------------------------------------------------------- */
+
+static inline struct cache_line *line_at(struct gcr_cache *c, uint32_t set, uint32_t way)
+{
+    return &c->lines[(size_t)set * c->ways + way];
+}
+
+static void list_unlink(struct gcr_cache *c, uint32_t set, uint32_t way)
+{
+    struct cache_line *l = line_at(c, set, way);
+    if (l->prev != NO_WAY)
+        line_at(c, set, l->prev)->next = l->next;
+    else
+        c->head[set] = l->next;
+    if (l->next != NO_WAY)
+        line_at(c, set, l->next)->prev = l->prev;
+    else
+        c->tail[set] = l->prev;
+}
+
+static void list_push_head(struct gcr_cache *c, uint32_t set, uint32_t way)
+{
+    struct cache_line *l = line_at(c, set, way);
+    l->prev = NO_WAY;
+    l->next = c->head[set];
+    if (l->next != NO_WAY)
+        line_at(c, set, l->next)->prev = (uint16_t)way;
+    else
+        c->tail[set] = (uint16_t)way;
+    c->head[set] = (uint16_t)way;
+}
+
+static void bitmap_reset(const struct gcr_cache *c, uint64_t *bits)
+{
+    memset(bits, 0, c->words * sizeof *bits);
+    bits[c->words - 1] = c->pad_mask;
+}
+
+/* Lowest way whose bit is clear, or NO_WAY. Pad bits are set, so they never match. */
+static uint32_t bitmap_first_clear(const struct gcr_cache *c, const uint64_t *bits)
+{
+    for (uint32_t w = 0; w < c->words; w++)
+        if (~bits[w])
+            return w * 64 + gcr_bits_ctz64(~bits[w]);
+    return NO_WAY;
+}
+
+/* NRU: mark a way referenced; once every valid way is, only this one stays so. */
+static void nru_reference(struct gcr_cache *c, uint32_t set, uint32_t way)
+{
+    uint64_t *bits = &c->ref_bits[(size_t)set * c->words];
+    uint64_t bit = UINT64_C(1) << (way & 63);
+    if (bits[way >> 6] & bit)
+        return;
+    bits[way >> 6] |= bit;
+    if (++c->ref_count[set] >= c->valid_count[set]) {
+        bitmap_reset(c, bits);
+        bits[way >> 6] |= bit;
+        c->ref_count[set] = 1;
+    }
+}
+
+static void nru_forget(struct gcr_cache *c, uint32_t set, uint32_t way)
+{
+    uint64_t *bits = &c->ref_bits[(size_t)set * c->words];
+    uint64_t bit = UINT64_C(1) << (way & 63);
+    if (bits[way >> 6] & bit) {
+        bits[way >> 6] &= ~bit;
+        c->ref_count[set]--;
+    }
+}
+
+static uint64_t splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+/* The way to replace in a full set. */
+static uint32_t choose_victim(struct gcr_cache *c, uint32_t set)
+{
+    switch (c->geo.repl) {
+    case GCR_REPL_LRU:
+    case GCR_REPL_FIFO:
+        return c->tail[set];
+    case GCR_REPL_NRU: {
+        uint32_t way = bitmap_first_clear(c, &c->ref_bits[(size_t)set * c->words]);
+        return way == NO_WAY ? 0 : way; /* only when ways == 1: the one way is referenced */
+    }
+    case GCR_REPL_RANDOM:
+    case GCR_REPL_COUNT:
+        break;
+    }
+    /* Multiply-shift maps the top 32 random bits onto [0, ways) without a division. */
+    return (uint32_t)(((splitmix64(&c->rng) >> 32) * c->ways) >> 32);
+}
+
+/* A hit or sector miss: the line was referenced. FIFO and RANDOM ignore it. */
+static inline void touch(struct gcr_cache *c, uint32_t idx)
+{
+    if (c->geo.repl == GCR_REPL_LRU) {
+        uint32_t set = gcr_divider_div(c->by_ways, idx);
+        uint32_t way = idx - set * c->ways;
+        if (c->head[set] != way) {
+            list_unlink(c, set, way);
+            list_push_head(c, set, way);
+        }
+    } else if (c->geo.repl == GCR_REPL_NRU) {
+        uint32_t set = gcr_divider_div(c->by_ways, idx);
+        nru_reference(c, set, idx - set * c->ways);
+    }
+}
+
+/* ---- line installation and removal ------------------------------------------------------ */
+
+/* Takes a resident line out of the cache (hash, replacement state, valid bitmap). */
+static void remove_line(struct gcr_cache *c, uint32_t set, uint32_t way)
+{
+    uint32_t idx = set * c->ways + way;
+    hash_remove(c, idx);
+    if (c->geo.repl == GCR_REPL_LRU || c->geo.repl == GCR_REPL_FIFO)
+        list_unlink(c, set, way);
+    else if (c->geo.repl == GCR_REPL_NRU)
+        nru_forget(c, set, way);
+    c->valid_bits[(size_t)set * c->words + (way >> 6)] &= ~(UINT64_C(1) << (way & 63));
+    c->valid_count[set]--;
+}
+
+static void report_victim(struct gcr_cache *c, const struct cache_line *l, struct gcr_access *out)
+{
+    out->victim_line = l->tag;
+    out->victim_valid = l->valid;
+    out->victim_dirty = l->dirty;
+    out->victim_used = l->used;
+    c->stats.sectors_written_back += gcr_bits_popcount32(l->dirty);
+}
+
+/* Makes room for line_addr in its set (evicting if the set is full, reported in
+ * out) and installs it with no valid sectors. Returns the line index. */
+static uint32_t allocate(struct gcr_cache *c, uint64_t line_addr, struct gcr_access *out)
+{
+    uint32_t set = gcr_cache_set_of(&c->geo, line_addr);
+    uint32_t way;
+    if (c->valid_count[set] < c->ways) {
+        way = bitmap_first_clear(c, &c->valid_bits[(size_t)set * c->words]);
+    } else {
+        way = choose_victim(c, set);
+        struct cache_line *victim = line_at(c, set, way);
+        out->evicted = true;
+        report_victim(c, victim, out);
+        c->stats.evictions++;
+        remove_line(c, set, way);
+    }
+    uint32_t idx = set * c->ways + way;
+    struct cache_line *l = &c->lines[idx];
+    l->tag = line_addr;
+    l->valid = 0;
+    l->dirty = 0;
+    l->used = 0;
+    hash_insert(c, idx);
+    c->valid_bits[(size_t)set * c->words + (way >> 6)] |= UINT64_C(1) << (way & 63);
+    c->valid_count[set]++;
+    if (c->geo.repl == GCR_REPL_LRU || c->geo.repl == GCR_REPL_FIFO)
+        list_push_head(c, set, way);
+    else if (c->geo.repl == GCR_REPL_NRU)
+        nru_reference(c, set, way);
+    return idx;
+}
+
+/* ---- creation --------------------------------------------------------------------------- */
+
+static void reset_state(struct gcr_cache *c)
+{
+    memset(c->buckets, 0xff, (size_t)c->bucket_count * sizeof *c->buckets);
+    for (uint32_t s = 0; s < c->geo.sets; s++) {
+        bitmap_reset(c, &c->valid_bits[(size_t)s * c->words]);
+        c->valid_count[s] = 0;
+        if (c->ref_bits) {
+            bitmap_reset(c, &c->ref_bits[(size_t)s * c->words]);
+            c->ref_count[s] = 0;
+        }
+        if (c->head) {
+            c->head[s] = NO_WAY;
+            c->tail[s] = NO_WAY;
+        }
+    }
+}
+
+struct gcr_cache *gcr_cache_create(const struct gcr_cache_geometry *g, struct gcr_err *err)
+{
+    char why[256];
+    if (gcr_cache_geometry_check(g, why, sizeof why) != 0) {
+        gcr_fail(err, GCR_E_CONFIG, "impossible cache geometry: %s", why);
+        return NULL;
+    }
+    struct gcr_cache *c = calloc(1, sizeof *c);
+    if (!c) {
+        gcr_fail(err, GCR_E_NOMEM, "out of memory for a cache");
+        return NULL;
+    }
+    c->geo = *g;
+    c->ways = g->ways;
+    c->words = (g->ways + 63) / 64;
+    c->pad_mask = g->ways % 64 ? ~UINT64_C(0) << (g->ways % 64) : 0;
+    c->by_ways = gcr_divider_make(g->ways);
+    c->line_mask = ~(uint64_t)(g->line_bytes - 1);
+    uint32_t sectors = g->line_bytes / g->sector_bytes;
+    c->full_mask = sectors == 32 ? UINT32_MAX : (UINT32_C(1) << sectors) - 1;
+    c->rng = g->seed;
+
+    size_t nlines = (size_t)g->sets * g->ways;
+    /* At least two buckets per line: chains stay short (a lookup reads 1.25
+     * lines on average when full) for 8 bytes per line. */
+    unsigned bucket_log2 = 4;
+    while ((UINT64_C(1) << bucket_log2) < 2 * (uint64_t)nlines)
+        bucket_log2++;
+    c->bucket_count = UINT32_C(1) << bucket_log2;
+    c->bucket_shift = 64 - bucket_log2;
+
+    size_t nwords = (size_t)g->sets * c->words;
+    /* Cache-line aligned, so no 32-byte line record straddles two host cache lines. */
+    size_t line_array_bytes = (nlines * sizeof *c->lines + 63) / 64 * 64;
+    c->lines = aligned_alloc(64, line_array_bytes);
+    if (c->lines)
+        memset(c->lines, 0, line_array_bytes);
+    c->buckets = malloc((size_t)c->bucket_count * sizeof *c->buckets);
+    c->valid_bits = malloc(nwords * sizeof *c->valid_bits);
+    c->valid_count = malloc((size_t)g->sets * sizeof *c->valid_count);
+    bool ok = c->lines && c->buckets && c->valid_bits && c->valid_count;
+    if (g->repl == GCR_REPL_NRU) {
+        c->ref_bits = malloc(nwords * sizeof *c->ref_bits);
+        c->ref_count = malloc((size_t)g->sets * sizeof *c->ref_count);
+        ok = ok && c->ref_bits && c->ref_count;
+    }
+    if (g->repl == GCR_REPL_LRU || g->repl == GCR_REPL_FIFO) {
+        c->head = malloc((size_t)g->sets * sizeof *c->head);
+        c->tail = malloc((size_t)g->sets * sizeof *c->tail);
+        ok = ok && c->head && c->tail;
+    }
+    if (!ok) {
+        gcr_cache_destroy(c);
+        gcr_fail(err, GCR_E_NOMEM, "out of memory for a cache of %u sets x %u ways", g->sets,
+                 g->ways);
+        return NULL;
+    }
+    reset_state(c);
+    return c;
+}
+
+void gcr_cache_destroy(struct gcr_cache *c)
+{
+    if (!c)
+        return;
+    free(c->lines);
+    free(c->buckets);
+    free(c->valid_bits);
+    free(c->valid_count);
+    free(c->ref_bits);
+    free(c->ref_count);
+    free(c->head);
+    free(c->tail);
+    free(c);
+}
+
+const struct gcr_cache_geometry *gcr_cache_geometry(const struct gcr_cache *c) { return &c->geo; }
+
+const struct gcr_cache_stats *gcr_cache_stats(const struct gcr_cache *c) { return &c->stats; }
+
+/* ---- accesses --------------------------------------------------------------------------- */
+
+static void read_access(struct gcr_cache *c, uint32_t idx, uint64_t line_addr, uint32_t mask,
+                        struct gcr_access *out)
+{
+    if (idx != NO_LINE) {
+        struct cache_line *l = &c->lines[idx];
+        /* A non-sectored cache refills whatever is missing, so its lines stay whole
+         * (a partial line only arises from a write-validate allocation). */
+        uint32_t missing = c->geo.sectored ? mask & ~l->valid : c->full_mask & ~l->valid;
+        if (mask & ~l->valid)
+            out->fetch_mask = missing;
+        l->valid |= out->fetch_mask;
+        l->used |= mask;
+        touch(c, idx);
+        return;
+    }
+    idx = allocate(c, line_addr, out);
+    struct cache_line *l = &c->lines[idx];
+    out->fetch_mask = c->geo.sectored ? mask : c->full_mask;
+    l->valid = out->fetch_mask;
+    l->used = mask;
+}
+
+/* Write miss with allocation (FETCH or VALIDATE): installs the line and the
+ * written sectors; dirty for write-back. */
+static void write_allocate(struct gcr_cache *c, uint64_t line_addr, uint32_t mask,
+                           struct gcr_access *out)
+{
+    uint32_t idx = allocate(c, line_addr, out);
+    struct cache_line *l = &c->lines[idx];
+    if (c->geo.write_alloc == GCR_WALLOC_FETCH)
+        out->fetch_mask = c->geo.sectored ? mask : c->full_mask;
+    l->valid = out->fetch_mask | mask;
+    if (c->geo.write_policy == GCR_WRITE_BACK)
+        l->dirty = mask;
+    l->used = mask;
+}
+
+static void write_access(struct gcr_cache *c, uint32_t idx, uint64_t line_addr, uint32_t mask,
+                         struct gcr_access *out)
+{
+    switch (c->geo.write_policy) {
+    case GCR_WRITE_EVICT:
+        out->forward_mask = mask;
+        if (idx != NO_LINE) {
+            struct cache_line *l = &c->lines[idx];
+            /* The victim fields describe the removed line; dirty sectors (only
+             * possible after a dirty fill) must still be written back. */
+            l->used |= mask;
+            report_victim(c, l, out);
+            out->invalidated = true;
+            c->stats.invalidations++;
+            uint32_t set = gcr_divider_div(c->by_ways, idx);
+            remove_line(c, set, idx - set * c->ways);
+        }
+        return;
+    case GCR_WRITE_THROUGH:
+        out->forward_mask = mask;
+        if (idx != NO_LINE) {
+            struct cache_line *l = &c->lines[idx];
+            l->valid |= mask;
+            l->used |= mask;
+            touch(c, idx);
+        } else if (c->geo.write_alloc != GCR_WALLOC_NONE) {
+            write_allocate(c, line_addr, mask, out);
+        }
+        return;
+    case GCR_WRITE_BACK:
+    case GCR_WRITE_POLICY_COUNT:
+        if (idx != NO_LINE) {
+            struct cache_line *l = &c->lines[idx];
+            l->valid |= mask;
+            l->dirty |= mask;
+            l->used |= mask;
+            touch(c, idx);
+        } else if (c->geo.write_alloc != GCR_WALLOC_NONE) {
+            write_allocate(c, line_addr, mask, out);
+        } else {
+            out->forward_mask = mask; /* write-around */
+        }
+        return;
+    }
+}
+
+void gcr_cache_access(struct gcr_cache *c, uint64_t line_addr, uint32_t sector_mask, bool is_write,
+                      struct gcr_access *out)
+{
+    const int w = is_write ? 1 : 0;
+    line_addr &= c->line_mask;
+    sector_mask &= c->full_mask;
+    *out = (struct gcr_access){0};
+
+    uint32_t idx = lookup(c, line_addr);
+    uint32_t valid_before = idx != NO_LINE ? c->lines[idx].valid : 0;
+    uint32_t missed = sector_mask & ~valid_before;
+    out->outcome = idx == NO_LINE ? GCR_MISS_LINE : missed ? GCR_MISS_SECTOR : GCR_HIT;
+
+    if (is_write)
+        write_access(c, idx, line_addr, sector_mask, out);
+    else
+        read_access(c, idx, line_addr, sector_mask, out);
+
+    struct gcr_cache_stats *st = &c->stats;
+    st->accesses[w]++;
+    st->outcomes[w][out->outcome]++;
+    st->sectors_requested[w] += gcr_bits_popcount32(sector_mask);
+    st->sectors_missed[w] += gcr_bits_popcount32(missed);
+    st->sectors_fetched += gcr_bits_popcount32(out->fetch_mask);
+    st->sectors_forwarded += gcr_bits_popcount32(out->forward_mask);
+}
+
+void gcr_cache_fill(struct gcr_cache *c, uint64_t line_addr, uint32_t sector_mask, bool dirty,
+                    struct gcr_access *out)
+{
+    line_addr &= c->line_mask;
+    sector_mask &= c->full_mask;
+    /* A non-sectored cache holds whole lines only; just the given sectors are dirty. */
+    uint32_t install = c->geo.sectored ? sector_mask : c->full_mask;
+    *out = (struct gcr_access){0};
+
+    uint32_t idx = lookup(c, line_addr);
+    if (idx == NO_LINE) {
+        out->outcome = GCR_MISS_LINE;
+        idx = allocate(c, line_addr, out);
+    } else {
+        out->outcome = sector_mask & ~c->lines[idx].valid ? GCR_MISS_SECTOR : GCR_HIT;
+    }
+    struct cache_line *l = &c->lines[idx];
+    l->valid |= install;
+    if (dirty)
+        l->dirty |= sector_mask;
+}
+
+int gcr_cache_probe(const struct gcr_cache *c, uint64_t line_addr, uint32_t *valid)
+{
+    uint32_t idx = lookup(c, line_addr & c->line_mask);
+    if (idx == NO_LINE)
+        return 0;
+    if (valid)
+        *valid = c->lines[idx].valid;
+    return 1;
+}
+
+void gcr_cache_invalidate_all(struct gcr_cache *c,
+                              void (*on_dirty)(void *ctx, uint64_t line_addr, uint32_t dirty),
+                              void *ctx)
+{
+    for (uint32_t s = 0; s < c->geo.sets; s++) {
+        if (!c->valid_count[s])
+            continue;
+        const uint64_t *bits = &c->valid_bits[(size_t)s * c->words];
+        for (uint32_t w = 0; w < c->words; w++) {
+            uint64_t word = w == c->words - 1 ? bits[w] & ~c->pad_mask : bits[w];
+            for (; word; word &= word - 1) {
+                const struct cache_line *l = line_at(c, s, w * 64 + gcr_bits_ctz64(word));
+                if (l->dirty) {
+                    c->stats.sectors_written_back += gcr_bits_popcount32(l->dirty);
+                    if (on_dirty)
+                        on_dirty(ctx, l->tag, l->dirty);
+                }
+                c->stats.invalidations++;
+            }
+        }
+    }
+    reset_state(c);
+}

@@ -1,0 +1,163 @@
+/* Set-index functions: which set a line address maps to.
+ *
+ * LINEAR, XOR, FERMI and IPOLY reproduce GPGPU-Sim's LINEAR_SET_FUNCTION,
+ * BITWISE_XORING_FUNCTION, FERMI_HASH_SET_FUNCTION and HASH_IPOLY_FUNCTION
+ * (src/gpgpu-sim/gpu-cache.cc and hashing.cc) bit for bit, so set conflicts
+ * match the simulator's. src/cache/README.md gives the equations and sources. */
+#include <pthread.h>
+#include <stdio.h>
+
+#include "cache/cache_internal.h"
+
+#define BIT(n) (UINT64_C(1) << (n))
+
+/* IPOLY: output bit i of the set index is index bit i XOR the parity of the
+ * "higher bits" (the line number above the index bits) selected by mask i.
+ * Column j of these masks is x^(n+j) mod P(x) over GF(2), with n = log2(sets)
+ * and P the irreducible polynomial of degree n (Rau, ISCA'91); the masks are
+ * cut off where GPGPU-Sim's equations stop (higher bit 12, 14 and 18). */
+
+/* 16 sets: P(x) = x^4 + x + 1. */
+static const uint64_t ipoly16_masks[4] = {
+    BIT(11) | BIT(10) | BIT(9) | BIT(8) | BIT(6) | BIT(4) | BIT(3) | BIT(0),
+    BIT(12) | BIT(8) | BIT(7) | BIT(6) | BIT(5) | BIT(3) | BIT(1) | BIT(0),
+    BIT(9) | BIT(8) | BIT(7) | BIT(6) | BIT(4) | BIT(2) | BIT(1),
+    BIT(10) | BIT(9) | BIT(8) | BIT(7) | BIT(5) | BIT(3) | BIT(2),
+};
+
+/* 32 sets: P(x) = x^5 + x^2 + 1 (GPGPU-Sim's "IPOLY(37)"). */
+static const uint64_t ipoly32_masks[5] = {
+    BIT(13) | BIT(12) | BIT(11) | BIT(10) | BIT(9) | BIT(6) | BIT(5) | BIT(3) | BIT(0),
+    BIT(14) | BIT(13) | BIT(12) | BIT(11) | BIT(10) | BIT(7) | BIT(6) | BIT(4) | BIT(1),
+    BIT(14) | BIT(10) | BIT(9) | BIT(8) | BIT(7) | BIT(6) | BIT(3) | BIT(2) | BIT(0),
+    BIT(11) | BIT(10) | BIT(9) | BIT(8) | BIT(7) | BIT(4) | BIT(3) | BIT(1),
+    BIT(12) | BIT(11) | BIT(10) | BIT(9) | BIT(8) | BIT(5) | BIT(4) | BIT(2),
+};
+
+/* 64 sets: P(x) = x^6 + x + 1 (GPGPU-Sim's "IPOLY(67)"). */
+static const uint64_t ipoly64_masks[6] = {
+    BIT(18) | BIT(17) | BIT(16) | BIT(15) | BIT(12) | BIT(10) | BIT(6) | BIT(5) | BIT(0),
+    BIT(15) | BIT(13) | BIT(12) | BIT(11) | BIT(10) | BIT(7) | BIT(5) | BIT(1) | BIT(0),
+    BIT(16) | BIT(14) | BIT(13) | BIT(12) | BIT(11) | BIT(8) | BIT(6) | BIT(2) | BIT(1),
+    BIT(17) | BIT(15) | BIT(14) | BIT(13) | BIT(12) | BIT(9) | BIT(7) | BIT(3) | BIT(2),
+    BIT(18) | BIT(16) | BIT(15) | BIT(14) | BIT(13) | BIT(10) | BIT(8) | BIT(4) | BIT(3),
+    BIT(17) | BIT(16) | BIT(15) | BIT(14) | BIT(11) | BIT(9) | BIT(5) | BIT(4),
+};
+
+/* The IPOLY hash is linear over GF(2), so it splits byte by byte:
+ * hash(h) = T0[h & 0xff] ^ T1[(h >> 8) & 0xff] ^ T2[(h >> 16) & 0xff], three
+ * lookups instead of one parity per output bit. The masks use higher bits
+ * 0..18 only, so three bytes cover them. Tables are built once. */
+static uint8_t ipoly_tables[3][3][256]; /* [16/32/64 sets][byte][value] */
+static pthread_once_t ipoly_once = PTHREAD_ONCE_INIT;
+
+static uint32_t ipoly_slow(uint64_t higher, const uint64_t *masks, unsigned bits)
+{
+    uint32_t h = 0;
+    for (unsigned i = 0; i < bits; i++)
+        h ^= gcr_bits_parity64(higher & masks[i]) << i;
+    return h;
+}
+
+static void ipoly_build(void)
+{
+    static const uint64_t *const all[3] = {ipoly16_masks, ipoly32_masks, ipoly64_masks};
+    for (unsigned t = 0; t < 3; t++)
+        for (unsigned byte = 0; byte < 3; byte++)
+            for (uint64_t v = 0; v < 256; v++)
+                ipoly_tables[t][byte][v] = (uint8_t)ipoly_slow(v << (8 * byte), all[t], 4 + t);
+}
+
+static uint32_t ipoly(uint64_t higher, uint32_t index, uint32_t sets)
+{
+    pthread_once(&ipoly_once, ipoly_build);
+    uint8_t(*t)[256] = ipoly_tables[sets == 16 ? 0 : sets == 32 ? 1 : 2];
+    return index ^ t[0][higher & 0xff] ^ t[1][(higher >> 8) & 0xff] ^ t[2][(higher >> 16) & 0xff];
+}
+
+/* FERMI (Nugteren et al., HPCA'14, as in GPGPU-Sim): 128-byte lines; the line
+ * number's low five bits XOR address bits 13, 14, 15, 17, 19; a 64-set cache
+ * takes address bit 12 as set bit 5. */
+static uint32_t fermi(uint64_t a, uint32_t sets)
+{
+    uint32_t lower = (uint32_t)(a >> 7) & 0x1f;
+    uint32_t upper = (uint32_t)((a >> 13) & 0x7)     /* bits 13..15 -> 0..2 */
+                     | (uint32_t)((a >> 14) & 0x8)   /* bit 17 -> 3 */
+                     | (uint32_t)((a >> 15) & 0x10); /* bit 19 -> 4 */
+    uint32_t set = lower ^ upper;
+    if (sets == 64)
+        set |= (uint32_t)((a >> 7) & 0x20); /* bit 12 -> 5 */
+    return set;
+}
+
+uint32_t gcr_cache_set_of(const struct gcr_cache_geometry *g, uint64_t line_addr)
+{
+    uint64_t a = line_addr;
+    if (g->strip_count > 1) {
+        /* Keep only this slice's granules back to back: drop the slice-select
+         * digits so consecutive granules of one slice use consecutive sets. */
+        uint64_t low = a & (g->strip_bytes - 1);
+        unsigned strip_log2 = gcr_bits_log2(g->strip_bytes);
+        if ((g->strip_count & (g->strip_count - 1)) == 0) /* shifts, not a division */
+            a = ((a >> (strip_log2 + gcr_bits_log2(g->strip_count))) << strip_log2) | low;
+        else
+            a = (a / (g->strip_bytes * g->strip_count)) * g->strip_bytes + low;
+    }
+    unsigned line_log2 = gcr_bits_log2(g->line_bytes);
+    uint64_t line_no = a >> line_log2;
+    switch (g->index) {
+    case GCR_INDEX_LINEAR:
+        if ((g->sets & (g->sets - 1)) == 0)
+            return (uint32_t)(line_no & (g->sets - 1));
+        return (uint32_t)(line_no % g->sets);
+    case GCR_INDEX_XOR: {
+        unsigned sets_log2 = gcr_bits_log2(g->sets);
+        uint64_t higher = line_no >> sets_log2;
+        return (uint32_t)((line_no ^ higher) & (g->sets - 1));
+    }
+    case GCR_INDEX_FERMI:
+        return fermi(a, g->sets);
+    case GCR_INDEX_IPOLY: {
+        unsigned sets_log2 = gcr_bits_log2(g->sets);
+        return ipoly(line_no >> sets_log2, (uint32_t)(line_no & (g->sets - 1)), g->sets);
+    }
+    case GCR_INDEX_COUNT:
+        break;
+    }
+    return 0;
+}
+
+static int fail_why(char *why, size_t why_len, const char *msg, unsigned long long got)
+{
+    if (why && why_len)
+        snprintf(why, why_len, "%s (got %llu)", msg, got);
+    return -1;
+}
+
+int gcr_cache_index_check(const struct gcr_cache_geometry *g, char *why, size_t why_len)
+{
+    bool sets_pow2 = (g->sets & (g->sets - 1)) == 0;
+    switch (g->index) {
+    case GCR_INDEX_LINEAR:
+        return 0;
+    case GCR_INDEX_XOR:
+        if (!sets_pow2)
+            return fail_why(why, why_len, "index xor needs a power-of-two number of sets",
+                            g->sets);
+        return 0;
+    case GCR_INDEX_FERMI:
+        if (g->sets != 32 && g->sets != 64)
+            return fail_why(why, why_len, "index fermi needs 32 or 64 sets", g->sets);
+        if (g->line_bytes != 128)
+            return fail_why(why, why_len, "index fermi needs line_bytes 128", g->line_bytes);
+        return 0;
+    case GCR_INDEX_IPOLY:
+        if (g->sets != 16 && g->sets != 32 && g->sets != 64)
+            return fail_why(why, why_len, "index ipoly needs 16, 32 or 64 sets", g->sets);
+        return 0;
+    case GCR_INDEX_COUNT:
+        break;
+    }
+    return fail_why(why, why_len, "index must be linear, xor, fermi or ipoly",
+                    (unsigned long long)g->index);
+}

@@ -1,0 +1,37 @@
+/* The gcreplay command line: one file per command. The CLI is the only part
+ * of the project that prints to the user or chooses exit codes. */
+#ifndef GCREPLAY_CLI_H
+#define GCREPLAY_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gcreplay/error.h"
+#include "gcreplay/replay.h"
+
+/* Exit codes: 0 success, 1 the input or the run failed, 2 the command line was wrong. */
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+int cmd_run(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+
+/* "gcreplay: <message>" on stderr; returns CLI_FAIL or CLI_USAGE by status. */
+int cli_error(const struct gcr_err *err);
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Parses a non-negative integer option value; false if malformed. */
+bool cli_parse_u64(const char *s, uint64_t *out);
+
+/* Progress on stderr, only when stderr is a terminal. */
+struct cli_progress {
+    bool enabled;
+    double start, last;
+};
+void cli_progress_init(struct cli_progress *p, bool quiet);
+void cli_progress_cb(void *ctx, const struct gcr_progress *p);
+void cli_progress_done(struct cli_progress *p);
+double cli_now(void);
+
+#endif

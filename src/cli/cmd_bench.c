@@ -1,0 +1,337 @@
+/* gcreplay bench: generate a synthetic trace, replay it, print throughput and
+ * peak memory. Figures, not pass/fail: machines are shared and noisy. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "gcreplay/config.h"
+#include "gcreplay/trace.h"
+
+static const char usage[] =
+    "usage: gcreplay bench [--instructions N] [--mix NAME] [--sms N] [--config FILE] [--level N]\n"
+    "                      [--keep DIR]\n"
+    "\n"
+    "Generates a synthetic native trace of N warp memory instructions (default 50000000)\n"
+    "spread over enough CTAs to fill every SM, replays it once at a quarter of its length\n"
+    "and once in full (each in a child process, so each peak RSS is its own), and prints\n"
+    "warp instructions/s, sector requests/s and peak RSS. Equal RSS at both lengths shows\n"
+    "that memory does not grow with trace length.\n"
+    "\n"
+    "  -n, --instructions N  warp memory instructions in the full trace\n"
+    "  --mix NAME            access mix: coalesced, mixed (default) or divergent; all\n"
+    "                        replays each mix in turn (mixes are described in README.md)\n"
+    "  --sms N               SMs (default 80; ignored with --config)\n"
+    "  -c, --config FILE     replay configuration (default: built-in 80-SM private L1 + L2)\n"
+    "  --level N             zstd level of the generated trace (default 1)\n"
+    "  --keep DIR            write the generated traces into DIR and keep them\n"
+    "  -h, --help            this text\n";
+
+/* The synthetic kernel: 256-thread CTAs (8 warps), 256 memory instructions per
+ * warp, and after every 4 memory instructions 4 non-memory ones. Each mix is a
+ * cycle of 8 memory instructions (see bench_insn):
+ *   coalesced: 3 streaming loads, 2 loads of the CTA's own 8-KB tile (L1 reuse),
+ *              1 streaming 8-byte load (2 lines), 1 streaming store, 1 shared load;
+ *   mixed:     2 streaming loads, 3 loads from a 512-KB table shared by every CTA
+ *              (L1 and L2 reuse), 1 gather of 8 random lines in 64 MB,
+ *              1 streaming store, 1 shared load;
+ *   divergent: like mixed, with a gather in place of every table load. */
+enum { BENCH_WARPS = 8, BENCH_INSNS_PER_WARP = 256, BENCH_CTAS_PER_KERNEL = 2048 };
+
+enum bench_mix { MIX_COALESCED, MIX_MIXED, MIX_DIVERGENT };
+static const char *const mix_names[] = {"coalesced", "mixed", "divergent"};
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
+enum access_kind { STREAM, STREAM8, TILE, TABLE, GATHER, STORE, SHARED };
+
+static const enum access_kind cycles[3][8] = {
+    {STREAM, STREAM, STREAM, TILE, TILE, STREAM8, STORE, SHARED},
+    {STREAM, STREAM, TABLE, TABLE, TABLE, GATHER, STORE, SHARED},
+    {STREAM, STREAM, GATHER, GATHER, GATHER, GATHER, STORE, SHARED},
+};
+
+static void bench_insn(struct gcr_warp_insn *in, enum bench_mix mix, uint64_t g, uint32_t cta,
+                       uint32_t k)
+{
+    const uint64_t M = BENCH_INSNS_PER_WARP;
+    in->pc = 0x100 + 16 * (uint64_t)(k % 8);
+    in->op = GCR_OP_LOAD;
+    in->space = GCR_SPACE_GLOBAL;
+    in->cache_op = GCR_CACHEOP_DEFAULT;
+    in->width = 4;
+    in->active_mask = 0xffffffffu;
+    uint64_t base, stride = 4;
+    switch (cycles[mix][k % 8]) {
+    case STREAM:
+        base = 0x1000000000ull + (g * M + k) * 128;
+        break;
+    case STREAM8:
+        in->width = 8;
+        stride = 8;
+        base = 0x5000000000ull + (g * M + k) * 256;
+        break;
+    case TILE: /* 64 lines per CTA, read by all its warps */
+        base = 0x6000000000ull + (uint64_t)cta * 8192 + ((k * 7 + g) % 64) * 128;
+        break;
+    case TABLE:
+        base = 0x2000000000ull + (((uint64_t)cta * 37 + (uint64_t)k * 13) % 4096) * 128;
+        break;
+    case GATHER: /* 4 lanes per random line */
+        for (int lane = 0; lane < 32; lane++)
+            in->addr[lane] = 0x3000000000ull +
+                             (mix64(g * 1000003 + k * 131 + (uint64_t)lane / 4) % 524288) * 128 +
+                             (uint64_t)(lane % 4) * 4;
+        return;
+    case STORE:
+        in->op = GCR_OP_STORE;
+        base = 0x4000000000ull + (g * M + k) * 128;
+        break;
+    default: /* SHARED */
+        in->space = GCR_SPACE_SHARED;
+        base = (uint64_t)(k % 32) * 128;
+        break;
+    }
+    for (int lane = 0; lane < 32; lane++)
+        in->addr[lane] = base + stride * (uint64_t)lane;
+}
+
+static int generate(const char *path, enum bench_mix mix, uint64_t n_insns, int level,
+                    struct gcr_err *err)
+{
+    struct gcr_write_opts wo = {level, 0};
+    struct gcr_writer *w;
+    if (gcr_writer_open(&w, path, "gcrt", &wo, err) != 0)
+        return -1;
+    uint64_t per_cta = (uint64_t)BENCH_WARPS * BENCH_INSNS_PER_WARP;
+    uint64_t ctas = (n_insns + per_cta - 1) / per_cta;
+    uint64_t written = 0;
+    struct gcr_record rec;
+    for (uint32_t kid = 1; written < n_insns; kid++) {
+        uint64_t kctas = ctas - (uint64_t)(kid - 1) * BENCH_CTAS_PER_KERNEL;
+        if (kctas > BENCH_CTAS_PER_KERNEL)
+            kctas = BENCH_CTAS_PER_KERNEL;
+        rec = (struct gcr_record){.kind = GCR_REC_KERNEL_BEGIN};
+        rec.u.kbegin = (struct gcr_kernel_begin){.id = kid, .grid = {(uint32_t)kctas, 1, 1},
+                                                 .block = {32 * BENCH_WARPS, 1, 1},
+                                                 .shmem_bytes = 4096, .regs_per_thread = 32,
+                                                 .name = "bench_kernel"};
+        if (gcr_writer_write(w, &rec, err) != 0)
+            goto fail;
+        for (uint32_t cta = 0; cta < kctas && written < n_insns; cta++) {
+            for (uint32_t warp = 0; warp < BENCH_WARPS && written < n_insns; warp++) {
+                uint64_t g = ((uint64_t)(kid - 1) * BENCH_CTAS_PER_KERNEL + cta) * BENCH_WARPS +
+                             warp;
+                for (uint32_t k = 0; k < BENCH_INSNS_PER_WARP && written < n_insns; k++) {
+                    rec.kind = GCR_REC_WARP_INSN;
+                    rec.u.insn.cta = cta;
+                    rec.u.insn.warp = warp;
+                    bench_insn(&rec.u.insn, mix, g, cta, k);
+                    if (gcr_writer_write(w, &rec, err) != 0)
+                        goto fail;
+                    written++;
+                    if (k % 4 == 3) {
+                        rec.kind = GCR_REC_NONMEM;
+                        rec.u.nonmem = (struct gcr_nonmem){cta, warp, 4};
+                        if (gcr_writer_write(w, &rec, err) != 0)
+                            goto fail;
+                    }
+                }
+            }
+        }
+        rec.kind = GCR_REC_KERNEL_END;
+        rec.u.kend.id = kid;
+        if (gcr_writer_write(w, &rec, err) != 0)
+            goto fail;
+    }
+    return gcr_writer_close(w, err);
+fail:
+    gcr_writer_abort(w);
+    return -1;
+}
+
+struct run_result {
+    double seconds;
+    struct gcr_replay_totals t;
+    int ok;
+    char msg[512];
+};
+
+static void replay_child(const struct gcr_config *cfg, const char *path, int fd)
+{
+    struct run_result res = {0};
+    struct gcr_err err = {0};
+    struct gcr_replay *rp;
+    struct gcr_reader *r = NULL;
+    double t0 = cli_now();
+    if (gcr_replay_create(&rp, cfg, &err) == 0) {
+        if (gcr_reader_open(&r, path, NULL, &err) == 0 && gcr_replay_trace(rp, r, &err) == 0) {
+            res.ok = 1;
+            gcr_replay_totals(rp, &res.t);
+        }
+        gcr_reader_close(r);
+        gcr_replay_destroy(rp);
+    }
+    res.seconds = cli_now() - t0;
+    snprintf(res.msg, sizeof res.msg, "%.500s", err.msg);
+    ssize_t wr = write(fd, &res, sizeof res);
+    _exit(wr == (ssize_t)sizeof res ? 0 : 1);
+}
+
+static int run_measured(const struct gcr_config *cfg, const char *path, struct run_result *res,
+                        long *rss_kb)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return -1;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        close(fds[0]);
+        replay_child(cfg, path, fds[1]);
+    }
+    close(fds[1]);
+    ssize_t got = read(fds[0], res, sizeof *res);
+    close(fds[0]);
+    int status;
+    struct rusage ru;
+    if (wait4(pid, &status, 0, &ru) < 0 || got != (ssize_t)sizeof *res)
+        return -1;
+    *rss_kb = ru.ru_maxrss;
+    return res->ok ? 0 : -1;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"instructions", required_argument, NULL, 'n'}, {"sms", required_argument, NULL, 's'},
+        {"config", required_argument, NULL, 'c'},       {"level", required_argument, NULL, 'l'},
+        {"keep", required_argument, NULL, 'k'},         {"help", no_argument, NULL, 'h'},
+        {"mix", required_argument, NULL, 'm'},
+        {NULL, 0, NULL, 0}};
+    uint64_t n = 50000000, sms = 80, level = 1;
+    const char *config_path = NULL, *keep = NULL;
+    int mix_first = MIX_MIXED, mix_last = MIX_MIXED;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "n:c:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'n':
+            if (!cli_parse_u64(optarg, &n) || n < 1000)
+                return cli_usage_error("bench", "--instructions must be >= 1000");
+            break;
+        case 's':
+            if (!cli_parse_u64(optarg, &sms) || sms < 1 || sms > 4096)
+                return cli_usage_error("bench", "--sms must be 1..4096");
+            break;
+        case 'c': config_path = optarg; break;
+        case 'l':
+            if (!cli_parse_u64(optarg, &level) || level > 19)
+                return cli_usage_error("bench", "--level must be 0..19");
+            break;
+        case 'k': keep = optarg; break;
+        case 'm':
+            mix_first = mix_last = -1;
+            for (int i = 0; i < 3; i++)
+                if (!strcmp(optarg, mix_names[i]))
+                    mix_first = mix_last = i;
+            if (!strcmp(optarg, "all")) {
+                mix_first = 0;
+                mix_last = 2;
+            }
+            if (mix_first < 0)
+                return cli_usage_error("bench", "--mix must be coalesced, mixed, divergent or "
+                                       "all, got '%s'", optarg);
+            break;
+        case 'h': fputs(usage, stdout); return CLI_OK;
+        default: return cli_usage_error("bench", "bad option");
+        }
+    }
+    if (optind != argc)
+        return cli_usage_error("bench", "unexpected argument '%s'", argv[optind]);
+
+    struct gcr_err err = {0};
+    struct gcr_config cfg;
+    if (config_path) {
+        if (gcr_config_load(&cfg, config_path, &err) != 0)
+            return cli_error(&err);
+    } else {
+        char text[256];
+        snprintf(text, sizeof text,
+                 "{\"name\": \"bench-default\", \"gpu\": {\"sms\": %llu}}",
+                 (unsigned long long)sms);
+        if (gcr_config_parse(&cfg, text, "bench", &err) != 0)
+            return cli_error(&err);
+    }
+
+    char dir[4096];
+    if (keep) {
+        snprintf(dir, sizeof dir, "%s", keep);
+        mkdir(dir, 0777);
+    } else {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(dir, sizeof dir, "%s/gcreplay-bench-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (!mkdtemp(dir)) {
+            perror("gcreplay bench: mkdtemp");
+            gcr_config_free(&cfg);
+            return CLI_FAIL;
+        }
+    }
+    char paths[2][4200];
+    uint64_t lengths[2] = {n / 4, n};
+    int rc = CLI_OK;
+    printf("gcreplay bench: config %s, %u SMs, L1D %u x %u x %u B (%s), L2 %u slices\n",
+           cfg.name, cfg.num_sms, cfg.l1.sets, cfg.l1.ways, cfg.line_bytes,
+           cfg.l1_organization, cfg.l2_slices);
+    printf("%-10s %-6s %12s %9s %12s %12s %12s %10s %12s\n", "mix", "run", "mem-insns",
+           "seconds", "mem-insn/s", "warp-insn/s", "sector-req/s", "L1D-miss%", "peak-RSS-MB");
+    for (int mix = mix_first; mix <= mix_last && rc == CLI_OK; mix++) {
+        for (int i = 0; i < 2 && rc == CLI_OK; i++) {
+            snprintf(paths[i], sizeof paths[i], "%s/bench-%s-%llu.gcrt", dir, mix_names[mix],
+                     (unsigned long long)lengths[i]);
+            if (generate(paths[i], (enum bench_mix)mix, lengths[i], (int)level, &err) != 0)
+                rc = cli_error(&err);
+        }
+        for (int i = 0; i < 2 && rc == CLI_OK; i++) {
+            struct run_result res;
+            long rss;
+            if (run_measured(&cfg, paths[i], &res, &rss) != 0) {
+                fprintf(stderr, "gcreplay bench: replay failed: %s\n", res.msg);
+                rc = CLI_FAIL;
+                break;
+            }
+            printf("%-10s %-6s %12llu %9.2f %12.0f %12.0f %12.0f %10.2f %12.1f\n",
+                   mix_names[mix], i ? "full" : "1/4", (unsigned long long)res.t.mem_insns,
+                   res.seconds, (double)res.t.mem_insns / res.seconds,
+                   (double)res.t.warp_insns / res.seconds,
+                   (double)res.t.l1_sectors / res.seconds,
+                   res.t.l1_requests ? 100.0 * (double)res.t.l1_misses / (double)res.t.l1_requests
+                                     : 0.0,
+                   (double)rss / 1024.0);
+            fflush(stdout);
+        }
+        if (!keep) {
+            unlink(paths[0]);
+            unlink(paths[1]);
+        }
+    }
+    if (!keep)
+        rmdir(dir);
+    gcr_config_free(&cfg);
+    return rc;
+}

@@ -1,0 +1,57 @@
+/* gcreplay: fast trace-driven GPU cache replay. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "gcreplay/format.h"
+
+static const char usage[] =
+    "usage: gcreplay <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  run      replay traces through the configured caches and report\n"
+    "  convert  convert a trace between formats\n"
+    "  info     describe a trace: format, kernels, record counts\n"
+    "  bench    measure replay speed on a generated trace\n"
+    "  formats  list the trace formats\n"
+    "\n"
+    "'gcreplay <command> --help' describes a command; 'gcreplay --version' prints the version.\n";
+
+static int cmd_formats(void)
+{
+    for (size_t i = 0; gcr_trace_formats[i]; i++) {
+        const struct gcr_trace_format *f = gcr_trace_formats[i];
+        printf("%-10s %-6s %s%s\n", f->name, f->extension ? f->extension : "", f->summary,
+               f->writer_open ? "" : " (read only)");
+    }
+    return CLI_OK;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return CLI_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        fputs(usage, stdout);
+        return CLI_OK;
+    }
+    if (!strcmp(cmd, "--version")) {
+        printf("gcreplay %s\n", GCR_VERSION);
+        return CLI_OK;
+    }
+    if (!strcmp(cmd, "run"))
+        return cmd_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "convert"))
+        return cmd_convert(argc - 1, argv + 1);
+    if (!strcmp(cmd, "info"))
+        return cmd_info(argc - 1, argv + 1);
+    if (!strcmp(cmd, "bench"))
+        return cmd_bench(argc - 1, argv + 1);
+    if (!strcmp(cmd, "formats"))
+        return cmd_formats();
+    fprintf(stderr, "gcreplay: unknown command '%s'\n\n%s", cmd, usage);
+    return CLI_USAGE;
+}

@@ -1,0 +1,482 @@
+/* Strict JSON configuration: every key is known, typed and range-checked, and
+ * every error names the file and the JSON path ($.l1d.ways). */
+#include "gcreplay/config.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_KEYS 32
+
+/* One JSON object being read: remembers which keys were asked for so that
+ * anything else can be reported as unknown, with the list of known keys. */
+struct jobj {
+    json_t *obj; /* NULL when the section is absent: every key takes its default */
+    char path[160];
+    const char *origin;
+    const char *known[MAX_KEYS];
+    int nknown;
+};
+
+static int fail_at(const struct jobj *o, const char *key, struct gcr_err *err, const char *fmt,
+                   ...) __attribute__((format(printf, 4, 5)));
+
+static int fail_at(const struct jobj *o, const char *key, struct gcr_err *err, const char *fmt,
+                   ...)
+{
+    char what[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    if (key)
+        return gcr_fail(err, GCR_E_CONFIG, "%s: %s.%s: %s", o->origin, o->path, key, what);
+    return gcr_fail(err, GCR_E_CONFIG, "%s: %s: %s", o->origin, o->path, what);
+}
+
+static const char *json_kind(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a number with a fraction";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
+    }
+    return "a value";
+}
+
+static json_t *jobj_get(struct jobj *o, const char *key)
+{
+    if (o->nknown < MAX_KEYS)
+        o->known[o->nknown++] = key;
+    return o->obj ? json_object_get(o->obj, key) : NULL;
+}
+
+static int jobj_sub(struct jobj *parent, const char *key, struct jobj *child, struct gcr_err *err)
+{
+    json_t *v = jobj_get(parent, key);
+    memset(child, 0, sizeof *child);
+    child->origin = parent->origin;
+    int n = snprintf(child->path, sizeof child->path, "%s.%s", parent->path, key);
+    if (n < 0 || (size_t)n >= sizeof child->path) /* absurdly deep: keep the prefix */
+        child->path[sizeof child->path - 1] = '\0';
+    if (v && !json_is_object(v))
+        return fail_at(parent, key, err, "expected an object, got %s", json_kind(v));
+    child->obj = v;
+    return 0;
+}
+
+/* Every key present must have been asked for. */
+static int jobj_finish(const struct jobj *o, struct gcr_err *err)
+{
+    if (!o->obj)
+        return 0;
+    const char *key;
+    json_t *v;
+    json_object_foreach(o->obj, key, v) {
+        int seen = 0;
+        for (int i = 0; i < o->nknown && !seen; i++)
+            seen = strcmp(o->known[i], key) == 0;
+        if (!seen) {
+            char list[512] = "";
+            for (int i = 0; i < o->nknown; i++) {
+                size_t used = strlen(list);
+                snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", o->known[i]);
+            }
+            return fail_at(o, key, err, "unknown key (known keys here: %s)", list);
+        }
+    }
+    return 0;
+}
+
+static int get_u64(struct jobj *o, const char *key, uint64_t def, uint64_t min, uint64_t max,
+                   uint64_t *out, struct gcr_err *err)
+{
+    json_t *v = jobj_get(o, key);
+    if (!v) {
+        *out = def;
+        return 0;
+    }
+    if (!json_is_integer(v))
+        return fail_at(o, key, err, "expected an integer between %llu and %llu, got %s",
+                       (unsigned long long)min, (unsigned long long)max, json_kind(v));
+    json_int_t x = json_integer_value(v);
+    if (x < 0 || (uint64_t)x < min || (uint64_t)x > max)
+        return fail_at(o, key, err, "expected an integer between %llu and %llu, got %lld",
+                       (unsigned long long)min, (unsigned long long)max, (long long)x);
+    *out = (uint64_t)x;
+    return 0;
+}
+
+static int get_u32(struct jobj *o, const char *key, uint32_t def, uint32_t min, uint32_t max,
+                   uint32_t *out, struct gcr_err *err)
+{
+    uint64_t x;
+    if (get_u64(o, key, def, min, max, &x, err) != 0)
+        return -1;
+    *out = (uint32_t)x;
+    return 0;
+}
+
+static int get_bool(struct jobj *o, const char *key, bool def, bool *out, struct gcr_err *err)
+{
+    json_t *v = jobj_get(o, key);
+    if (!v) {
+        *out = def;
+        return 0;
+    }
+    if (!json_is_boolean(v))
+        return fail_at(o, key, err, "expected true or false, got %s", json_kind(v));
+    *out = json_is_true(v);
+    return 0;
+}
+
+static int get_str(struct jobj *o, const char *key, const char *def, const char **out,
+                   struct gcr_err *err)
+{
+    json_t *v = jobj_get(o, key);
+    if (!v) {
+        *out = def;
+        return 0;
+    }
+    if (!json_is_string(v))
+        return fail_at(o, key, err, "expected a string, got %s", json_kind(v));
+    *out = json_string_value(v);
+    return 0;
+}
+
+/* A string naming one of the values of an enum; names() maps value -> name. */
+static int get_enum(struct jobj *o, const char *key, int def, int count,
+                    const char *(*names)(int), int *out, struct gcr_err *err)
+{
+    const char *s;
+    if (get_str(o, key, NULL, &s, err) != 0)
+        return -1;
+    if (!s) {
+        *out = def;
+        return 0;
+    }
+    for (int i = 0; i < count; i++)
+        if (strcmp(names(i), s) == 0) {
+            *out = i;
+            return 0;
+        }
+    char list[256] = "";
+    for (int i = 0; i < count; i++) {
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof list - used, "%s\"%s\"", i ? ", " : "", names(i));
+    }
+    return fail_at(o, key, err, "unknown value \"%s\" (expected one of %s)", s, list);
+}
+
+static const char *const cta_names[] = {"round_robin", "contiguous"};
+static const char *const warp_names[] = {"lrr", "gto"};
+static const char *const gran_names[] = {"line", "sector"};
+static const char *const slice_names[] = {"linear", "xor"};
+
+const char *gcr_cta_policy_name(enum gcr_cta_policy p) { return cta_names[p]; }
+const char *gcr_warp_policy_name(enum gcr_warp_policy p) { return warp_names[p]; }
+const char *gcr_granularity_name(enum gcr_granularity g) { return gran_names[g]; }
+const char *gcr_slice_hash_name(enum gcr_slice_hash h) { return slice_names[h]; }
+
+static const char *cta_name_i(int i) { return cta_names[i]; }
+static const char *warp_name_i(int i) { return warp_names[i]; }
+static const char *gran_name_i(int i) { return gran_names[i]; }
+static const char *slice_name_i(int i) { return slice_names[i]; }
+static const char *repl_name_i(int i) { return gcr_repl_name((enum gcr_repl_policy)i); }
+static const char *index_name_i(int i) { return gcr_index_name((enum gcr_index_fn)i); }
+static const char *wpol_name_i(int i) { return gcr_write_policy_name((enum gcr_write_policy)i); }
+static const char *walloc_name_i(int i) { return gcr_write_alloc_name((enum gcr_write_alloc)i); }
+
+static bool is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
+
+/* Keys shared by every cache section. Capacity is given either as "sets" or as
+ * "size_bytes" (sets = size / (ways * line)), never both. */
+static int parse_cache(struct jobj *o, const struct gcr_cache_geometry *def, uint32_t line_bytes,
+                       uint32_t sector_bytes, uint64_t seed, struct gcr_cache_geometry *g,
+                       struct gcr_err *err)
+{
+    *g = *def;
+    g->line_bytes = line_bytes;
+    g->sector_bytes = sector_bytes;
+    g->seed = seed;
+    int e = 0;
+    uint64_t size = 0;
+    bool has_sets = o->obj && json_object_get(o->obj, "sets");
+    bool has_size = o->obj && json_object_get(o->obj, "size_bytes");
+    if (get_u32(o, "ways", def->ways, 1, 65535, &g->ways, err) ||
+        get_u32(o, "sets", def->sets, 1, 1u << 24, &g->sets, err) ||
+        get_u64(o, "size_bytes", 0, 1, 1ull << 36, &size, err) ||
+        get_bool(o, "sectored", def->sectored, &g->sectored, err))
+        return -1;
+    if (has_sets && has_size)
+        return fail_at(o, NULL, err, "give either \"sets\" or \"size_bytes\", not both");
+    if (has_size) {
+        uint64_t per_set = (uint64_t)g->ways * line_bytes;
+        if (size % per_set != 0)
+            return fail_at(o, "size_bytes", err,
+                           "%llu bytes is not a whole number of sets of %u ways x %u-byte lines",
+                           (unsigned long long)size, g->ways, line_bytes);
+        if (size / per_set > (1u << 24))
+            return fail_at(o, "size_bytes", err, "too many sets (%llu)",
+                           (unsigned long long)(size / per_set));
+        g->sets = (uint32_t)(size / per_set);
+    }
+    if (get_enum(o, "replacement", def->repl, GCR_REPL_COUNT, repl_name_i, &e, err))
+        return -1;
+    g->repl = (enum gcr_repl_policy)e;
+    if (get_enum(o, "index", def->index, GCR_INDEX_COUNT, index_name_i, &e, err))
+        return -1;
+    g->index = (enum gcr_index_fn)e;
+    if (get_enum(o, "write_policy", def->write_policy, GCR_WRITE_POLICY_COUNT, wpol_name_i, &e,
+                 err))
+        return -1;
+    g->write_policy = (enum gcr_write_policy)e;
+    /* The allocation default follows the write policy, as on GPUs:
+     * write-evict and write-through L1s do not allocate, write-back L2s do. */
+    int walloc_def = g->write_policy == GCR_WRITE_BACK ? GCR_WALLOC_VALIDATE : GCR_WALLOC_NONE;
+    if (get_enum(o, "write_allocate", walloc_def, GCR_WALLOC_COUNT, walloc_name_i, &e, err))
+        return -1;
+    g->write_alloc = (enum gcr_write_alloc)e;
+    return 0;
+}
+
+static int check_geometry(const struct jobj *o, const struct gcr_cache_geometry *g,
+                          struct gcr_err *err)
+{
+    char why[256];
+    if (gcr_cache_geometry_check(g, why, sizeof why) != 0)
+        return fail_at(o, NULL, err, "impossible cache geometry: %s", why);
+    return 0;
+}
+
+static void config_zero(struct gcr_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+}
+
+void gcr_config_free(struct gcr_config *cfg)
+{
+    if (!cfg)
+        return;
+    free(cfg->origin);
+    free(cfg->name);
+    free(cfg->l1_organization);
+    json_decref(cfg->l1_org_options);
+    json_decref(cfg->analyses);
+    config_zero(cfg);
+}
+
+static int from_json(struct gcr_config *cfg, json_t *root, struct gcr_err *err)
+{
+    struct jobj top = {.obj = root, .path = "$", .origin = cfg->origin};
+    struct jobj gpu, sched, coal, l1, l2;
+    const char *s;
+    int e = 0;
+
+    if (!json_is_object(root))
+        return fail_at(&top, NULL, err, "the configuration must be a JSON object, got %s",
+                       json_kind(root));
+    if (get_str(&top, "name", "unnamed", &s, err))
+        return -1;
+    cfg->name = strdup(s);
+    if (get_u64(&top, "seed", 1, 0, UINT64_MAX >> 1, &cfg->seed, err))
+        return -1;
+    json_t *comment = jobj_get(&top, "comment"); /* free text, ignored */
+    if (comment && !json_is_string(comment))
+        return fail_at(&top, "comment", err, "expected a string, got %s", json_kind(comment));
+
+    if (jobj_sub(&top, "gpu", &gpu, err) ||
+        get_u32(&gpu, "sms", 80, 1, 4096, &cfg->num_sms, err) ||
+        get_u32(&gpu, "max_ctas_per_sm", 32, 1, 1024, &cfg->max_ctas_per_sm, err) ||
+        get_u32(&gpu, "max_warps_per_sm", 64, 1, 4096, &cfg->max_warps_per_sm, err) ||
+        get_u32(&gpu, "shared_mem_per_sm", 98304, 0, UINT32_MAX, &cfg->shared_mem_per_sm, err) ||
+        get_u32(&gpu, "registers_per_sm", 65536, 1, UINT32_MAX, &cfg->registers_per_sm, err) ||
+        jobj_finish(&gpu, err))
+        return -1;
+
+    if (jobj_sub(&top, "scheduling", &sched, err) ||
+        get_enum(&sched, "cta_policy", GCR_CTA_ROUND_ROBIN, GCR_CTA_POLICY_COUNT, cta_name_i, &e,
+                 err))
+        return -1;
+    cfg->cta_policy = (enum gcr_cta_policy)e;
+    if (get_enum(&sched, "warp_policy", GCR_WARP_LRR, GCR_WARP_POLICY_COUNT, warp_name_i, &e,
+                 err))
+        return -1;
+    cfg->warp_policy = (enum gcr_warp_policy)e;
+    if (get_u32(&sched, "gto_miss_stall", 8, 0, 1u << 20, &cfg->gto_miss_stall, err) ||
+        jobj_finish(&sched, err))
+        return -1;
+
+    if (jobj_sub(&top, "coalescer", &coal, err) ||
+        get_u32(&coal, "line_bytes", 128, 1, 1u << 20, &cfg->line_bytes, err) ||
+        get_u32(&coal, "sector_bytes", 32, 1, 1u << 20, &cfg->sector_bytes, err) ||
+        get_enum(&coal, "granularity", GCR_GRAN_LINE, GCR_GRAN_COUNT, gran_name_i, &e, err))
+        return -1;
+    cfg->granularity = (enum gcr_granularity)e;
+    if (jobj_finish(&coal, err))
+        return -1;
+    if (!is_pow2(cfg->line_bytes) || cfg->line_bytes < 16 || cfg->line_bytes > 256)
+        return fail_at(&coal, "line_bytes", err, "must be a power of two from 16 to 256 (got %u)",
+                       cfg->line_bytes);
+    if (!is_pow2(cfg->sector_bytes) || cfg->sector_bytes < 8 ||
+        cfg->sector_bytes > cfg->line_bytes ||
+        cfg->line_bytes / cfg->sector_bytes > 32)
+        return fail_at(&coal, "sector_bytes", err,
+                       "must be a power of two of at least 8 dividing line_bytes (%u) into at "
+                       "most 32 sectors (got %u)", cfg->line_bytes, cfg->sector_bytes);
+
+    /* L1 defaults: the GPU L1 of the issue's baseline, 4 sets x 64 ways
+     * write-evict without allocation. */
+    static const struct gcr_cache_geometry l1_def = {
+        .sets = 4, .ways = 64, .sectored = true, .repl = GCR_REPL_LRU,
+        .index = GCR_INDEX_LINEAR, .write_policy = GCR_WRITE_EVICT,
+        .write_alloc = GCR_WALLOC_NONE};
+    if (jobj_sub(&top, "l1d", &l1, err) ||
+        get_str(&l1, "organization", "private", &s, err))
+        return -1;
+    cfg->l1_organization = strdup(s);
+    if (parse_cache(&l1, &l1_def, cfg->line_bytes, cfg->sector_bytes, cfg->seed, &cfg->l1, err) ||
+        get_bool(&l1, "invalidate_at_kernel_end", true, &cfg->l1_invalidate_at_kernel_end, err))
+        return -1;
+    /* Organisation-specific options live in l1d.<organization>; the
+     * organisation checks them itself when it is created. */
+    json_t *org_opts = jobj_get(&l1, cfg->l1_organization);
+    if (org_opts && !json_is_object(org_opts))
+        return fail_at(&l1, cfg->l1_organization, err, "expected an object, got %s",
+                       json_kind(org_opts));
+    cfg->l1_org_options = json_incref(org_opts);
+    if (jobj_finish(&l1, err) || check_geometry(&l1, &cfg->l1, err))
+        return -1;
+
+    static const struct gcr_cache_geometry l2_def = {
+        .sets = 32, .ways = 24, .sectored = true, .repl = GCR_REPL_LRU,
+        .index = GCR_INDEX_LINEAR, .write_policy = GCR_WRITE_BACK,
+        .write_alloc = GCR_WALLOC_VALIDATE};
+    if (jobj_sub(&top, "l2", &l2, err) ||
+        get_u32(&l2, "slices", 64, 1, 4096, &cfg->l2_slices, err) ||
+        get_u64(&l2, "interleave_bytes", 256, 1, 1ull << 40, &cfg->l2_interleave_bytes, err) ||
+        get_enum(&l2, "slice_hash", GCR_SLICE_LINEAR, GCR_SLICE_HASH_COUNT, slice_name_i, &e, err))
+        return -1;
+    cfg->l2_slice_hash = (enum gcr_slice_hash)e;
+    if (parse_cache(&l2, &l2_def, cfg->line_bytes, cfg->sector_bytes, cfg->seed ^ 0x9e3779b9u,
+                    &cfg->l2, err) ||
+        get_bool(&l2, "prefill_memcpy", false, &cfg->l2_prefill_memcpy, err) ||
+        jobj_finish(&l2, err))
+        return -1;
+    if (!is_pow2(cfg->l2_interleave_bytes) || cfg->l2_interleave_bytes < cfg->line_bytes)
+        return fail_at(&l2, "interleave_bytes", err,
+                       "must be a power of two no smaller than a line (%u bytes), got %llu",
+                       cfg->line_bytes, (unsigned long long)cfg->l2_interleave_bytes);
+    if (cfg->l2_slice_hash == GCR_SLICE_XOR && !is_pow2(cfg->l2_slices))
+        return fail_at(&l2, "slice_hash", err,
+                       "\"xor\" needs a power-of-two number of slices (got %u)", cfg->l2_slices);
+    cfg->l2.strip_bytes = cfg->l2_interleave_bytes;
+    cfg->l2.strip_count = cfg->l2_slices;
+    if (check_geometry(&l2, &cfg->l2, err))
+        return -1;
+
+    json_t *an = jobj_get(&top, "analyses");
+    if (an && !json_is_object(an))
+        return fail_at(&top, "analyses", err, "expected an object, got %s", json_kind(an));
+    cfg->analyses = an ? json_incref(an) : json_object();
+
+    return jobj_finish(&top, err);
+}
+
+int gcr_config_parse(struct gcr_config *cfg, const char *json_text, const char *origin,
+                     struct gcr_err *err)
+{
+    config_zero(cfg);
+    json_error_t je;
+    json_t *root = json_loads(json_text, JSON_REJECT_DUPLICATES, &je);
+    if (!root)
+        return gcr_fail(err, GCR_E_CONFIG, "%s:%d:%d: invalid JSON: %s", origin, je.line,
+                        je.column, je.text);
+    cfg->origin = strdup(origin);
+    int rc = from_json(cfg, root, err);
+    json_decref(root);
+    if (rc != 0)
+        gcr_config_free(cfg);
+    return rc;
+}
+
+int gcr_config_load(struct gcr_config *cfg, const char *path, struct gcr_err *err)
+{
+    config_zero(cfg);
+    json_error_t je;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!root) {
+        if (je.line <= 0)
+            return gcr_fail(err, GCR_E_CONFIG, "%s: %s", path, je.text);
+        return gcr_fail(err, GCR_E_CONFIG, "%s:%d:%d: invalid JSON: %s", path, je.line,
+                        je.column, je.text);
+    }
+    cfg->origin = strdup(path);
+    int rc = from_json(cfg, root, err);
+    json_decref(root);
+    if (rc != 0)
+        gcr_config_free(cfg);
+    return rc;
+}
+
+static json_t *cache_to_json(const struct gcr_cache_geometry *g)
+{
+    return json_pack("{s:I, s:I, s:I, s:b, s:s, s:s, s:s, s:s}",
+                     "sets", (json_int_t)g->sets, "ways", (json_int_t)g->ways,
+                     "size_bytes", (json_int_t)((uint64_t)g->sets * g->ways * g->line_bytes),
+                     "sectored", g->sectored, "replacement", gcr_repl_name(g->repl),
+                     "index", gcr_index_name(g->index),
+                     "write_policy", gcr_write_policy_name(g->write_policy),
+                     "write_allocate", gcr_write_alloc_name(g->write_alloc));
+}
+
+json_t *gcr_config_to_json(const struct gcr_config *cfg)
+{
+    json_t *l1 = cache_to_json(&cfg->l1);
+    json_object_set_new(l1, "organization", json_string(cfg->l1_organization));
+    json_object_set_new(l1, "invalidate_at_kernel_end",
+                        json_boolean(cfg->l1_invalidate_at_kernel_end));
+    if (cfg->l1_org_options)
+        json_object_set(l1, cfg->l1_organization, cfg->l1_org_options);
+    json_t *l2 = cache_to_json(&cfg->l2);
+    json_object_set_new(l2, "slices", json_integer(cfg->l2_slices));
+    json_object_set_new(l2, "interleave_bytes", json_integer((json_int_t)cfg->l2_interleave_bytes));
+    json_object_set_new(l2, "slice_hash", json_string(gcr_slice_hash_name(cfg->l2_slice_hash)));
+    json_object_set_new(l2, "prefill_memcpy", json_boolean(cfg->l2_prefill_memcpy));
+    return json_pack(
+        "{s:s, s:I, s:{s:I, s:I, s:I, s:I, s:I}, s:{s:s, s:s, s:I}, s:{s:I, s:I, s:s}, "
+        "s:o, s:o, s:O}",
+        "name", cfg->name, "seed", (json_int_t)cfg->seed,
+        "gpu", "sms", (json_int_t)cfg->num_sms, "max_ctas_per_sm", (json_int_t)cfg->max_ctas_per_sm,
+        "max_warps_per_sm", (json_int_t)cfg->max_warps_per_sm,
+        "shared_mem_per_sm", (json_int_t)cfg->shared_mem_per_sm,
+        "registers_per_sm", (json_int_t)cfg->registers_per_sm,
+        "scheduling", "cta_policy", gcr_cta_policy_name(cfg->cta_policy),
+        "warp_policy", gcr_warp_policy_name(cfg->warp_policy),
+        "gto_miss_stall", (json_int_t)cfg->gto_miss_stall,
+        "coalescer", "line_bytes", (json_int_t)cfg->line_bytes,
+        "sector_bytes", (json_int_t)cfg->sector_bytes,
+        "granularity", gcr_granularity_name(cfg->granularity),
+        "l1d", l1, "l2", l2, "analyses", cfg->analyses);
+}
+
+uint32_t gcr_config_slice_of(const struct gcr_config *cfg, uint64_t addr)
+{
+    uint64_t granule = addr / cfg->l2_interleave_bytes;
+    if (cfg->l2_slices == 1)
+        return 0;
+    if (cfg->l2_slice_hash == GCR_SLICE_LINEAR)
+        return (uint32_t)(granule % cfg->l2_slices);
+    /* XOR-fold every group of log2(slices) granule bits into the slice bits,
+     * so power-of-two strides spread over all slices. */
+    unsigned bits = (unsigned)__builtin_ctz(cfg->l2_slices);
+    uint64_t mask = cfg->l2_slices - 1, h = 0;
+    for (uint64_t g = granule; g; g >>= bits)
+        h ^= g & mask;
+    return (uint32_t)h;
+}

@@ -1,0 +1,131 @@
+#include "gcreplay/record.h"
+
+#include <string.h>
+
+static const char *const op_names[GCR_OP_COUNT] = {"load", "store", "atomic", "reduction"};
+static const char *const space_names[GCR_SPACE_COUNT] = {"global", "local", "shared", "const",
+                                                         "texture"};
+static const char *const cache_op_names[GCR_CACHEOP_COUNT] = {"default", "bypass_l1"};
+
+const char *gcr_op_name(enum gcr_op op)
+{
+    return (unsigned)op < GCR_OP_COUNT ? op_names[op] : "?";
+}
+
+const char *gcr_space_name(enum gcr_space space)
+{
+    return (unsigned)space < GCR_SPACE_COUNT ? space_names[space] : "?";
+}
+
+const char *gcr_cache_op_name(enum gcr_cache_op c)
+{
+    return (unsigned)c < GCR_CACHEOP_COUNT ? cache_op_names[c] : "?";
+}
+
+static int lookup(const char *const *names, int n, const char *s)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], s) == 0)
+            return i;
+    return -1;
+}
+
+int gcr_op_from_name(const char *s) { return lookup(op_names, GCR_OP_COUNT, s); }
+int gcr_space_from_name(const char *s) { return lookup(space_names, GCR_SPACE_COUNT, s); }
+int gcr_cache_op_from_name(const char *s) { return lookup(cache_op_names, GCR_CACHEOP_COUNT, s); }
+
+bool gcr_insn_stride(const struct gcr_warp_insn *insn, uint64_t *base, int64_t *stride)
+{
+    uint32_t m = insn->active_mask;
+    *base = 0;
+    *stride = 0;
+    if (!m)
+        return true;
+    if (m == 0xffffffffu) { /* the common full warp: a straight loop the compiler unrolls */
+        uint64_t s = insn->addr[1] - insn->addr[0];
+        bool same = true;
+        for (int lane = 2; lane < GCR_WARP_SIZE; lane++)
+            same &= insn->addr[lane] - insn->addr[lane - 1] == s;
+        if (!same)
+            return false;
+        *base = insn->addr[0];
+        *stride = (int64_t)s;
+        return true;
+    }
+    int first = __builtin_ctz(m);
+    *base = insn->addr[first];
+    m &= m - 1;
+    if (!m)
+        return true;
+    int second = __builtin_ctz(m);
+    uint64_t s = insn->addr[second] - insn->addr[first];
+    uint64_t expect = insn->addr[second];
+    m &= m - 1;
+    while (m) {
+        int lane = __builtin_ctz(m);
+        expect += s;
+        if (insn->addr[lane] != expect)
+            return false;
+        m &= m - 1;
+    }
+    *stride = (int64_t)s;
+    return true;
+}
+
+uint64_t gcr_kernel_ctas(const struct gcr_kernel_begin *k)
+{
+    return (uint64_t)k->grid[0] * k->grid[1] * k->grid[2];
+}
+
+uint32_t gcr_kernel_warps_per_cta(const struct gcr_kernel_begin *k)
+{
+    uint64_t threads = (uint64_t)k->block[0] * k->block[1] * k->block[2];
+    return (uint32_t)((threads + GCR_WARP_SIZE - 1) / GCR_WARP_SIZE);
+}
+
+const char *gcr_record_invalid(const struct gcr_record *rec, const struct gcr_kernel_begin *kb)
+{
+    switch (rec->kind) {
+    case GCR_REC_KERNEL_BEGIN: {
+        const struct gcr_kernel_begin *k = &rec->u.kbegin;
+        for (int i = 0; i < 3; i++)
+            if (k->grid[i] == 0 || k->block[i] == 0)
+                return "kernel grid and block dimensions must be >= 1";
+        if ((uint64_t)k->block[0] * k->block[1] * k->block[2] > 65536)
+            return "kernel block has more than 65536 threads";
+        if (gcr_kernel_ctas(k) > UINT32_MAX)
+            return "kernel grid has more than 2^32-1 CTAs";
+        if (!k->name)
+            return "kernel has no name";
+        return NULL;
+    }
+    case GCR_REC_KERNEL_END:
+    case GCR_REC_MEMCPY:
+        return NULL;
+    case GCR_REC_WARP_INSN: {
+        const struct gcr_warp_insn *in = &rec->u.insn;
+        if (in->op >= GCR_OP_COUNT)
+            return "unknown opcode class";
+        if (in->space >= GCR_SPACE_COUNT)
+            return "unknown memory space";
+        if (in->cache_op >= GCR_CACHEOP_COUNT)
+            return "unknown cache operator";
+        if (in->width == 0 || in->width > GCR_MAX_WIDTH)
+            return "access width must be 1..256 bytes";
+        if (kb && in->cta >= gcr_kernel_ctas(kb))
+            return "CTA id outside the kernel's grid";
+        if (kb && in->warp >= gcr_kernel_warps_per_cta(kb))
+            return "warp id outside the kernel's CTA";
+        return NULL;
+    }
+    case GCR_REC_NONMEM:
+        if (rec->u.nonmem.count == 0)
+            return "non-memory instruction count must be >= 1";
+        if (kb && rec->u.nonmem.cta >= gcr_kernel_ctas(kb))
+            return "CTA id outside the kernel's grid";
+        if (kb && rec->u.nonmem.warp >= gcr_kernel_warps_per_cta(kb))
+            return "warp id outside the kernel's CTA";
+        return NULL;
+    }
+    return "unknown record kind";
+}

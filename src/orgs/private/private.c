@@ -1,0 +1,135 @@
+/* Private L1s: one cache per SM, the baseline GPU organisation. */
+#include <stdlib.h>
+
+#include "replay/l1org.h"
+
+struct private_l1 {
+    struct gcr_l1org_ctx ctx;
+    struct gcr_cache **l1; /* one per SM */
+    uint32_t n;
+};
+
+static void private_destroy(void *self)
+{
+    struct private_l1 *p = self;
+    if (!p)
+        return;
+    if (p->l1)
+        for (uint32_t i = 0; i < p->n; i++)
+            gcr_cache_destroy(p->l1[i]);
+    free(p->l1);
+    free(p);
+}
+
+static int private_create(void **self, const struct gcr_l1org_ctx *ctx, const json_t *options,
+                          struct gcr_err *err)
+{
+    if (options && json_object_size(options) > 0) {
+        const char *key = json_object_iter_key(json_object_iter((json_t *)options));
+        return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.private.%s: unknown key (the private "
+                        "organisation has no options)", ctx->config->origin, key);
+    }
+    struct private_l1 *p = calloc(1, sizeof *p);
+    if (!p)
+        return gcr_fail(err, GCR_E_NOMEM, "out of memory");
+    p->ctx = *ctx;
+    p->n = ctx->config->num_sms;
+    p->l1 = calloc(p->n, sizeof *p->l1);
+    if (!p->l1) {
+        free(p);
+        return gcr_fail(err, GCR_E_NOMEM, "out of memory");
+    }
+    for (uint32_t i = 0; i < p->n; i++) {
+        struct gcr_cache_geometry g = ctx->config->l1;
+        g.seed = ctx->config->l1.seed + i;
+        if (!(p->l1[i] = gcr_cache_create(&g, err))) {
+            private_destroy(p);
+            return -1;
+        }
+    }
+    *self = p;
+    return 0;
+}
+
+static void emit(struct private_l1 *p, enum gcr_event_kind kind, uint32_t unit,
+                 const struct gcr_req *req, uint64_t line, uint32_t sectors, bool is_write,
+                 const struct gcr_access *a)
+{
+    struct gcr_event ev = {.kind = kind, .unit = unit, .line_addr = line, .sector_mask = sectors,
+                           .is_write = is_write, .access = a, .sm = UINT32_MAX};
+    if (req) {
+        ev.sm = req->sm;
+        ev.cta = req->cta;
+        ev.warp = req->warp;
+        ev.insn = req->insn;
+    }
+    gcr_bus_emit(p->ctx.bus, &ev);
+}
+
+static enum gcr_outcome private_access(void *self, const struct gcr_req *req)
+{
+    struct private_l1 *p = self;
+    struct gcr_access a;
+    struct gcr_memsys *mem = p->ctx.mem;
+    gcr_cache_access(p->l1[req->sm], req->line_addr, req->sector_mask, req->is_write, &a);
+
+    if (gcr_bus_wants(p->ctx.bus, GCR_EV_L1_ACCESS))
+        emit(p, GCR_EV_L1_ACCESS, req->sm, req, req->line_addr, req->sector_mask, req->is_write,
+             &a);
+    if (a.evicted) {
+        if (gcr_bus_wants(p->ctx.bus, GCR_EV_L1_EVICT))
+            emit(p, GCR_EV_L1_EVICT, req->sm, NULL, a.victim_line, a.victim_valid, false, &a);
+        if (a.victim_dirty)
+            gcr_memsys_writeback(mem, a.victim_line, a.victim_dirty);
+    }
+    if (a.invalidated && gcr_bus_wants(p->ctx.bus, GCR_EV_L1_EVICT)) {
+        struct gcr_access inv = a;
+        inv.victim_line = req->line_addr;
+        emit(p, GCR_EV_L1_EVICT, req->sm, NULL, req->line_addr, 0, false, &inv);
+    }
+    if (a.fetch_mask)
+        gcr_memsys_read(mem, req->sm, req->line_addr, a.fetch_mask, false, req->insn);
+    if (a.forward_mask)
+        gcr_memsys_write(mem, req->sm, req->line_addr, a.forward_mask, req->bytes, req->insn);
+    return a.outcome;
+}
+
+static void on_dirty(void *vctx, uint64_t line, uint32_t dirty)
+{
+    struct private_l1 *p = vctx;
+    gcr_memsys_writeback(p->ctx.mem, line, dirty);
+}
+
+static void private_kernel_end(void *self)
+{
+    struct private_l1 *p = self;
+    if (!p->ctx.config->l1_invalidate_at_kernel_end)
+        return;
+    for (uint32_t i = 0; i < p->n; i++)
+        gcr_cache_invalidate_all(p->l1[i], on_dirty, p);
+}
+
+static uint32_t private_instances(void *self)
+{
+    return ((struct private_l1 *)self)->n;
+}
+
+/* Each SM has its own L1, so the requester's view is that cache's counters. */
+static void private_collect_stats(void *self, struct gcr_cache_stats *per_sm)
+{
+    struct private_l1 *p = self;
+    for (uint32_t i = 0; i < p->n; i++)
+        per_sm[i] = *gcr_cache_stats(p->l1[i]);
+}
+
+const struct gcr_l1org_ops gcr_l1org_private = {
+    .name = "private",
+    .summary = "one L1 per SM (the baseline GPU)",
+    .create = private_create,
+    .access = private_access,
+    .kernel_end = private_kernel_end,
+    .num_instances = private_instances,
+    .collect_stats = private_collect_stats,
+    .report = NULL,
+    .destroy = private_destroy,
+};

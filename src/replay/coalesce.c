@@ -1,0 +1,121 @@
+#include "replay/coalesce.h"
+
+#include <string.h>
+
+#include "core/bits.h"
+
+/* Byte mask of one line (up to 256 bytes): counts the distinct bytes touched. */
+struct line_bytes {
+    uint64_t w[4];
+};
+
+static inline uint64_t bit_range(uint32_t a, uint32_t b) /* bits a..b of a word, a <= b < 64 */
+{
+    return (b - a == 63) ? ~0ull : (((1ull << (b - a + 1)) - 1) << a);
+}
+
+static void mark_bytes(struct line_bytes *m, uint32_t lo, uint32_t hi) /* inclusive */
+{
+    uint32_t wl = lo >> 6, wh = hi >> 6;
+    if (wl == wh) { /* the usual case: a lane of at most 64 bytes inside one word */
+        m->w[wl] |= bit_range(lo & 63, hi & 63);
+        return;
+    }
+    m->w[wl] |= bit_range(lo & 63, 63);
+    for (uint32_t w = wl + 1; w < wh; w++)
+        m->w[w] = ~0ull;
+    m->w[wh] |= bit_range(0, hi & 63);
+}
+
+static inline uint32_t sector_range(uint32_t lo, uint32_t hi, unsigned sector_shift)
+{
+    uint32_t s0 = lo >> sector_shift, s1 = hi >> sector_shift;
+    return (s1 - s0 == 31 ? ~0u : ((1u << (s1 - s0 + 1)) - 1)) << s0;
+}
+
+uint32_t gcr_coalesce(const struct gcr_warp_insn *insn, uint32_t line_bytes,
+                      uint32_t sector_bytes, struct gcr_line_req *out)
+{
+    struct line_bytes masks[GCR_COALESCE_MAX];
+    uint32_t n = 0;
+    uint32_t last = 0; /* most recent entry: consecutive lanes usually share a line */
+    const uint64_t off_mask = line_bytes - 1;
+    const unsigned sector_shift = gcr_bits_log2(sector_bytes);
+
+    for (uint32_t m = insn->active_mask; m; m &= m - 1) {
+        uint64_t a = insn->addr[gcr_bits_ctz32(m)];
+        uint64_t end = a + insn->width - 1;
+        if (end < a) /* the lane wraps past 2^64: clamp to the last byte */
+            end = UINT64_MAX;
+        for (uint64_t line = a & ~off_mask;; line += line_bytes) {
+            uint32_t lo = line < a ? (uint32_t)(a - line) : 0;
+            uint32_t hi = (end - line > off_mask) ? (uint32_t)off_mask : (uint32_t)(end - line);
+            uint32_t i;
+            if (n && out[last].line_addr == line) {
+                i = last;
+            } else {
+                for (i = 0; i < n && out[i].line_addr != line; i++)
+                    ;
+                if (i == n) {
+                    out[n].line_addr = line;
+                    out[n].sector_mask = 0;
+                    memset(&masks[n], 0, sizeof masks[n]);
+                    n++;
+                }
+                last = i;
+            }
+            mark_bytes(&masks[i], lo, hi);
+            out[i].sector_mask |= sector_range(lo, hi, sector_shift);
+            if (end - line <= off_mask)
+                break;
+        }
+    }
+
+    for (uint32_t i = 0; i < n; i++) {
+        const struct line_bytes *b = &masks[i];
+        out[i].bytes = gcr_bits_popcount64(b->w[0]) + gcr_bits_popcount64(b->w[1]) +
+                       gcr_bits_popcount64(b->w[2]) + gcr_bits_popcount64(b->w[3]);
+    }
+    /* Ascending line order; n is small and usually already sorted. */
+    for (uint32_t i = 1; i < n; i++) {
+        struct gcr_line_req key = out[i];
+        uint32_t j = i;
+        while (j > 0 && out[j - 1].line_addr > key.line_addr) {
+            out[j] = out[j - 1];
+            j--;
+        }
+        out[j] = key;
+    }
+    return n;
+}
+
+uint32_t gcr_coalesce_strided(uint32_t active_mask, uint64_t base, int64_t stride,
+                              uint16_t width, uint32_t line_bytes, uint32_t sector_bytes,
+                              struct gcr_line_req *out)
+{
+    if (!active_mask)
+        return 0;
+    uint64_t span = (uint64_t)(gcr_bits_popcount32(active_mask) - 1);
+    uint64_t mag = stride < 0 ? (uint64_t)0 - (uint64_t)stride : (uint64_t)stride;
+    if (mag > width || (span && mag > UINT64_MAX / span))
+        return GCR_COALESCE_NOT_CONTIGUOUS;
+    uint64_t lo = stride < 0 ? base - span * mag : base;
+    uint64_t hi_start = stride < 0 ? base : base + span * mag;
+    uint64_t hi = hi_start + width - 1;
+    /* Ranges that wrap around the address space take the general path. */
+    if ((stride < 0 && lo > base) || (stride > 0 && hi_start < base) || hi < hi_start)
+        return GCR_COALESCE_NOT_CONTIGUOUS;
+    const uint64_t off_mask = line_bytes - 1;
+    uint32_t n = 0;
+    for (uint64_t line = lo & ~off_mask;; line += line_bytes) {
+        uint32_t first = line < lo ? (uint32_t)(lo - line) : 0;
+        uint32_t last = hi - line > off_mask ? (uint32_t)off_mask : (uint32_t)(hi - line);
+        out[n].line_addr = line;
+        out[n].bytes = last - first + 1;
+        out[n].sector_mask = sector_range(first, last, gcr_bits_log2(sector_bytes));
+        n++;
+        if (hi - line <= off_mask)
+            break;
+    }
+    return n;
+}

@@ -1,0 +1,137 @@
+#include "replay/memsys.h"
+
+#include <stdlib.h>
+
+#include "core/bits.h"
+
+static inline uint32_t popcount32(uint32_t x) { return gcr_bits_popcount32(x); }
+
+int gcr_memsys_init(struct gcr_memsys *m, const struct gcr_config *cfg, struct gcr_bus *bus,
+                    struct gcr_err *err)
+{
+    *m = (struct gcr_memsys){.cfg = cfg, .nslices = cfg->l2_slices, .bus = bus};
+    m->slices = calloc(cfg->l2_slices, sizeof *m->slices);
+    if (!m->slices)
+        return gcr_fail(err, GCR_E_NOMEM, "out of memory for %u L2 slices", cfg->l2_slices);
+    for (uint32_t i = 0; i < cfg->l2_slices; i++) {
+        struct gcr_cache_geometry g = cfg->l2;
+        g.seed = cfg->l2.seed + i; /* independent random streams per slice */
+        m->slices[i] = gcr_cache_create(&g, err);
+        if (!m->slices[i]) {
+            gcr_memsys_fini(m);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void gcr_memsys_fini(struct gcr_memsys *m)
+{
+    if (m->slices)
+        for (uint32_t i = 0; i < m->nslices; i++)
+            gcr_cache_destroy(m->slices[i]);
+    free(m->slices);
+    m->slices = NULL;
+}
+
+static void emit(struct gcr_memsys *m, enum gcr_event_kind kind, uint32_t slice, uint32_t sm,
+                 uint64_t line, uint32_t sectors, bool is_write, const struct gcr_warp_insn *insn,
+                 const struct gcr_access *a)
+{
+    struct gcr_event ev = {.kind = kind, .sm = sm, .unit = slice, .line_addr = line,
+                           .sector_mask = sectors, .is_write = is_write, .insn = insn,
+                           .access = a};
+    gcr_bus_emit(m->bus, &ev);
+}
+
+/* One access to the slice owning the line, with everything it sends to DRAM. */
+static void slice_access(struct gcr_memsys *m, uint32_t sm, uint64_t line, uint32_t sectors,
+                         bool is_write, const struct gcr_warp_insn *insn, struct gcr_access *a)
+{
+    uint32_t slice = gcr_config_slice_of(m->cfg, line);
+    gcr_cache_access(m->slices[slice], line, sectors, is_write, a);
+    uint32_t sb = m->cfg->sector_bytes;
+    m->traffic.dram_read_bytes += (uint64_t)popcount32(a->fetch_mask) * sb;
+    m->traffic.dram_write_bytes +=
+        (uint64_t)(popcount32(a->forward_mask) + popcount32(a->victim_dirty)) * sb;
+    if (gcr_bus_wants(m->bus, GCR_EV_L2_ACCESS))
+        emit(m, GCR_EV_L2_ACCESS, slice, sm, line, sectors, is_write, insn, a);
+    if (a->evicted && gcr_bus_wants(m->bus, GCR_EV_L2_EVICT))
+        emit(m, GCR_EV_L2_EVICT, slice, sm, a->victim_line, a->victim_valid, false, NULL, a);
+}
+
+/* In sector granularity every sector is its own L2 request, as GPGPU-Sim
+ * breaks L1 misses into 32-B sector requests at the memory partition. */
+static void l2_request(struct gcr_memsys *m, uint32_t sm, uint64_t line, uint32_t sectors,
+                       bool is_write, const struct gcr_warp_insn *insn)
+{
+    struct gcr_access a;
+    if (m->cfg->granularity == GCR_GRAN_LINE) {
+        slice_access(m, sm, line, sectors, is_write, insn, &a);
+        return;
+    }
+    for (uint32_t rest = sectors; rest; rest &= rest - 1)
+        slice_access(m, sm, line, rest & -rest, is_write, insn, &a);
+}
+
+void gcr_memsys_read(struct gcr_memsys *m, uint32_t sm, uint64_t line, uint32_t sectors,
+                     bool bypass_l1, const struct gcr_warp_insn *insn)
+{
+    uint64_t bytes = (uint64_t)popcount32(sectors) * m->cfg->sector_bytes;
+    if (bypass_l1)
+        m->traffic.l2_to_sm_bypass_bytes += bytes;
+    else
+        m->traffic.l2_to_l1_bytes += bytes;
+    l2_request(m, sm, line, sectors, false, insn);
+}
+
+void gcr_memsys_write(struct gcr_memsys *m, uint32_t sm, uint64_t line, uint32_t sectors,
+                      uint32_t bytes, const struct gcr_warp_insn *insn)
+{
+    m->traffic.l1_to_l2_write_bytes += bytes;
+    l2_request(m, sm, line, sectors, true, insn);
+}
+
+void gcr_memsys_writeback(struct gcr_memsys *m, uint64_t line, uint32_t dirty)
+{
+    m->traffic.l1_writeback_bytes += (uint64_t)popcount32(dirty) * m->cfg->sector_bytes;
+    l2_request(m, UINT32_MAX, line, dirty, true, NULL);
+}
+
+void gcr_memsys_atomic(struct gcr_memsys *m, uint32_t sm, uint64_t line, uint32_t sectors,
+                       const struct gcr_warp_insn *insn)
+{
+    /* An atomic needs the old value: it is a read at L2 (fetching what is
+     * missing from DRAM), after which a write-back L2 holds the line dirty. */
+    m->traffic.atomic_requests++;
+    uint32_t slice = gcr_config_slice_of(m->cfg, line);
+    struct gcr_access a;
+    l2_request(m, sm, line, sectors, false, insn);
+    if (m->cfg->l2.write_policy == GCR_WRITE_BACK) {
+        gcr_cache_fill(m->slices[slice], line, sectors, true, &a);
+    } else {
+        /* Write-through or write-evict L2: the result goes to DRAM. */
+        m->traffic.dram_write_bytes += (uint64_t)popcount32(sectors) * m->cfg->sector_bytes;
+    }
+}
+
+void gcr_memsys_prefill(struct gcr_memsys *m, uint64_t dst, uint64_t bytes)
+{
+    if (!bytes)
+        return;
+    uint64_t lb = m->cfg->line_bytes, sb = m->cfg->sector_bytes;
+    uint64_t first = dst & ~(lb - 1), last = (dst + bytes - 1) & ~(lb - 1);
+    for (uint64_t line = first;; line += lb) {
+        uint64_t lo = line < dst ? dst - line : 0;
+        uint64_t hi = (line + lb - 1 > dst + bytes - 1) ? dst + bytes - 1 - line : lb - 1;
+        uint32_t sectors = 0;
+        for (uint64_t s = lo / sb; s <= hi / sb; s++)
+            sectors |= 1u << s;
+        struct gcr_access a;
+        uint32_t slice = gcr_config_slice_of(m->cfg, line);
+        gcr_cache_fill(m->slices[slice], line, sectors, false, &a);
+        m->traffic.dram_write_bytes += (uint64_t)popcount32(a.victim_dirty) * sb;
+        if (line == last)
+            break;
+    }
+}

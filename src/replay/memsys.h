@@ -1,0 +1,47 @@
+/* Everything below the L1s: L2 slices selected by address, and DRAM counters. */
+#ifndef GCREPLAY_REPLAY_MEMSYS_H
+#define GCREPLAY_REPLAY_MEMSYS_H
+
+#include "gcreplay/cache.h"
+#include "gcreplay/config.h"
+#include "gcreplay/record.h"
+#include "replay/bus.h"
+
+/* Bytes crossing each boundary, cumulative. */
+struct gcr_traffic {
+    uint64_t l2_to_l1_bytes;       /* sectors filled into L1s */
+    uint64_t l1_to_l2_write_bytes; /* store data written through/around L1 */
+    uint64_t l1_writeback_bytes;   /* dirty L1 sectors written back */
+    uint64_t l2_to_sm_bypass_bytes;/* loads that bypass L1 (.cg), sectors returned */
+    uint64_t atomic_requests;      /* atomic/reduction requests executed at L2 */
+    uint64_t dram_read_bytes;      /* sectors filled into L2 from DRAM */
+    uint64_t dram_write_bytes;     /* L2 write-backs and write-arounds */
+};
+
+struct gcr_memsys {
+    const struct gcr_config *cfg;
+    struct gcr_cache **slices;
+    uint32_t nslices;
+    struct gcr_bus *bus;
+    struct gcr_traffic traffic;
+};
+
+int gcr_memsys_init(struct gcr_memsys *m, const struct gcr_config *cfg, struct gcr_bus *bus,
+                    struct gcr_err *err);
+void gcr_memsys_fini(struct gcr_memsys *m);
+
+/* An L1 (or an L1-bypassing load) reads sectors of a line. */
+void gcr_memsys_read(struct gcr_memsys *m, uint32_t sm, uint64_t line, uint32_t sectors,
+                     bool bypass_l1, const struct gcr_warp_insn *insn);
+/* Store data leaving an SM or L1 (write-through, write-evict, write-around). */
+void gcr_memsys_write(struct gcr_memsys *m, uint32_t sm, uint64_t line, uint32_t sectors,
+                      uint32_t bytes, const struct gcr_warp_insn *insn);
+/* A dirty L1 line being written back. */
+void gcr_memsys_writeback(struct gcr_memsys *m, uint64_t line, uint32_t dirty);
+/* An atomic or reduction executed at L2 (read-modify-write). */
+void gcr_memsys_atomic(struct gcr_memsys *m, uint32_t sm, uint64_t line, uint32_t sectors,
+                       const struct gcr_warp_insn *insn);
+/* Host-to-device copy written into L2 before kernels (config l2.prefill_memcpy). */
+void gcr_memsys_prefill(struct gcr_memsys *m, uint64_t dst, uint64_t bytes);
+
+#endif

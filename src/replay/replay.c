@@ -1,0 +1,960 @@
+/* The replay engine: CTA dispatch, warp interleaving, coalescing, and the
+ * per-kernel accounting that becomes the report. */
+#include "gcreplay/replay.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "gcreplay/analysis.h"
+#include "replay/bus.h"
+#include "replay/coalesce.h"
+#include "replay/l1org.h"
+#include "replay/memsys.h"
+#include "replay/warpq.h"
+#include "report/report.h"
+
+/* ------------------------------------------------------------------ state */
+
+struct cta;
+
+struct warp {
+    struct gcr_warpq q;
+    struct cta *cta;
+    uint32_t id;          /* warp index inside the CTA */
+    uint32_t nonmem_left; /* non-memory instructions still to issue before q's next item */
+    uint64_t stall_until; /* GTO: SM issue slot at which the warp is ready again */
+};
+
+struct cta {
+    uint32_t id;
+    uint32_t nwarps, cap_warps;
+    uint32_t warps_left;
+    uint32_t sm;
+    struct warp *warps;
+    struct cta *next; /* free list / FIFO link */
+};
+
+struct sm {
+    struct warp **active; /* resident warps with work, oldest first */
+    uint32_t nactive;
+    int32_t last;          /* LRR: index of the warp issued last */
+    struct warp *current;  /* GTO: the warp being run greedily */
+    uint32_t resident_ctas;
+    uint64_t issued;       /* issue slots used: the SM's clock */
+};
+
+/* Per-kernel counters that are not cache statistics. */
+struct insn_counts {
+    uint64_t warp_insns; /* every warp instruction, memory or not */
+    uint64_t nonmem;
+    uint64_t mem[GCR_SPACE_COUNT][GCR_OP_COUNT];
+    uint64_t bypass_requests; /* L1-bypassing loads/stores, in line requests */
+    uint64_t atomic_requests;
+    uint64_t ctas;
+};
+
+struct kernel_state {
+    struct gcr_kernel_begin kb; /* name owned here */
+    uint64_t nctas;
+    uint32_t wpc;         /* warps per CTA */
+    uint32_t fit;         /* CTAs one SM can hold */
+    /* loading */
+    struct gcr_reader *r;
+    struct gcr_record ahead;
+    bool have_ahead, ended;
+    uint8_t *seen;        /* bitmap: CTA already loaded */
+    /* dispatch */
+    struct cta *fifo_head, *fifo_tail;   /* round-robin: loaded, not dispatched */
+    struct cta **by_id;                  /* contiguous: loaded, not dispatched */
+    uint64_t *next_id, *end_id;          /* contiguous: per-SM range */
+    uint32_t rr_next;
+    uint64_t resident;                   /* CTAs on SMs */
+    bool cta_finished;
+};
+
+struct gcr_replay {
+    const struct gcr_config *cfg;
+    struct gcr_sim_info info;
+    struct gcr_bus bus;
+    struct gcr_memsys mem;
+    const struct gcr_l1org_ops *org;
+    void *org_self;
+    struct gcr_cache_stats *l1_stats;   /* per SM, cumulative, as collected for a report */
+    struct sm *sms;
+    struct warp **warp_slots;           /* backing store of every sm.active */
+    struct cta *free_ctas;
+    struct gcr_line_req reqs[GCR_COALESCE_MAX];
+    struct gcr_warp_insn insn;          /* the instruction being executed */
+    struct insn_counts counts, kernel_counts;
+    /* snapshots at kernel start */
+    struct gcr_cache_stats *l1_then, *l2_then, *l2_now;
+    struct gcr_traffic traffic_then;
+    uint64_t memcpy_bytes;
+    json_t *kernels;
+    json_t *traces;
+    gcr_progress_fn progress;
+    void *progress_ctx;
+    uint64_t progress_tick;
+    struct kernel_state *ks;
+};
+
+/* ------------------------------------------------------------ create/free */
+
+int gcr_replay_create(struct gcr_replay **out, const struct gcr_config *cfg, struct gcr_err *err)
+{
+    *out = NULL;
+    const struct gcr_l1org_ops *org = NULL;
+    for (size_t i = 0; gcr_l1orgs[i]; i++)
+        if (strcmp(gcr_l1orgs[i]->name, cfg->l1_organization) == 0)
+            org = gcr_l1orgs[i];
+    if (!org) {
+        char known[256] = "";
+        for (size_t i = 0; gcr_l1orgs[i]; i++) {
+            size_t u = strlen(known);
+            snprintf(known + u, sizeof known - u, "%s\"%s\"", i ? ", " : "", gcr_l1orgs[i]->name);
+        }
+        return gcr_fail(err, GCR_E_CONFIG,
+                        "%s: $.l1d.organization: unknown organisation \"%s\" (known: %s)",
+                        cfg->origin, cfg->l1_organization, known);
+    }
+
+    struct gcr_replay *rp = calloc(1, sizeof *rp);
+    if (!rp)
+        return gcr_fail(err, GCR_E_NOMEM, "out of memory");
+    rp->cfg = cfg;
+    rp->org = org;
+    uint32_t S = cfg->num_sms;
+    rp->l1_stats = calloc(S, sizeof *rp->l1_stats);
+    rp->l1_then = calloc(S, sizeof *rp->l1_then);
+    rp->l2_then = calloc(cfg->l2_slices, sizeof *rp->l2_then);
+    rp->l2_now = calloc(cfg->l2_slices, sizeof *rp->l2_now);
+    rp->sms = calloc(S, sizeof *rp->sms);
+    rp->warp_slots = calloc((size_t)S * cfg->max_warps_per_sm, sizeof *rp->warp_slots);
+    rp->kernels = json_array();
+    rp->traces = json_array();
+    if (!rp->l1_stats || !rp->l1_then || !rp->l2_then || !rp->l2_now || !rp->sms ||
+        !rp->warp_slots || !rp->kernels || !rp->traces) {
+        gcr_replay_destroy(rp);
+        return gcr_fail(err, GCR_E_NOMEM, "out of memory");
+    }
+    for (uint32_t s = 0; s < S; s++) {
+        rp->sms[s].active = rp->warp_slots + (size_t)s * cfg->max_warps_per_sm;
+        rp->sms[s].last = -1;
+    }
+
+    /* Analyses named in the config, in registry order (deterministic). */
+    const char *name;
+    json_t *opts;
+    size_t nan = json_object_size(cfg->analyses);
+    rp->bus.subs = calloc(nan ? nan : 1, sizeof *rp->bus.subs);
+    if (!rp->bus.subs) {
+        gcr_replay_destroy(rp);
+        return gcr_fail(err, GCR_E_NOMEM, "out of memory");
+    }
+    if (gcr_memsys_init(&rp->mem, cfg, &rp->bus, err) != 0) {
+        gcr_replay_destroy(rp);
+        return -1;
+    }
+    rp->info = (struct gcr_sim_info){.config = cfg, .num_sms = S, .num_l1s = S,
+                                     .num_l2_slices = cfg->l2_slices,
+                                     .line_bytes = cfg->line_bytes,
+                                     .sector_bytes = cfg->sector_bytes};
+    struct gcr_l1org_ctx ctx = {.config = cfg, .info = &rp->info, .mem = &rp->mem,
+                                .bus = &rp->bus};
+    if (org->create(&rp->org_self, &ctx, cfg->l1_org_options, err) != 0) {
+        rp->org_self = NULL;
+        gcr_replay_destroy(rp);
+        return -1;
+    }
+    rp->info.num_l1s = org->num_instances(rp->org_self);
+
+    json_object_foreach(cfg->analyses, name, opts) {
+        const struct gcr_analysis_ops *an = NULL;
+        for (size_t i = 0; gcr_analyses[i]; i++)
+            if (strcmp(gcr_analyses[i]->name, name) == 0)
+                an = gcr_analyses[i];
+        if (!an) {
+            char known[512] = "";
+            for (size_t i = 0; gcr_analyses[i]; i++) {
+                size_t u = strlen(known);
+                snprintf(known + u, sizeof known - u, "%s\"%s\"", i ? ", " : "",
+                         gcr_analyses[i]->name);
+            }
+            gcr_fail(err, GCR_E_CONFIG, "%s: $.analyses.%s: unknown analysis (known: %s)",
+                     cfg->origin, name, known[0] ? known : "none");
+            gcr_replay_destroy(rp);
+            return -1;
+        }
+        if (!json_is_object(opts)) {
+            gcr_fail(err, GCR_E_CONFIG, "%s: $.analyses.%s: expected an object of options",
+                     cfg->origin, name);
+            gcr_replay_destroy(rp);
+            return -1;
+        }
+        struct gcr_bus_sub *sub = &rp->bus.subs[rp->bus.nsubs];
+        sub->ops = an;
+        if (an->create(&sub->self, opts, &rp->info, err) != 0) {
+            gcr_replay_destroy(rp);
+            return -1;
+        }
+        rp->bus.nsubs++;
+        rp->bus.mask |= an->subscribe;
+    }
+    *out = rp;
+    return 0;
+}
+
+static void cta_free(struct cta *c)
+{
+    for (uint32_t w = 0; w < c->cap_warps; w++)
+        gcr_warpq_free(&c->warps[w].q);
+    free(c->warps);
+    free(c);
+}
+
+void gcr_replay_destroy(struct gcr_replay *rp)
+{
+    if (!rp)
+        return;
+    for (size_t i = 0; i < rp->bus.nsubs; i++)
+        rp->bus.subs[i].ops->destroy(rp->bus.subs[i].self);
+    free(rp->bus.subs);
+    if (rp->org_self)
+        rp->org->destroy(rp->org_self);
+    gcr_memsys_fini(&rp->mem);
+    while (rp->free_ctas) {
+        struct cta *c = rp->free_ctas;
+        rp->free_ctas = c->next;
+        cta_free(c);
+    }
+    free(rp->l1_stats);
+    free(rp->l1_then);
+    free(rp->l2_then);
+    free(rp->l2_now);
+    free(rp->sms);
+    free(rp->warp_slots);
+    json_decref(rp->kernels);
+    json_decref(rp->traces);
+    free(rp);
+}
+
+void gcr_replay_set_progress(struct gcr_replay *rp, gcr_progress_fn fn, void *ctx)
+{
+    rp->progress = fn;
+    rp->progress_ctx = ctx;
+}
+
+/* ------------------------------------------------------------- CTA loading */
+
+static struct cta *cta_get(struct gcr_replay *rp, uint32_t id, uint32_t nwarps)
+{
+    struct cta *c = rp->free_ctas;
+    if (c) {
+        rp->free_ctas = c->next;
+    } else if (!(c = calloc(1, sizeof *c))) {
+        return NULL;
+    }
+    if (c->cap_warps < nwarps) {
+        struct warp *w = realloc(c->warps, nwarps * sizeof *w);
+        if (!w) {
+            c->next = rp->free_ctas;
+            rp->free_ctas = c;
+            return NULL;
+        }
+        memset(w + c->cap_warps, 0, (nwarps - c->cap_warps) * sizeof *w);
+        c->warps = w;
+        c->cap_warps = nwarps;
+    }
+    c->id = id;
+    c->nwarps = nwarps;
+    c->next = NULL;
+    for (uint32_t w = 0; w < nwarps; w++) {
+        gcr_warpq_reset(&c->warps[w].q);
+        c->warps[w].cta = c;
+        c->warps[w].id = w;
+        c->warps[w].nonmem_left = 0;
+        c->warps[w].stall_until = 0;
+    }
+    return c;
+}
+
+static void cta_put(struct gcr_replay *rp, struct cta *c)
+{
+    c->next = rp->free_ctas;
+    rp->free_ctas = c;
+}
+
+static int kernel_fail(struct gcr_replay *rp, struct gcr_err *err, enum gcr_status st,
+                       const char *what, uint64_t cta)
+{
+    struct kernel_state *ks = rp->ks;
+    return gcr_fail(err, st, "%s: kernel %u (%s), CTA %llu: %s", gcr_reader_path(ks->r),
+                    ks->kb.id, ks->kb.name, (unsigned long long)cta, what);
+}
+
+static int read_record(struct gcr_replay *rp, struct gcr_record *rec, struct gcr_err *err)
+{
+    struct kernel_state *ks = rp->ks;
+    if (ks->have_ahead) {
+        *rec = ks->ahead;
+        ks->have_ahead = false;
+        return 1;
+    }
+    int rc = gcr_reader_next(ks->r, rec, err);
+    if (rc == 0)
+        return gcr_fail(err, GCR_E_TRUNCATED, "%s: trace ends inside kernel %u (%s)",
+                        gcr_reader_path(ks->r), ks->kb.id, ks->kb.name);
+    if (rc == 1 && rp->progress && (++rp->progress_tick & 0xffff) == 0) {
+        struct gcr_progress p = {gcr_reader_path(ks->r), gcr_reader_bytes_done(ks->r),
+                                 gcr_reader_bytes_total(ks->r),
+                                 rp->counts.warp_insns + rp->kernel_counts.warp_insns,
+                                 json_array_size(rp->kernels)};
+        rp->progress(rp->progress_ctx, &p);
+    }
+    return rc;
+}
+
+/* Loads the next whole CTA of the kernel; *out = NULL at the kernel's end. */
+static int load_cta(struct gcr_replay *rp, struct cta **out, struct gcr_err *err)
+{
+    struct kernel_state *ks = rp->ks;
+    struct gcr_record rec;
+    struct cta *c = NULL;
+    *out = NULL;
+    if (ks->ended)
+        return 0;
+    for (;;) {
+        if (read_record(rp, &rec, err) != 1)
+            goto fail;
+        if (rec.kind == GCR_REC_KERNEL_END) {
+            if (rec.u.kend.id != ks->kb.id) {
+                gcr_fail(err, GCR_E_FORMAT, "%s: kernel %u (%s) closed by the end of kernel %u",
+                         gcr_reader_path(ks->r), ks->kb.id, ks->kb.name, rec.u.kend.id);
+                goto fail;
+            }
+            if (c) {
+                ks->ahead = rec;
+                ks->have_ahead = true;
+                break;
+            }
+            ks->ended = true;
+            return 0;
+        }
+        if (rec.kind != GCR_REC_WARP_INSN && rec.kind != GCR_REC_NONMEM) {
+            gcr_fail(err, GCR_E_FORMAT, "%s: kernel %u (%s): a %s record inside a kernel",
+                     gcr_reader_path(ks->r), ks->kb.id, ks->kb.name,
+                     rec.kind == GCR_REC_KERNEL_BEGIN ? "kernel-begin" : "memcpy");
+            goto fail;
+        }
+        uint32_t cta = rec.kind == GCR_REC_WARP_INSN ? rec.u.insn.cta : rec.u.nonmem.cta;
+        uint32_t warp = rec.kind == GCR_REC_WARP_INSN ? rec.u.insn.warp : rec.u.nonmem.warp;
+        /* Readers validate records; the engine re-checks only what it indexes
+         * arrays with, cheaply, so no reader bug can corrupt memory. */
+        const char *bad = NULL;
+        if (cta >= ks->nctas || warp >= ks->wpc ||
+            (rec.kind == GCR_REC_WARP_INSN &&
+             (rec.u.insn.op >= GCR_OP_COUNT || rec.u.insn.space >= GCR_SPACE_COUNT ||
+              rec.u.insn.width == 0 || rec.u.insn.width > GCR_MAX_WIDTH)))
+            bad = gcr_record_invalid(&rec, &ks->kb);
+        if (bad) {
+            kernel_fail(rp, err, GCR_E_FORMAT, bad, cta);
+            goto fail;
+        }
+        if (c && cta != c->id) {
+            ks->ahead = rec;
+            ks->have_ahead = true;
+            break;
+        }
+        if (!c) {
+            if (ks->seen[cta >> 3] & (1u << (cta & 7))) {
+                kernel_fail(rp, err, GCR_E_FORMAT,
+                            "records of this CTA appear again after another CTA's; the records "
+                            "of one CTA must be contiguous within a kernel", cta);
+                goto fail;
+            }
+            ks->seen[cta >> 3] |= (uint8_t)(1u << (cta & 7));
+            if (!(c = cta_get(rp, cta, ks->wpc))) {
+                gcr_fail(err, GCR_E_NOMEM, "out of memory loading a CTA");
+                goto fail;
+            }
+        }
+        int rc = rec.kind == GCR_REC_WARP_INSN
+                     ? gcr_warpq_push_insn(&c->warps[warp].q, &rec.u.insn)
+                     : gcr_warpq_push_nonmem(&c->warps[warp].q, rec.u.nonmem.count);
+        if (rc != 0) {
+            gcr_fail(err, GCR_E_NOMEM, "out of memory loading CTA %u", cta);
+            goto fail;
+        }
+    }
+    *out = c;
+    return 0;
+fail:
+    if (c)
+        cta_put(rp, c);
+    return -1;
+}
+
+/* ---------------------------------------------------------------- dispatch */
+
+static void place(struct gcr_replay *rp, uint32_t s, struct cta *c)
+{
+    struct sm *sm = &rp->sms[s];
+    c->sm = s;
+    c->warps_left = 0;
+    for (uint32_t w = 0; w < c->nwarps; w++)
+        if (!gcr_warpq_empty(&c->warps[w].q)) {
+            sm->active[sm->nactive++] = &c->warps[w];
+            c->warps_left++;
+        }
+    sm->resident_ctas++;
+    rp->ks->resident++;
+    rp->kernel_counts.ctas++;
+    if (c->warps_left == 0) { /* cannot happen: a loaded CTA has a record */
+        sm->resident_ctas--;
+        rp->ks->resident--;
+        cta_put(rp, c);
+    }
+}
+
+/* Next CTA for SM s, or NULL when the policy has nothing more for it. */
+static int next_cta_for(struct gcr_replay *rp, uint32_t s, struct cta **out, struct gcr_err *err)
+{
+    struct kernel_state *ks = rp->ks;
+    if (rp->cfg->cta_policy == GCR_CTA_ROUND_ROBIN)
+        return load_cta(rp, out, err);
+    *out = NULL;
+    while (ks->next_id[s] < ks->end_id[s]) {
+        uint64_t want = ks->next_id[s];
+        while (!ks->by_id[want] && !ks->ended) {
+            struct cta *c;
+            if (load_cta(rp, &c, err) != 0)
+                return -1;
+            if (c)
+                ks->by_id[c->id] = c;
+        }
+        ks->next_id[s]++;
+        if (ks->by_id[want]) {
+            *out = ks->by_id[want];
+            ks->by_id[want] = NULL;
+            return 0;
+        }
+        /* CTA absent from the trace: nothing to run. */
+    }
+    return 0;
+}
+
+static int dispatch(struct gcr_replay *rp, struct gcr_err *err)
+{
+    struct kernel_state *ks = rp->ks;
+    uint32_t S = rp->cfg->num_sms;
+    bool more = true;
+    while (more) {
+        more = false;
+        for (uint32_t i = 0; i < S; i++) {
+            uint32_t s = (ks->rr_next + i) % S;
+            if (rp->sms[s].resident_ctas >= ks->fit)
+                continue;
+            struct cta *c;
+            if (next_cta_for(rp, s, &c, err) != 0)
+                return -1;
+            if (!c) {
+                if (rp->cfg->cta_policy == GCR_CTA_ROUND_ROBIN)
+                    return 0; /* the kernel has no more CTAs */
+                continue;
+            }
+            place(rp, s, c);
+            ks->rr_next = (s + 1) % S;
+            more = true;
+            /* Round-robin hands one CTA per SM per round, like a GPU's
+             * block scheduler: restart the round after the SM just served. */
+            break;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------- issue */
+
+static void execute(struct gcr_replay *rp, struct sm *sm, uint32_t s, struct warp *w,
+                    struct gcr_lane_shape *shape)
+{
+    const struct gcr_config *cfg = rp->cfg;
+    struct gcr_warp_insn *in = &rp->insn;
+    in->cta = w->cta->id;
+    in->warp = w->id;
+    rp->kernel_counts.mem[in->space][in->op]++;
+
+    /* Observers see the lane addresses of every instruction. */
+    if (rp->bus.mask) {
+        gcr_lane_shape_expand(shape, in);
+        shape->strided = false;
+    }
+    if (gcr_bus_wants(&rp->bus, GCR_EV_INSN)) {
+        struct gcr_event ev = {.kind = GCR_EV_INSN, .insn = in, .sm = s, .cta = in->cta,
+                               .warp = in->warp};
+        gcr_bus_emit(&rp->bus, &ev);
+    }
+    if (in->space != GCR_SPACE_GLOBAL && in->space != GCR_SPACE_LOCAL)
+        return; /* shared memory is on-chip; const/texture caches are not modelled */
+
+    /* In sector granularity the coalescer works in sector-sized units: each
+     * unit becomes one single-sector request to the L1. */
+    bool per_sector = cfg->granularity == GCR_GRAN_SECTOR;
+    uint32_t unit = per_sector ? cfg->sector_bytes : cfg->line_bytes;
+    uint32_t n = GCR_COALESCE_NOT_CONTIGUOUS;
+    if (shape->strided)
+        n = gcr_coalesce_strided(in->active_mask, shape->base, shape->stride, in->width, unit,
+                                 cfg->sector_bytes, rp->reqs);
+    if (n == GCR_COALESCE_NOT_CONTIGUOUS) {
+        gcr_lane_shape_expand(shape, in);
+        n = gcr_coalesce(in, unit, cfg->sector_bytes, rp->reqs);
+    }
+    bool atomic = in->op == GCR_OP_ATOMIC || in->op == GCR_OP_REDUCTION;
+    bool bypass = in->cache_op == GCR_CACHEOP_BYPASS_L1;
+    bool is_write = in->op == GCR_OP_STORE;
+    bool missed = false;
+    uint64_t line_mask = ~(uint64_t)(cfg->line_bytes - 1);
+
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t line = rp->reqs[i].line_addr & line_mask;
+        uint32_t sectors = per_sector ? 1u << ((rp->reqs[i].line_addr - line) / cfg->sector_bytes)
+                                      : rp->reqs[i].sector_mask;
+        if (atomic) {
+            rp->kernel_counts.atomic_requests++;
+            gcr_memsys_atomic(&rp->mem, s, line, sectors, in);
+        } else if (bypass) {
+            rp->kernel_counts.bypass_requests++;
+            if (is_write)
+                gcr_memsys_write(&rp->mem, s, line, sectors, rp->reqs[i].bytes, in);
+            else
+                gcr_memsys_read(&rp->mem, s, line, sectors, true, in);
+        } else {
+            struct gcr_req req = {.line_addr = line, .sector_mask = sectors,
+                                  .bytes = rp->reqs[i].bytes, .is_write = is_write, .sm = s,
+                                  .cta = in->cta, .warp = in->warp, .insn = in};
+            if (rp->org->access(rp->org_self, &req) != GCR_HIT)
+                missed = true;
+        }
+    }
+    if (missed && cfg->warp_policy == GCR_WARP_GTO)
+        w->stall_until = sm->issued + cfg->gto_miss_stall;
+}
+
+static struct warp *pick_warp(struct gcr_replay *rp, struct sm *sm, uint32_t *index)
+{
+    if (rp->cfg->warp_policy == GCR_WARP_LRR) {
+        uint32_t i = (uint32_t)(sm->last + 1) % sm->nactive;
+        *index = i;
+        return sm->active[i];
+    }
+    /* GTO: stay on the current warp while it is ready, else the oldest ready
+     * warp; if every warp waits on a miss, the one whose wait ends first. */
+    uint32_t best = 0;
+    for (uint32_t i = 0; i < sm->nactive; i++) {
+        struct warp *w = sm->active[i];
+        if (w == sm->current && w->stall_until <= sm->issued) {
+            *index = i;
+            return w;
+        }
+    }
+    for (uint32_t i = 0; i < sm->nactive; i++) {
+        if (sm->active[i]->stall_until <= sm->issued) {
+            *index = i;
+            return sm->active[i];
+        }
+        if (sm->active[i]->stall_until < sm->active[best]->stall_until)
+            best = i;
+    }
+    *index = best;
+    return sm->active[best];
+}
+
+/* A hint only: under GTO the guess is the current warp. */
+static void prefetch_next(const struct sm *sm, bool lrr)
+{
+    if (!sm->nactive)
+        return;
+    const struct warp *w = sm->current;
+    if (lrr || !w)
+        w = sm->active[(uint32_t)(sm->last + 1) % sm->nactive];
+    __builtin_prefetch(w->q.buf + w->q.pos);
+}
+
+static void warp_done(struct gcr_replay *rp, struct sm *sm, uint32_t index)
+{
+    struct warp *w = sm->active[index];
+    memmove(&sm->active[index], &sm->active[index + 1],
+            (sm->nactive - index - 1) * sizeof sm->active[0]);
+    sm->nactive--;
+    if ((int32_t)index <= sm->last)
+        sm->last--;
+    if (sm->current == w)
+        sm->current = NULL;
+    struct cta *c = w->cta;
+    if (--c->warps_left == 0) {
+        sm->resident_ctas--;
+        rp->ks->resident--;
+        rp->ks->cta_finished = true;
+        cta_put(rp, c);
+    }
+}
+
+static void sm_issue(struct gcr_replay *rp, uint32_t s)
+{
+    struct sm *sm = &rp->sms[s];
+    uint32_t index;
+    struct warp *w = pick_warp(rp, sm, &index);
+    sm->last = (int32_t)index;
+    sm->current = w;
+    sm->issued++;
+    rp->kernel_counts.warp_insns++;
+    if (w->nonmem_left) {
+        w->nonmem_left--;
+        rp->kernel_counts.nonmem++;
+    } else {
+        uint32_t count;
+        struct gcr_lane_shape shape;
+        if (gcr_warpq_pop(&w->q, &rp->insn, &count, &shape) == GCR_WQ_NONMEM) {
+            w->nonmem_left = count - 1;
+            rp->kernel_counts.nonmem++;
+        } else {
+            execute(rp, sm, s, w, &shape);
+        }
+    }
+    if (!w->nonmem_left && gcr_warpq_empty(&w->q))
+        warp_done(rp, sm, index);
+}
+
+/* ----------------------------------------------------------------- kernels */
+
+static void snapshot(struct gcr_replay *rp)
+{
+    rp->org->collect_stats(rp->org_self, rp->l1_then);
+    for (uint32_t i = 0; i < rp->cfg->l2_slices; i++)
+        rp->l2_then[i] = *gcr_cache_stats(rp->mem.slices[i]);
+    rp->traffic_then = rp->mem.traffic;
+    memset(&rp->kernel_counts, 0, sizeof rp->kernel_counts);
+}
+
+static void add_counts(struct insn_counts *to, const struct insn_counts *from)
+{
+    const uint64_t *f = (const uint64_t *)from;
+    uint64_t *t = (uint64_t *)to;
+    for (size_t i = 0; i < sizeof *from / sizeof(uint64_t); i++)
+        t[i] += f[i];
+}
+
+static json_t *counts_json(const struct insn_counts *c)
+{
+    json_t *by_space = json_object();
+    uint64_t mem = 0;
+    for (int s = 0; s < GCR_SPACE_COUNT; s++) {
+        json_t *ops = json_object();
+        for (int o = 0; o < GCR_OP_COUNT; o++) {
+            json_object_set_new(ops, gcr_op_name((enum gcr_op)o),
+                                json_integer((json_int_t)c->mem[s][o]));
+            mem += c->mem[s][o];
+        }
+        json_object_set_new(by_space, gcr_space_name((enum gcr_space)s), ops);
+    }
+    return json_pack("{s:I, s:I, s:I, s:o, s:I, s:I}", "warp_total", (json_int_t)c->warp_insns,
+                     "memory", (json_int_t)mem, "nonmemory", (json_int_t)c->nonmem,
+                     "memory_by_space", by_space, "l1_bypass_requests",
+                     (json_int_t)c->bypass_requests, "atomic_requests",
+                     (json_int_t)c->atomic_requests);
+}
+
+static json_t *traffic_json(const struct gcr_traffic *now, const struct gcr_traffic *then)
+{
+    static const struct gcr_traffic zero;
+    if (!then)
+        then = &zero;
+#define D(f) (json_int_t)(now->f - then->f)
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "l2_to_l1_bytes", D(l2_to_l1_bytes),
+                     "l1_to_l2_write_bytes", D(l1_to_l2_write_bytes), "l1_writeback_bytes",
+                     D(l1_writeback_bytes), "l2_to_sm_bypass_bytes", D(l2_to_sm_bypass_bytes),
+                     "atomic_requests", D(atomic_requests), "dram_read_bytes",
+                     D(dram_read_bytes), "dram_write_bytes", D(dram_write_bytes));
+#undef D
+}
+
+/* The statistics of a period (kernel or whole run) as a report object. */
+static json_t *period_json(struct gcr_replay *rp, const struct insn_counts *counts, bool kernel)
+{
+    rp->org->collect_stats(rp->org_self, rp->l1_stats);
+    for (uint32_t i = 0; i < rp->cfg->l2_slices; i++)
+        rp->l2_now[i] = *gcr_cache_stats(rp->mem.slices[i]);
+    json_t *o = json_object();
+    json_object_set_new(o, "ctas", json_integer((json_int_t)counts->ctas));
+    json_object_set_new(o, "instructions", counts_json(counts));
+    json_object_set_new(o, "L1D",
+                        gcr_report_level(rp->l1_stats, kernel ? rp->l1_then : NULL,
+                                         rp->cfg->num_sms, "per_sm", counts->warp_insns,
+                                         rp->cfg->sector_bytes));
+    json_object_set_new(o, "L2",
+                        gcr_report_level(rp->l2_now, kernel ? rp->l2_then : NULL,
+                                         rp->cfg->l2_slices, "per_slice", counts->warp_insns,
+                                         rp->cfg->sector_bytes));
+    json_object_set_new(o, "traffic",
+                        traffic_json(&rp->mem.traffic, kernel ? &rp->traffic_then : NULL));
+    return o;
+}
+
+static int analyses_report(struct gcr_replay *rp, json_t *period, bool kernel,
+                           struct gcr_err *err)
+{
+    if (!rp->bus.nsubs)
+        return 0;
+    json_t *all = json_object();
+    json_object_set_new(period, "analyses", all);
+    for (size_t i = 0; i < rp->bus.nsubs; i++) {
+        const struct gcr_analysis_ops *an = rp->bus.subs[i].ops;
+        int (*fn)(void *, json_t *, struct gcr_err *) =
+            kernel ? an->report_kernel : an->report_total;
+        if (!fn)
+            continue;
+        json_t *section = json_object();
+        json_object_set_new(all, an->name, section);
+        if (fn(rp->bus.subs[i].self, section, err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static uint32_t ctas_per_sm(const struct gcr_config *cfg, const struct gcr_kernel_begin *kb,
+                            uint32_t wpc, char *why, size_t n)
+{
+    uint64_t fit = cfg->max_ctas_per_sm;
+    uint64_t by_warps = cfg->max_warps_per_sm / wpc;
+    if (by_warps < fit)
+        fit = by_warps;
+    if (kb->shmem_bytes && cfg->shared_mem_per_sm / kb->shmem_bytes < fit)
+        fit = cfg->shared_mem_per_sm / kb->shmem_bytes;
+    uint64_t regs = (uint64_t)kb->regs_per_thread * wpc * GCR_WARP_SIZE;
+    if (regs && cfg->registers_per_sm / regs < fit)
+        fit = cfg->registers_per_sm / regs;
+    if (!fit)
+        snprintf(why, n,
+                 "one CTA needs %u warps, %u bytes of shared memory and %llu registers; an SM "
+                 "has %u warps, %u bytes and %u registers (gpu.max_warps_per_sm, "
+                 "gpu.shared_mem_per_sm, gpu.registers_per_sm)",
+                 wpc, kb->shmem_bytes, (unsigned long long)regs, cfg->max_warps_per_sm,
+                 cfg->shared_mem_per_sm, cfg->registers_per_sm);
+    return (uint32_t)fit;
+}
+
+static void kernel_state_free(struct gcr_replay *rp, struct kernel_state *ks)
+{
+    free((char *)ks->kb.name);
+    free(ks->seen);
+    if (ks->by_id)
+        for (uint64_t i = 0; i < ks->nctas; i++)
+            if (ks->by_id[i])
+                cta_put(rp, ks->by_id[i]);
+    free(ks->by_id);
+    free(ks->next_id);
+    free(ks->end_id);
+    /* CTAs still resident after an error go back to the pool. */
+    for (uint32_t s = 0; s < rp->cfg->num_sms; s++) {
+        struct sm *sm = &rp->sms[s];
+        while (sm->nactive) {
+            struct warp *w = sm->active[sm->nactive - 1];
+            sm->nactive--;
+            if (--w->cta->warps_left == 0)
+                cta_put(rp, w->cta);
+        }
+        sm->resident_ctas = 0;
+        sm->last = -1;
+        sm->current = NULL;
+    }
+}
+
+static int replay_kernel(struct gcr_replay *rp, struct gcr_reader *r,
+                         const struct gcr_kernel_begin *kb, struct gcr_err *err)
+{
+    const struct gcr_config *cfg = rp->cfg;
+    struct kernel_state ks = {.kb = *kb, .r = r};
+    char why[512];
+    int rc = -1;
+    rp->ks = &ks;
+    ks.kb.name = strdup(kb->name);
+    ks.nctas = gcr_kernel_ctas(kb);
+    ks.wpc = gcr_kernel_warps_per_cta(kb);
+    ks.seen = calloc(ks.nctas / 8 + 1, 1);
+    if (!ks.kb.name || !ks.seen) {
+        gcr_fail(err, GCR_E_NOMEM, "out of memory");
+        goto out;
+    }
+    const char *bad = gcr_record_invalid(&(struct gcr_record){.kind = GCR_REC_KERNEL_BEGIN,
+                                                              .u.kbegin = ks.kb}, NULL);
+    if (bad) {
+        gcr_fail(err, GCR_E_FORMAT, "%s: kernel %u (%s): %s", gcr_reader_path(r), kb->id,
+                 ks.kb.name, bad);
+        goto out;
+    }
+    ks.fit = ctas_per_sm(cfg, kb, ks.wpc, why, sizeof why);
+    if (!ks.fit) {
+        gcr_fail(err, GCR_E_UNSUPPORTED, "%s: kernel %u (%s): %s", gcr_reader_path(r), kb->id,
+                 ks.kb.name, why);
+        goto out;
+    }
+    if (cfg->cta_policy == GCR_CTA_CONTIGUOUS) {
+        uint32_t S = cfg->num_sms;
+        uint64_t chunk = (ks.nctas + S - 1) / S;
+        ks.by_id = calloc(ks.nctas, sizeof *ks.by_id);
+        ks.next_id = calloc(S, sizeof *ks.next_id);
+        ks.end_id = calloc(S, sizeof *ks.end_id);
+        if (!ks.by_id || !ks.next_id || !ks.end_id) {
+            gcr_fail(err, GCR_E_NOMEM, "out of memory for %llu CTAs",
+                     (unsigned long long)ks.nctas);
+            goto out;
+        }
+        for (uint32_t s = 0; s < S; s++) {
+            ks.next_id[s] = s * chunk < ks.nctas ? s * chunk : ks.nctas;
+            ks.end_id[s] = (s + 1) * chunk < ks.nctas ? (s + 1) * chunk : ks.nctas;
+        }
+    }
+
+    snapshot(rp);
+    rp->bus.kernel = &ks.kb;
+    if (gcr_bus_wants(&rp->bus, GCR_EV_KERNEL_BEGIN)) {
+        struct gcr_event ev = {.kind = GCR_EV_KERNEL_BEGIN, .sm = UINT32_MAX};
+        gcr_bus_emit(&rp->bus, &ev);
+    }
+
+    if (dispatch(rp, err) != 0)
+        goto out;
+    while (ks.resident) {
+        for (uint32_t s = 0; s < cfg->num_sms; s++)
+            if (rp->sms[s].nactive) {
+                /* Thousands of resident warps: the queue head of the warp an SM
+                 * issues next is rarely in the CPU cache, so fetch it one SM ahead. */
+                if (s + 1 < cfg->num_sms)
+                    prefetch_next(&rp->sms[s + 1], cfg->warp_policy == GCR_WARP_LRR);
+                sm_issue(rp, s);
+            }
+        rp->bus.step++;
+        if (ks.cta_finished) {
+            ks.cta_finished = false;
+            if (dispatch(rp, err) != 0)
+                goto out;
+        }
+    }
+    /* Every CTA ran; the loader must have reached the kernel's end. */
+    while (!ks.ended) {
+        struct cta *c;
+        if (load_cta(rp, &c, err) != 0)
+            goto out;
+        if (c) {
+            cta_put(rp, c);
+            gcr_fail(err, GCR_E_INTERNAL, "kernel %u: CTA %u was loaded but never run", kb->id,
+                     c->id);
+            goto out;
+        }
+    }
+
+    if (gcr_bus_wants(&rp->bus, GCR_EV_KERNEL_END)) {
+        struct gcr_event ev = {.kind = GCR_EV_KERNEL_END, .sm = UINT32_MAX};
+        gcr_bus_emit(&rp->bus, &ev);
+    }
+    rp->org->kernel_end(rp->org_self);
+
+    json_t *k = period_json(rp, &rp->kernel_counts, true);
+    json_t *id = json_pack("{s:I, s:s, s:[I,I,I], s:[I,I,I], s:I, s:I, s:I}", "id",
+                           (json_int_t)kb->id, "name", ks.kb.name, "grid",
+                           (json_int_t)kb->grid[0], (json_int_t)kb->grid[1],
+                           (json_int_t)kb->grid[2], "block", (json_int_t)kb->block[0],
+                           (json_int_t)kb->block[1], (json_int_t)kb->block[2], "shmem_bytes",
+                           (json_int_t)kb->shmem_bytes, "regs_per_thread",
+                           (json_int_t)kb->regs_per_thread, "ctas_per_sm_limit",
+                           (json_int_t)ks.fit);
+    json_object_update(id, k); /* identity first, then the figures */
+    json_decref(k);
+    json_array_append_new(rp->kernels, id);
+    add_counts(&rp->counts, &rp->kernel_counts);
+    if (analyses_report(rp, id, true, err) != 0)
+        goto out;
+    memset(&rp->kernel_counts, 0, sizeof rp->kernel_counts);
+    rc = 0;
+out:
+    kernel_state_free(rp, &ks);
+    rp->ks = NULL;
+    rp->bus.kernel = NULL;
+    return rc;
+}
+
+int gcr_replay_trace(struct gcr_replay *rp, struct gcr_reader *r, struct gcr_err *err)
+{
+    struct gcr_record rec;
+    int rc;
+    json_array_append_new(rp->traces, json_pack("{s:s, s:s}", "path", gcr_reader_path(r),
+                                                "format", gcr_reader_format_name(r)));
+    while ((rc = gcr_reader_next(r, &rec, err)) == 1) {
+        switch (rec.kind) {
+        case GCR_REC_KERNEL_BEGIN:
+            if (replay_kernel(rp, r, &rec.u.kbegin, err) != 0)
+                return -1;
+            break;
+        case GCR_REC_MEMCPY:
+            rp->memcpy_bytes += rec.u.memcpy.bytes;
+            if (rp->cfg->l2_prefill_memcpy)
+                gcr_memsys_prefill(&rp->mem, rec.u.memcpy.dst, rec.u.memcpy.bytes);
+            break;
+        default:
+            return gcr_fail(err, GCR_E_FORMAT, "%s: a %s record outside any kernel",
+                            gcr_reader_path(r),
+                            rec.kind == GCR_REC_KERNEL_END ? "kernel-end" : "warp");
+        }
+    }
+    if (rc == 0 && rp->progress) {
+        struct gcr_progress p = {gcr_reader_path(r), gcr_reader_bytes_total(r),
+                                 gcr_reader_bytes_total(r), rp->counts.warp_insns,
+                                 json_array_size(rp->kernels)};
+        rp->progress(rp->progress_ctx, &p);
+    }
+    return rc;
+}
+
+json_t *gcr_replay_report(struct gcr_replay *rp, struct gcr_err *err)
+{
+    json_t *total = period_json(rp, &rp->counts, false);
+    json_object_set_new(total, "kernels", json_integer((json_int_t)json_array_size(rp->kernels)));
+    json_object_set_new(total, "memcpy_bytes", json_integer((json_int_t)rp->memcpy_bytes));
+    if (rp->org->report) {
+        json_t *section = json_object();
+        json_object_set_new(json_object_get(total, "L1D"), rp->org->name, section);
+        if (rp->org->report(rp->org_self, section, err) != 0) {
+            json_decref(total);
+            return NULL;
+        }
+    }
+    if (analyses_report(rp, total, false, err) != 0) {
+        json_decref(total);
+        return NULL;
+    }
+    return json_pack("{s:{s:s, s:I}, s:o, s:O, s:O, s:o}", "gcreplay", "version",
+                     GCR_VERSION, "report_format", (json_int_t)1, "config",
+                     gcr_config_to_json(rp->cfg), "traces", rp->traces, "kernels", rp->kernels,
+                     "total", total);
+}
+
+void gcr_replay_totals(struct gcr_replay *rp, struct gcr_replay_totals *t)
+{
+    memset(t, 0, sizeof *t);
+    rp->org->collect_stats(rp->org_self, rp->l1_stats);
+    t->warp_insns = rp->counts.warp_insns;
+    for (int s = 0; s < GCR_SPACE_COUNT; s++)
+        for (int o = 0; o < GCR_OP_COUNT; o++)
+            t->mem_insns += rp->counts.mem[s][o];
+    for (uint32_t i = 0; i < rp->cfg->num_sms; i++) {
+        t->l1_requests += rp->l1_stats[i].accesses[0] + rp->l1_stats[i].accesses[1];
+        const struct gcr_cache_stats *l1 = &rp->l1_stats[i];
+        t->l1_sectors += l1->sectors_requested[0] + l1->sectors_requested[1];
+        for (int w = 0; w < 2; w++)
+            t->l1_misses += l1->outcomes[w][GCR_MISS_LINE] + l1->outcomes[w][GCR_MISS_SECTOR];
+    }
+    for (uint32_t i = 0; i < rp->cfg->l2_slices; i++) {
+        const struct gcr_cache_stats *s = gcr_cache_stats(rp->mem.slices[i]);
+        t->l2_accesses += s->accesses[0] + s->accesses[1];
+    }
+}

@@ -1,0 +1,201 @@
+#include "report/report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define NSTATS (sizeof(struct gcr_cache_stats) / sizeof(uint64_t))
+
+/* The stats struct is all uint64_t, so periods are plain element-wise differences. */
+static void diff(const struct gcr_cache_stats *now, const struct gcr_cache_stats *then,
+                 struct gcr_cache_stats *out)
+{
+    const uint64_t *a = (const uint64_t *)now;
+    const uint64_t *b = then ? (const uint64_t *)then : NULL;
+    uint64_t *o = (uint64_t *)out;
+    for (size_t i = 0; i < NSTATS; i++)
+        o[i] = a[i] - (b ? b[i] : 0);
+}
+
+static void add(struct gcr_cache_stats *to, const struct gcr_cache_stats *x)
+{
+    uint64_t *t = (uint64_t *)to;
+    const uint64_t *a = (const uint64_t *)x;
+    for (size_t i = 0; i < NSTATS; i++)
+        t[i] += a[i];
+}
+
+static json_t *ratio(uint64_t num, uint64_t den)
+{
+    return den ? json_real((double)num / (double)den) : json_null();
+}
+
+static json_t *direction(const struct gcr_cache_stats *s, int w)
+{
+    return json_pack("{s:I, s:I, s:I, s:I, s:I}", "accesses", (json_int_t)s->accesses[w],
+                     "hits", (json_int_t)s->outcomes[w][GCR_HIT], "misses",
+                     (json_int_t)(s->outcomes[w][GCR_MISS_LINE] + s->outcomes[w][GCR_MISS_SECTOR]),
+                     "line_misses", (json_int_t)s->outcomes[w][GCR_MISS_LINE], "sector_misses",
+                     (json_int_t)s->outcomes[w][GCR_MISS_SECTOR]);
+}
+
+json_t *gcr_report_level(const struct gcr_cache_stats *now, const struct gcr_cache_stats *then,
+                         uint32_t n, const char *per_name, uint64_t warp_insns,
+                         uint32_t sector_bytes)
+{
+    struct gcr_cache_stats sum = {0};
+    json_t *acc = json_array(), *mis = json_array();
+    for (uint32_t i = 0; i < n; i++) {
+        struct gcr_cache_stats d;
+        diff(&now[i], then ? &then[i] : NULL, &d);
+        add(&sum, &d);
+        json_array_append_new(acc, json_integer((json_int_t)(d.accesses[0] + d.accesses[1])));
+        json_array_append_new(
+            mis, json_integer((json_int_t)(d.outcomes[0][GCR_MISS_LINE] +
+                                           d.outcomes[0][GCR_MISS_SECTOR] +
+                                           d.outcomes[1][GCR_MISS_LINE] +
+                                           d.outcomes[1][GCR_MISS_SECTOR])));
+    }
+    uint64_t accesses = sum.accesses[0] + sum.accesses[1];
+    uint64_t hits = sum.outcomes[0][GCR_HIT] + sum.outcomes[1][GCR_HIT];
+    uint64_t line_m = sum.outcomes[0][GCR_MISS_LINE] + sum.outcomes[1][GCR_MISS_LINE];
+    uint64_t sect_m = sum.outcomes[0][GCR_MISS_SECTOR] + sum.outcomes[1][GCR_MISS_SECTOR];
+    uint64_t misses = line_m + sect_m;
+    json_t *o = json_object();
+    json_object_set_new(o, "accesses", json_integer((json_int_t)accesses));
+    json_object_set_new(o, "hits", json_integer((json_int_t)hits));
+    json_object_set_new(o, "misses", json_integer((json_int_t)misses));
+    json_object_set_new(o, "miss_rate", ratio(misses, accesses));
+    json_object_set_new(o, "mpki", warp_insns ? json_real(1000.0 * (double)misses /
+                                                          (double)warp_insns)
+                                              : json_null());
+    json_object_set_new(o, "line_misses", json_integer((json_int_t)line_m));
+    json_object_set_new(o, "sector_misses", json_integer((json_int_t)sect_m));
+    json_object_set_new(o, "reads", direction(&sum, 0));
+    json_object_set_new(o, "writes", direction(&sum, 1));
+    json_object_set_new(
+        o, "sectors",
+        json_pack("{s:I, s:I, s:I, s:I, s:I, s:o}", "requested",
+                  (json_int_t)(sum.sectors_requested[0] + sum.sectors_requested[1]), "missed",
+                  (json_int_t)(sum.sectors_missed[0] + sum.sectors_missed[1]), "fetched",
+                  (json_int_t)sum.sectors_fetched, "forwarded", (json_int_t)sum.sectors_forwarded,
+                  "written_back", (json_int_t)sum.sectors_written_back, "sector_miss_rate",
+                  ratio(sum.sectors_missed[0] + sum.sectors_missed[1],
+                        sum.sectors_requested[0] + sum.sectors_requested[1])));
+    json_object_set_new(o, "bytes_fetched",
+                        json_integer((json_int_t)(sum.sectors_fetched * sector_bytes)));
+    json_object_set_new(o, "evictions", json_integer((json_int_t)sum.evictions));
+    json_object_set_new(o, "invalidations", json_integer((json_int_t)sum.invalidations));
+    json_object_set_new(o, per_name, json_pack("{s:o, s:o}", "accesses", acc, "misses", mis));
+    return o;
+}
+
+char *gcr_report_dumps(const json_t *report)
+{
+    return json_dumps(report, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+}
+
+int gcr_report_write_json(const json_t *report, const char *path, struct gcr_err *err)
+{
+    char *text = gcr_report_dumps(report);
+    if (!text)
+        return gcr_fail(err, GCR_E_NOMEM, "%s: cannot format the report", path);
+    size_t tlen = strlen(path) + 16;
+    char *tmp = malloc(tlen);
+    if (!tmp) {
+        free(text);
+        return gcr_fail(err, GCR_E_NOMEM, "out of memory");
+    }
+    snprintf(tmp, tlen, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    int rc = 0;
+    if (fd < 0) {
+        rc = gcr_fail(err, GCR_E_IO, "%s: cannot create: %s", path, strerror(errno));
+    } else {
+        FILE *f = fdopen(fd, "w");
+        if (!f) {
+            close(fd);
+            rc = gcr_fail(err, GCR_E_IO, "%s: %s", path, strerror(errno));
+        } else {
+            int bad = fputs(text, f) == EOF || fputc('\n', f) == EOF;
+            bad |= fclose(f) != 0;
+            if (bad)
+                rc = gcr_fail(err, GCR_E_IO, "%s: write failed: %s", path, strerror(errno));
+            else if (rename(tmp, path) != 0)
+                rc = gcr_fail(err, GCR_E_IO, "%s: cannot move into place: %s", path,
+                              strerror(errno));
+        }
+        if (rc != 0)
+            unlink(tmp);
+    }
+    free(tmp);
+    free(text);
+    return rc;
+}
+
+static json_int_t geti(const json_t *o, const char *a, const char *b)
+{
+    const json_t *x = json_object_get(o, a);
+    if (b)
+        x = json_object_get(x, b);
+    return json_integer_value(x);
+}
+
+static void pct(char *buf, size_t n, const json_t *level)
+{
+    const json_t *r = json_object_get(level, "miss_rate");
+    if (json_is_real(r))
+        snprintf(buf, n, "%.2f", 100.0 * json_real_value(r));
+    else
+        snprintf(buf, n, "-");
+}
+
+static void mpki(char *buf, size_t n, const json_t *level)
+{
+    const json_t *r = json_object_get(level, "mpki");
+    if (json_is_real(r))
+        snprintf(buf, n, "%.2f", json_real_value(r));
+    else
+        snprintf(buf, n, "-");
+}
+
+static void row(FILE *out, const char *id, const char *name, const json_t *p)
+{
+    const json_t *l1 = json_object_get(p, "L1D"), *l2 = json_object_get(p, "L2");
+    const json_t *tr = json_object_get(p, "traffic");
+    char l1m[16], l1k[16], l2m[16], l2k[16];
+    pct(l1m, sizeof l1m, l1);
+    mpki(l1k, sizeof l1k, l1);
+    pct(l2m, sizeof l2m, l2);
+    mpki(l2k, sizeof l2k, l2);
+    fprintf(out, "%6s  %-22.22s %7lld %11lld %10lld %10lld %7s %8s %10lld %7s %8s %10.1f %10.1f\n",
+            id, name, (long long)geti(p, "ctas", NULL),
+            (long long)geti(p, "instructions", "warp_total"),
+            (long long)geti(p, "instructions", "memory"), (long long)geti(l1, "accesses", NULL),
+            l1m, l1k, (long long)geti(l2, "accesses", NULL), l2m, l2k,
+            (double)geti(tr, "dram_read_bytes", NULL) / 1024.0,
+            (double)geti(tr, "dram_write_bytes", NULL) / 1024.0);
+}
+
+void gcr_report_print_table(const json_t *report, FILE *out)
+{
+    const json_t *cfg = json_object_get(report, "config");
+    const json_t *kernels = json_object_get(report, "kernels");
+    fprintf(out, "gcreplay %s  config: %s  L1D: %s\n",
+            json_string_value(json_object_get(json_object_get(report, "gcreplay"), "version")),
+            json_string_value(json_object_get(cfg, "name")),
+            json_string_value(json_object_get(json_object_get(cfg, "l1d"), "organization")));
+    fprintf(out, "%6s  %-22s %7s %11s %10s %10s %7s %8s %10s %7s %8s %10s %10s\n", "kernel",
+            "name", "CTAs", "warp-insns", "mem-insns", "L1D-acc", "L1D-m%", "L1D-MPKI",
+            "L2-acc", "L2-m%", "L2-MPKI", "DRAM-rd-KB", "DRAM-wr-KB");
+    size_t i;
+    const json_t *k;
+    json_array_foreach(kernels, i, k) {
+        char id[16];
+        snprintf(id, sizeof id, "%lld", (long long)geti(k, "id", NULL));
+        row(out, id, json_string_value(json_object_get(k, "name")), k);
+    }
+    row(out, "total", "", json_object_get(report, "total"));
+}

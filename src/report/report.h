@@ -1,0 +1,26 @@
+/* Report building and output: the only code that formats results. */
+#ifndef GCREPLAY_REPORT_REPORT_H
+#define GCREPLAY_REPORT_REPORT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "gcreplay/cache.h"
+#include "gcreplay/error.h"
+
+/* One cache level over a period: now - then (then may be NULL = since start),
+ * summed over n units, plus per-unit arrays under per_name. */
+json_t *gcr_report_level(const struct gcr_cache_stats *now, const struct gcr_cache_stats *then,
+                         uint32_t n, const char *per_name, uint64_t warp_insns,
+                         uint32_t sector_bytes);
+
+/* The canonical JSON text of a report (sorted as built, indented, fixed precision). */
+char *gcr_report_dumps(const json_t *report);
+
+/* Writes the JSON to path atomically: complete or absent. */
+int gcr_report_write_json(const json_t *report, const char *path, struct gcr_err *err);
+
+/* The readable table of a report. */
+void gcr_report_print_table(const json_t *report, FILE *out);
+
+#endif

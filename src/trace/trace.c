@@ -1,0 +1,250 @@
+/* Format-independent trace opening: detection, progress, atomic writer output. */
+#include "gcreplay/format.h"
+#include "gcreplay/trace.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct gcr_reader {
+    const struct gcr_trace_format *fmt;
+    void *state;
+    char *path;
+    uint64_t total_bytes;
+};
+
+struct gcr_writer {
+    const struct gcr_trace_format *fmt;
+    void *state;
+    FILE *out;
+    char *path;
+    char *tmp_path;
+};
+
+const struct gcr_trace_format *gcr_trace_format_find(const char *name)
+{
+    for (size_t i = 0; gcr_trace_formats[i]; i++)
+        if (strcmp(gcr_trace_formats[i]->name, name) == 0)
+            return gcr_trace_formats[i];
+    return NULL;
+}
+
+static void list_formats(char *buf, size_t n, int need_writer)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; gcr_trace_formats[i]; i++) {
+        if (need_writer && !gcr_trace_formats[i]->writer_open)
+            continue;
+        size_t used = strlen(buf);
+        snprintf(buf + used, n - used, "%s%s", used ? ", " : "", gcr_trace_formats[i]->name);
+    }
+}
+
+static int unknown_format(const char *name, int need_writer, struct gcr_err *err)
+{
+    char known[256];
+    list_formats(known, sizeof known, need_writer);
+    return gcr_fail(err, GCR_E_USAGE, "unknown trace format '%s' (known: %s)", name, known);
+}
+
+int gcr_reader_open(struct gcr_reader **out, const char *path, const char *format,
+                    struct gcr_err *err)
+{
+    *out = NULL;
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return gcr_fail(err, GCR_E_IO, "%s: %s", path, strerror(errno));
+
+    const struct gcr_trace_format *fmt = NULL;
+    if (format) {
+        fmt = gcr_trace_format_find(format);
+        if (!fmt)
+            return unknown_format(format, 0, err);
+    } else {
+        unsigned char head[64];
+        size_t len = 0;
+        if (S_ISREG(st.st_mode)) {
+            FILE *f = fopen(path, "rb");
+            if (!f)
+                return gcr_fail(err, GCR_E_IO, "%s: %s", path, strerror(errno));
+            len = fread(head, 1, sizeof head, f);
+            int bad = ferror(f);
+            fclose(f);
+            if (bad)
+                return gcr_fail(err, GCR_E_IO, "%s: read error", path);
+        }
+        for (size_t i = 0; gcr_trace_formats[i] && !fmt; i++)
+            if (gcr_trace_formats[i]->probe(path, head, len) == 1)
+                fmt = gcr_trace_formats[i];
+        if (!fmt) {
+            char known[256];
+            list_formats(known, sizeof known, 0);
+            return gcr_fail(err, GCR_E_FORMAT,
+                            "%s: not a trace in any known format (known: %s)", path, known);
+        }
+    }
+
+    struct gcr_reader *r = calloc(1, sizeof *r);
+    if (!r || !(r->path = strdup(path))) {
+        free(r);
+        return gcr_fail(err, GCR_E_NOMEM, "%s: out of memory", path);
+    }
+    r->fmt = fmt;
+    r->total_bytes = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+    if (fmt->reader_open(&r->state, path, err) != 0) {
+        free(r->path);
+        free(r);
+        return -1;
+    }
+    *out = r;
+    return 0;
+}
+
+int gcr_reader_next(struct gcr_reader *r, struct gcr_record *rec, struct gcr_err *err)
+{
+    int rc = r->fmt->reader_next(r->state, rec, err);
+    if (rc == 1 && rec->kind == GCR_REC_WARP_INSN && !r->fmt->sets_stride_hint)
+        rec->u.insn.strided = false;
+    return rc;
+}
+
+const char *gcr_reader_format_name(const struct gcr_reader *r) { return r->fmt->name; }
+const char *gcr_reader_path(const struct gcr_reader *r) { return r->path; }
+uint64_t gcr_reader_bytes_total(const struct gcr_reader *r) { return r->total_bytes; }
+
+uint64_t gcr_reader_bytes_done(const struct gcr_reader *r)
+{
+    return r->fmt->reader_bytes_done ? r->fmt->reader_bytes_done(r->state) : 0;
+}
+
+void gcr_reader_describe(struct gcr_reader *r, json_t *info)
+{
+    if (!r->fmt->reader_describe)
+        return;
+    json_t *details = json_object();
+    r->fmt->reader_describe(r->state, details);
+    json_object_set_new(info, "format_details", details);
+}
+
+void gcr_reader_close(struct gcr_reader *r)
+{
+    if (!r)
+        return;
+    r->fmt->reader_close(r->state);
+    free(r->path);
+    free(r);
+}
+
+static const struct gcr_trace_format *format_for_path(const char *path)
+{
+    size_t plen = strlen(path);
+    for (size_t i = 0; gcr_trace_formats[i]; i++) {
+        const struct gcr_trace_format *f = gcr_trace_formats[i];
+        if (!f->writer_open || !f->extension)
+            continue;
+        size_t elen = strlen(f->extension);
+        if (plen > elen && strcmp(path + plen - elen, f->extension) == 0)
+            return f;
+    }
+    return NULL;
+}
+
+int gcr_writer_open(struct gcr_writer **out, const char *path, const char *format,
+                    const struct gcr_write_opts *opts, struct gcr_err *err)
+{
+    *out = NULL;
+    const struct gcr_trace_format *fmt;
+    if (format) {
+        fmt = gcr_trace_format_find(format);
+        if (!fmt || !fmt->writer_open)
+            return unknown_format(format, 1, err);
+    } else {
+        fmt = format_for_path(path);
+        if (!fmt) {
+            char known[256];
+            list_formats(known, sizeof known, 1);
+            return gcr_fail(err, GCR_E_USAGE,
+                            "%s: cannot tell the output format from the extension; "
+                            "name one of: %s", path, known);
+        }
+    }
+    struct gcr_write_opts defaults = GCR_WRITE_OPTS_DEFAULT;
+    if (!opts)
+        opts = &defaults;
+
+    struct gcr_writer *w = calloc(1, sizeof *w);
+    size_t tlen = strlen(path) + 16;
+    if (!w || !(w->path = strdup(path)) || !(w->tmp_path = malloc(tlen))) {
+        if (w)
+            free(w->path);
+        free(w);
+        return gcr_fail(err, GCR_E_NOMEM, "%s: out of memory", path);
+    }
+    /* The temporary file sits beside the destination so rename() is atomic. */
+    snprintf(w->tmp_path, tlen, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(w->tmp_path);
+    if (fd < 0 || !(w->out = fdopen(fd, "wb"))) {
+        int e = errno;
+        if (fd >= 0) {
+            close(fd);
+            unlink(w->tmp_path);
+        }
+        free(w->tmp_path);
+        free(w->path);
+        free(w);
+        return gcr_fail(err, GCR_E_IO, "%s: cannot create output: %s", path, strerror(e));
+    }
+    w->fmt = fmt;
+    if (fmt->writer_open(&w->state, w->out, path, opts, err) != 0) {
+        w->state = NULL;
+        gcr_writer_abort(w);
+        return -1;
+    }
+    *out = w;
+    return 0;
+}
+
+int gcr_writer_write(struct gcr_writer *w, const struct gcr_record *rec, struct gcr_err *err)
+{
+    return w->fmt->writer_write(w->state, rec, err);
+}
+
+static void writer_free(struct gcr_writer *w)
+{
+    free(w->tmp_path);
+    free(w->path);
+    free(w);
+}
+
+int gcr_writer_close(struct gcr_writer *w, struct gcr_err *err)
+{
+    int rc = w->fmt->writer_finish(w->state, err);
+    w->fmt->writer_close(w->state);
+    w->state = NULL;
+    if (rc == 0 && fflush(w->out) != 0)
+        rc = gcr_fail(err, GCR_E_IO, "%s: write failed: %s", w->path, strerror(errno));
+    if (fclose(w->out) != 0 && rc == 0)
+        rc = gcr_fail(err, GCR_E_IO, "%s: write failed: %s", w->path, strerror(errno));
+    w->out = NULL;
+    if (rc == 0 && rename(w->tmp_path, w->path) != 0)
+        rc = gcr_fail(err, GCR_E_IO, "%s: cannot move output into place: %s", w->path,
+                      strerror(errno));
+    if (rc != 0)
+        unlink(w->tmp_path);
+    writer_free(w);
+    return rc;
+}
+
+void gcr_writer_abort(struct gcr_writer *w)
+{
+    if (!w)
+        return;
+    if (w->state)
+        w->fmt->writer_close(w->state);
+    if (w->out)
+        fclose(w->out);
+    unlink(w->tmp_path);
+    writer_free(w);
+}

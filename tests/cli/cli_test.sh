@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# End-to-end tests of the gcreplay command. Usage: cli_test.sh CASE GCREPLAY
+# Each case exits 0 on success; failures print what differed.
+set -u
+case_name=$1
+GCR=$(readlink -f "$2")
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$SRC"
+fails=0
+
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+
+# expect_exit CODE CMD...: runs CMD with stdout/stderr in $work/out, $work/err.
+expect_exit() {
+  local want=$1; shift
+  "$@" >"$work/out" 2>"$work/err"
+  local got=$?
+  [ "$got" -eq "$want" ] || { fail "exit $got (want $want): $*"; sed 's/^/  stderr: /' "$work/err" >&2; }
+}
+
+contains() { # file text
+  grep -qF -- "$2" "$1" || { fail "$1 lacks: $2"; sed 's/^/  got: /' "$1" | head -5 >&2; }
+}
+
+# check_report FILE: the JSON has the report's promised shape.
+check_report() {
+  python3 - "$1" <<'PY' || fail "report shape: $1"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert isinstance(r["kernels"], list) and r["kernels"], "no kernels"
+for period in r["kernels"] + [r["total"]]:
+    for level in ("L1D", "L2"):
+        lv = period[level]
+        for key in ("accesses", "hits", "misses", "miss_rate"):
+            assert key in lv, (level, key)
+        assert lv["hits"] + lv["misses"] == lv["accesses"], level
+        if lv["accesses"]:
+            assert abs(lv["miss_rate"] - lv["misses"] / lv["accesses"]) < 1e-9
+tot = r["total"]
+for level in ("L1D", "L2"):
+    for key in ("accesses", "hits", "misses"):
+        assert sum(k[level][key] for k in r["kernels"]) == tot[level][key], (level, key)
+PY
+}
+
+case "$case_name" in
+example-configs)
+  # Every example config runs on every example trace.
+  for cfg in examples/configs/*.json; do
+    for tr in examples/traces/*; do
+      [ -f "$tr" ] || continue
+      case "$tr" in *.md) continue;; esac
+      expect_exit 0 "$GCR" run --config "$cfg" --json "$work/r.json" "$tr"
+      contains "$work/out" "total"
+      check_report "$work/r.json"
+    done
+  done
+  ;;
+readme)
+  # Every "$ gcreplay ..." line of README.md runs as written (from a scratch
+  # directory that sees the repository's examples/ and tests/).
+  ln -s "$SRC/examples" "$work/examples"
+  ln -s "$SRC/tests" "$work/tests"
+  n=0
+  while IFS= read -r line; do
+    cmd=${line#\$ gcreplay }
+    n=$((n + 1))
+    (cd "$work" && eval "\"$GCR\" $cmd") >"$work/out" 2>"$work/err" ||
+      { fail "README example: gcreplay $cmd"; cat "$work/err" >&2; }
+  done < <(grep -E '^\$ gcreplay ' README.md)
+  [ "$n" -ge 5 ] || fail "README has only $n runnable examples"
+  ;;
+determinism)
+  expect_exit 0 "$GCR" run -q --config examples/configs/volta80.json --json "$work/a.json" examples/traces/stencil.txt
+  expect_exit 0 "$GCR" run -q --config examples/configs/volta80.json --json "$work/b.json" examples/traces/stencil.txt
+  cmp -s "$work/a.json" "$work/b.json" || fail "two runs gave different JSON"
+  ;;
+convert-roundtrip)
+  for tr in examples/traces/vecadd.txt examples/traces/stencil.txt; do
+    expect_exit 0 "$GCR" convert "$tr" "$work/t.gcrt"
+    expect_exit 0 "$GCR" convert --level 0 --block-bytes 256 "$work/t.gcrt" "$work/t0.gcrt"
+    expect_exit 0 "$GCR" convert "$work/t0.gcrt" "$work/back.txt"
+    expect_exit 0 "$GCR" convert "$work/back.txt" "$work/again.txt"
+    cmp -s "$work/back.txt" "$work/again.txt" || fail "text -> native -> text is not stable for $tr"
+    for f in "$tr" "$work/t.gcrt" "$work/t0.gcrt" "$work/back.txt"; do
+      expect_exit 0 "$GCR" run -q --config examples/configs/volta80.json --json "$work/$(basename "$f").json" "$f"
+    done
+    python3 - "$work"/*.json <<'PY' || fail "reports differ between formats of $tr"
+import json, sys
+reps = [json.load(open(p)) for p in sys.argv[1:]]
+for r in reps[1:]:
+    assert r["kernels"] == reps[0]["kernels"] and r["total"] == reps[0]["total"]
+PY
+    rm -f "$work"/*.json
+  done
+  ;;
+info)
+  expect_exit 0 "$GCR" info examples/traces/vecadd.txt
+  contains "$work/out" "text trace"
+  contains "$work/out" "_Z6vecaddPKfS0_Pfi"
+  expect_exit 0 "$GCR" convert examples/traces/vecadd.txt "$work/v.gcrt"
+  expect_exit 0 "$GCR" info --json "$work/v.gcrt"
+  python3 - "$work/out" <<'PY' || fail "info --json"
+import json, sys
+i = json.load(open(sys.argv[1]))
+assert i["format"] == "gcrt" and i["records"]["kernel_begin"] == 1
+assert i["kernels"][0]["ctas_with_records"] == 32
+assert "format_details" in i
+PY
+  ;;
+config-errors)
+  while IFS=$'\t' read -r file who text; do
+    case "$file" in \#*|"") continue;; esac
+    rm -f "$work/r.json"
+    expect_exit 1 "$GCR" run --config "tests/cli/configs/$file" --json "$work/r.json" examples/traces/vecadd.txt
+    contains "$work/err" "$text"
+    if [ "$who" = config ]; then contains "$work/err" "$file"; else contains "$work/err" "vecadd.txt"; fi
+    [ ! -e "$work/r.json" ] || fail "$file: a JSON report was written"
+    [ -z "$(ls "$work" | grep tmp)" ] || fail "$file: temporary file left behind"
+  done < tests/cli/configs/expected.txt
+  expect_exit 1 "$GCR" run --config "$work/missing.json" examples/traces/vecadd.txt
+  contains "$work/err" "missing.json"
+  ;;
+trace-errors)
+  # Every bad fixture of every format: exit 1, its path and place in the message, no output.
+  while IFS=$'\t' read -r file text; do
+    case "$file" in \#*|"") continue;; esac
+    rm -f "$work/r.json"
+    expect_exit 1 "$GCR" run --config examples/configs/volta80.json --json "$work/r.json" "$file"
+    contains "$work/err" "$file"
+    contains "$work/err" "$text"
+    [ ! -e "$work/r.json" ] || fail "$file: a JSON report was written"
+    expect_exit 1 "$GCR" convert "$file" "$work/c.gcrt"
+    [ ! -e "$work/c.gcrt" ] || fail "$file: convert left an output file"
+    [ -z "$(ls "$work" | grep tmp)" ] || fail "$file: temporary file left behind"
+    expect_exit 1 "$GCR" info "$file"
+  done < tests/cli/trace-errors.txt
+  expect_exit 1 "$GCR" run --config examples/configs/volta80.json "$work/nonexistent.gcrt"
+  contains "$work/err" "nonexistent.gcrt"
+  printf 'hello\n' >"$work/unknown.dat"
+  expect_exit 1 "$GCR" run --config examples/configs/volta80.json "$work/unknown.dat"
+  contains "$work/err" "not a trace in any known format"
+  ;;
+json-atomic)
+  # A report that cannot be written: error, and nothing claimed on stdout.
+  expect_exit 1 "$GCR" run --config examples/configs/volta80.json --json "$work/no/such/dir/r.json" examples/traces/vecadd.txt
+  contains "$work/err" "r.json"
+  [ ! -s "$work/out" ] || fail "table printed although the JSON failed"
+  # An existing report is replaced only by a complete one.
+  echo '{"old": true}' >"$work/r.json"
+  expect_exit 1 "$GCR" run --config tests/cli/configs/bad-type.json --json "$work/r.json" examples/traces/vecadd.txt
+  grep -q '"old"' "$work/r.json" || fail "failed run touched the existing report"
+  expect_exit 0 "$GCR" run --config examples/configs/volta80.json --json "$work/r.json" examples/traces/vecadd.txt
+  check_report "$work/r.json"
+  ;;
+usage)
+  expect_exit 2 "$GCR"
+  expect_exit 2 "$GCR" frobnicate
+  expect_exit 2 "$GCR" run examples/traces/vecadd.txt
+  contains "$work/err" "--config"
+  expect_exit 2 "$GCR" run --config examples/configs/volta80.json
+  expect_exit 2 "$GCR" run --bogus
+  expect_exit 2 "$GCR" convert onlyone
+  expect_exit 2 "$GCR" convert examples/traces/vecadd.txt "$work/out.unknownext"
+  contains "$work/err" "extension"
+  expect_exit 2 "$GCR" convert --level 42 examples/traces/vecadd.txt "$work/x.gcrt"
+  expect_exit 2 "$GCR" convert --to nosuchformat examples/traces/vecadd.txt "$work/x.gcrt"
+  expect_exit 2 "$GCR" run --format nosuchformat --config examples/configs/volta80.json examples/traces/vecadd.txt
+  expect_exit 2 "$GCR" bench --instructions 12
+  for c in run convert info bench; do
+    expect_exit 0 "$GCR" "$c" --help
+    contains "$work/out" "usage: gcreplay $c"
+  done
+  expect_exit 0 "$GCR" --version
+  expect_exit 0 "$GCR" formats
+  contains "$work/out" "gcrt"
+  ;;
+bench-small)
+  # The benchmark runs end to end (tiny size; figures are not judged here).
+  expect_exit 0 "$GCR" bench --instructions 20000 --sms 8
+  contains "$work/out" "mem-insn/s"
+  contains "$work/out" "peak-RSS-MB"
+  ;;
+*)
+  echo "unknown case $case_name" >&2
+  exit 2
+  ;;
+esac
+[ "$fails" -eq 0 ]

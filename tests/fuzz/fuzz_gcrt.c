@@ -1,0 +1,260 @@
+/* Fuzz target for the gcrt reader (libFuzzer's LLVMFuzzerTestOneInput).
+ *
+ * The reader opens a path, so each input is written to one temporary file and read back
+ * record by record until the end or an error. Besides "no crash, no sanitizer report" it
+ * checks what the reader promises:
+ *   - an error has a status and a message starting with the path;
+ *   - every record it yields passes gcr_record_invalid() and has its inactive lanes zeroed;
+ *   - it never consumes more bytes than the file holds;
+ *   - a trace it accepts is accepted by the writer, and writing and re-reading it gives the
+ *     same records (so the reader and the writer agree on what a valid trace is).
+ *
+ * This file is built with FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION, which makes the gcrt
+ * reader ignore checksum mismatches so that mutated inputs reach the decoders behind them.
+ *
+ * With GCR_FUZZ_STANDALONE it gets a main() that runs every file named on the command line
+ * (directories are walked one level) through the target once: the fixtures then exercise it
+ * in builds without libFuzzer. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* fileno, strdup, mkstemp (normally set by the build) */
+#endif
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gcreplay/format.h"
+
+extern const struct gcr_trace_format gcr_format_gcrt;
+
+#define MAX_KEPT 4096 /* records kept for the write/re-read check */
+
+static char in_path[4096];
+static char out_path[4096];
+
+static void remove_temps(void)
+{
+    if (in_path[0])
+        unlink(in_path);
+    if (out_path[0])
+        unlink(out_path);
+}
+
+static void make_temp(char *path, size_t n, const char *tag)
+{
+    const char *dir = getenv("TMPDIR");
+    snprintf(path, n, "%s/fuzz-gcrt-%s-XXXXXX", dir && *dir ? dir : "/tmp", tag);
+    int fd = mkstemp(path);
+    if (fd < 0) {
+        perror("mkstemp");
+        abort();
+    }
+    close(fd);
+}
+
+static void put_file(const char *path, const uint8_t *data, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f || (size && fwrite(data, 1, size, f) != size) || fclose(f) != 0) {
+        perror(path);
+        abort();
+    }
+}
+
+static void fail(const char *what, const struct gcr_err *err)
+{
+    fprintf(stderr, "fuzz-gcrt: %s (%s: %s)\n", what, gcr_status_name(err->status), err->msg);
+    abort();
+}
+
+/* Kept records; kernel names are copied because the reader's pointer is only valid until its
+ * next call. */
+static struct gcr_record kept[MAX_KEPT];
+static char *kept_names[MAX_KEPT];
+
+static void check_record(const struct gcr_record *rec, const struct gcr_err *err)
+{
+    if (gcr_record_invalid(rec, NULL))
+        fail("reader yielded an invalid record", err);
+    if (rec->kind == GCR_REC_WARP_INSN) {
+        for (int lane = 0; lane < GCR_WARP_SIZE; lane++)
+            if (!(rec->u.insn.active_mask >> lane & 1) && rec->u.insn.addr[lane] != 0)
+                fail("inactive lane address not zeroed", err);
+    } else if (rec->kind == GCR_REC_KERNEL_BEGIN) {
+        if (strlen(rec->u.kbegin.name) > 65535)
+            fail("kernel name too long", err);
+    }
+}
+
+static int same(const struct gcr_record *a, const struct gcr_record *b)
+{
+    if (a->kind != b->kind)
+        return 0;
+    switch (a->kind) {
+    case GCR_REC_KERNEL_BEGIN: {
+        const struct gcr_kernel_begin *x = &a->u.kbegin, *y = &b->u.kbegin;
+        return x->id == y->id && !memcmp(x->grid, y->grid, sizeof x->grid) &&
+               !memcmp(x->block, y->block, sizeof x->block) && x->shmem_bytes == y->shmem_bytes &&
+               x->regs_per_thread == y->regs_per_thread && !strcmp(x->name, y->name);
+    }
+    case GCR_REC_KERNEL_END:
+        return a->u.kend.id == b->u.kend.id;
+    case GCR_REC_WARP_INSN: {
+        const struct gcr_warp_insn *x = &a->u.insn, *y = &b->u.insn;
+        return x->cta == y->cta && x->warp == y->warp && x->pc == y->pc && x->op == y->op &&
+               x->space == y->space && x->cache_op == y->cache_op && x->width == y->width &&
+               x->active_mask == y->active_mask && !memcmp(x->addr, y->addr, sizeof x->addr);
+    }
+    case GCR_REC_NONMEM:
+        return !memcmp(&a->u.nonmem, &b->u.nonmem, sizeof a->u.nonmem);
+    case GCR_REC_MEMCPY:
+        return a->u.memcpy.dst == b->u.memcpy.dst && a->u.memcpy.bytes == b->u.memcpy.bytes;
+    }
+    return 0;
+}
+
+/* Writes the kept records (uncompressed, tiny blocks, then zstd) and reads them back. */
+static void rewrite(size_t n)
+{
+    for (int level = 0; level <= 1; level++) {
+        struct gcr_err err = {GCR_OK, ""};
+        FILE *f = fopen(out_path, "wb");
+        if (!f)
+            abort();
+        struct gcr_write_opts opts = {level, level ? 0 : 64};
+        void *w = NULL;
+        if (gcr_format_gcrt.writer_open(&w, f, out_path, &opts, &err) < 0)
+            fail("writer_open failed", &err);
+        for (size_t i = 0; i < n; i++)
+            if (gcr_format_gcrt.writer_write(w, &kept[i], &err) < 0)
+                fail("writer refused a record the reader accepted", &err);
+        if (gcr_format_gcrt.writer_finish(w, &err) < 0)
+            fail("writer refused a trace the reader accepted", &err);
+        gcr_format_gcrt.writer_close(w);
+        fclose(f);
+
+        void *r = NULL;
+        if (gcr_format_gcrt.reader_open(&r, out_path, &err) < 0)
+            fail("cannot reopen a written trace", &err);
+        struct gcr_record rec;
+        size_t i = 0;
+        int rc;
+        while ((rc = gcr_format_gcrt.reader_next(r, &rec, &err)) == 1) {
+            if (i >= n || !same(&rec, &kept[i]))
+                fail("written trace reads back differently", &err);
+            i++;
+        }
+        if (rc != 0 || i != n)
+            fail("written trace does not read back completely", &err);
+        gcr_format_gcrt.reader_close(r);
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (!in_path[0]) {
+        make_temp(in_path, sizeof in_path, "in");
+        make_temp(out_path, sizeof out_path, "out");
+        atexit(remove_temps);
+    }
+    put_file(in_path, data, size);
+
+    struct gcr_err err = {GCR_OK, ""};
+    void *r = NULL;
+    size_t plen = strlen(in_path);
+    if (gcr_format_gcrt.reader_open(&r, in_path, &err) < 0) {
+        if (r || err.status == GCR_OK || strncmp(err.msg, in_path, plen) != 0)
+            fail("bad open failure", &err);
+        return 0;
+    }
+    struct gcr_record rec;
+    size_t n = 0;
+    int rc;
+    while ((rc = gcr_format_gcrt.reader_next(r, &rec, &err)) == 1) {
+        check_record(&rec, &err);
+        if (n < MAX_KEPT) {
+            kept[n] = rec;
+            if (rec.kind == GCR_REC_KERNEL_BEGIN) {
+                kept_names[n] = strdup(rec.u.kbegin.name);
+                if (!kept_names[n])
+                    abort();
+                kept[n].u.kbegin.name = kept_names[n];
+            }
+        }
+        n++;
+    }
+    if (gcr_format_gcrt.reader_bytes_done(r) > size)
+        fail("reader consumed more bytes than the file holds", &err);
+    if (rc < 0 && (err.status == GCR_OK || strncmp(err.msg, in_path, plen) != 0))
+        fail("bad error report", &err);
+    gcr_format_gcrt.reader_close(r);
+
+    if (rc == 0 && n <= MAX_KEPT)
+        rewrite(n);
+    for (size_t i = 0; i < n && i < MAX_KEPT; i++)
+        if (kept[i].kind == GCR_REC_KERNEL_BEGIN) {
+            free(kept_names[i]);
+            kept_names[i] = NULL;
+        }
+    return 0;
+}
+
+#ifdef GCR_FUZZ_STANDALONE
+static int run_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        perror(path);
+        return 1;
+    }
+    size_t cap = 1 << 16, len = 0, got;
+    uint8_t *buf = malloc(cap);
+    while (buf && (got = fread(buf + len, 1, cap - len, f)) > 0)
+        if ((len += got) == cap)
+            buf = realloc(buf, cap *= 2);
+    fclose(f);
+    if (!buf)
+        return 1;
+    LLVMFuzzerTestOneInput(buf, len);
+    free(buf);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int bad = 0, runs = 0;
+    for (int i = 1; i < argc; i++) {
+        struct stat st;
+        if (stat(argv[i], &st) != 0) {
+            perror(argv[i]);
+            bad++;
+            continue;
+        }
+        if (!S_ISDIR(st.st_mode)) {
+            bad += run_file(argv[i]);
+            runs++;
+            continue;
+        }
+        DIR *d = opendir(argv[i]);
+        struct dirent *e;
+        while (d && (e = readdir(d)) != NULL) {
+            char p[4096];
+            snprintf(p, sizeof p, "%s/%s", argv[i], e->d_name);
+            if (stat(p, &st) == 0 && S_ISREG(st.st_mode)) {
+                bad += run_file(p);
+                runs++;
+            }
+        }
+        if (d)
+            closedir(d);
+    }
+    printf("fuzz-gcrt: %d inputs replayed\n", runs);
+    return bad || runs == 0;
+}
+#endif

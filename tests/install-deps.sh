@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs what gcreplay needs to build and test on Debian 12, only if missing.
+set -eu
+pkgs=(meson ninja-build pkg-config gcc clang libclang-rt-14-dev libjansson-dev libzstd-dev
+      zlib1g-dev liblzma-dev python3)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "installing: ${missing[*]}" >&2
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq "${missing[@]}" >/dev/null

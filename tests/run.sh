@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The whole test suite: unit, CLI and golden tests in an optimised build, the
+# same tests under AddressSanitizer + UndefinedBehaviorSanitizer, and a short
+# bounded libFuzzer run of the native trace reader (clang). Warnings are errors.
+# Ends with "N passed, N failed" and exits non-zero if anything failed.
+set -u
+cd "$(dirname "$0")/.."
+bash tests/install-deps.sh || { echo "0 passed, 1 failed"; exit 1; }
+
+out=build-tests
+passed=0
+failed=0
+
+setup() { # dir, meson options...
+  local dir=$1; shift
+  if [ -f "$dir/build.ninja" ]; then
+    meson setup --reconfigure "$dir" "$@" >"$dir.setup.log" 2>&1
+  else
+    meson setup "$dir" "$@" >"$dir.setup.log" 2>&1
+  fi || { cat "$dir.setup.log"; return 1; }
+  ninja -C "$dir" >"$dir.build.log" 2>&1 || { cat "$dir.build.log"; return 1; }
+}
+
+count() { # dir: add the results of its meson-logs/testlog.json
+  local log=$1/meson-logs/testlog.json
+  [ -f "$log" ] || return
+  read -r p f < <(python3 - "$log" <<'PY'
+import json, sys
+p = f = 0
+for line in open(sys.argv[1]):
+    r = json.loads(line)["result"]
+    if r in ("OK", "EXPECTEDFAIL", "SKIP"):
+        p += 1
+    else:
+        f += 1
+print(p, f)
+PY
+)
+  passed=$((passed + p)); failed=$((failed + f))
+}
+
+suite() { # label dir test-args...
+  local label=$1 dir=$2; shift 2
+  echo "== $label"
+  rm -f "$dir/meson-logs/testlog.json"
+  meson test -C "$dir" --print-errorlogs --num-processes 2 "$@" | grep -vE "^ *[0-9]+/[0-9]+ .* OK " || true
+  count "$dir"
+}
+
+mkdir -p "$out"
+if setup "$out/release" --buildtype=release -Dwerror=true; then
+  suite "release build" "$out/release" --no-suite fuzz
+else
+  failed=$((failed + 1)); echo "release build failed"
+fi
+
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+if setup "$out/sanitize" --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false \
+     -Dwerror=true; then
+  suite "AddressSanitizer + UBSan build" "$out/sanitize" --no-suite fuzz --no-suite slow
+else
+  failed=$((failed + 1)); echo "sanitizer build failed"
+fi
+
+if command -v clang >/dev/null; then
+  if CC=clang setup "$out/fuzz" --buildtype=debug -Dwerror=true; then
+    suite "fuzz (clang, libFuzzer)" "$out/fuzz" --suite fuzz
+  else
+    failed=$((failed + 1)); echo "clang fuzz build failed"
+  fi
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,87 @@
+/* Config parsing: defaults, derived values and every error path with its JSON path. */
+#include "check.h"
+#include "gcreplay/config.h"
+
+static void expect_error(const char *json, const char *needle)
+{
+    struct gcr_config cfg;
+    struct gcr_err err = {0};
+    if (gcr_config_parse(&cfg, json, "cfg.json", &err) == 0) {
+        fprintf(stderr, "accepted: %s\n", json);
+        check_failures++;
+        gcr_config_free(&cfg);
+        return;
+    }
+    CHECK_EQ_U(err.status, GCR_E_CONFIG);
+    CHECK_STR_CONTAINS(err.msg, "cfg.json");
+    CHECK_STR_CONTAINS(err.msg, needle);
+}
+
+int main(void)
+{
+    struct gcr_config cfg;
+    struct gcr_err err = {0};
+    CHECK(gcr_config_parse(&cfg, "{}", "cfg.json", &err) == 0);
+    CHECK_EQ_U(cfg.num_sms, 80);
+    CHECK_EQ_U(cfg.l1.sets, 4);
+    CHECK_EQ_U(cfg.l1.ways, 64);
+    CHECK_EQ_U(cfg.l1.write_policy, GCR_WRITE_EVICT);
+    CHECK_EQ_U(cfg.l1.write_alloc, GCR_WALLOC_NONE);
+    CHECK_EQ_U(cfg.l2.write_policy, GCR_WRITE_BACK);
+    CHECK_EQ_U(cfg.l2.write_alloc, GCR_WALLOC_VALIDATE);
+    CHECK_EQ_U(cfg.l2_slices, 64);
+    CHECK_EQ_U(cfg.l2.strip_count, 64);
+    CHECK_EQ_U(cfg.l2.strip_bytes, 256);
+    gcr_config_free(&cfg);
+
+    /* size_bytes: 16 KB, 4 ways, 128-B lines = 32 sets. */
+    CHECK(gcr_config_parse(&cfg, "{\"l1d\": {\"size_bytes\": 16384, \"ways\": 4}}", "c", &err) ==
+          0);
+    CHECK_EQ_U(cfg.l1.sets, 32);
+    gcr_config_free(&cfg);
+
+    /* Slice selection: linear and XOR-folded. */
+    CHECK(gcr_config_parse(&cfg, "{\"l2\": {\"slices\": 4, \"interleave_bytes\": 256}}", "c",
+                           &err) == 0);
+    CHECK_EQ_U(gcr_config_slice_of(&cfg, 0x0), 0);
+    CHECK_EQ_U(gcr_config_slice_of(&cfg, 0x1ff), 1);
+    CHECK_EQ_U(gcr_config_slice_of(&cfg, 0x400), 0); /* granule 4 */
+    gcr_config_free(&cfg);
+    CHECK(gcr_config_parse(&cfg, "{\"l2\": {\"slices\": 4, \"slice_hash\": \"xor\"}}", "c",
+                           &err) == 0);
+    /* granule 4 = 0b0100: groups 00 ^ 01 = 1; granule 5 = 0b0101: 01 ^ 01 = 0. */
+    CHECK_EQ_U(gcr_config_slice_of(&cfg, 4 * 256), 1);
+    CHECK_EQ_U(gcr_config_slice_of(&cfg, 5 * 256), 0);
+    CHECK_EQ_U(gcr_config_slice_of(&cfg, 0x3f * 256), 3); /* 11 ^ 11 ^ 11 = 11 */
+    gcr_config_free(&cfg);
+
+    expect_error("{\"gpu\": {\"sms\": 80,}}", "cfg.json:1:");
+    expect_error("{\"gpu\": {\"sms\": 8}, \"gpu\": {}}", "duplicate");
+    expect_error("[1]", "$: the configuration must be a JSON object");
+    expect_error("{\"l1d\": {\"wayz\": 4}}", "$.l1d.wayz: unknown key");
+    expect_error("{\"gpuu\": {}}", "$.gpuu: unknown key");
+    expect_error("{\"l1d\": {\"ways\": \"four\"}}", "$.l1d.ways: expected an integer");
+    expect_error("{\"l1d\": {\"ways\": 0}}", "$.l1d.ways: expected an integer between 1");
+    expect_error("{\"l1d\": {\"ways\": 4.5}}", "$.l1d.ways");
+    expect_error("{\"gpu\": {\"sms\": -1}}", "$.gpu.sms");
+    expect_error("{\"gpu\": 3}", "$.gpu: expected an object");
+    expect_error("{\"l1d\": {\"replacement\": \"plru\"}}", "$.l1d.replacement: unknown value");
+    expect_error("{\"l1d\": {\"sectored\": 1}}", "$.l1d.sectored: expected true or false");
+    expect_error("{\"l1d\": {\"index\": \"fermi\", \"sets\": 16}}",
+                 "$.l1d: impossible cache geometry");
+    expect_error("{\"l2\": {\"index\": \"ipoly\", \"sets\": 8}}", "$.l2: impossible cache geometry");
+    expect_error("{\"l1d\": {\"write_allocate\": \"fetch\"}}", "$.l1d: impossible cache geometry");
+    expect_error("{\"l1d\": {\"sets\": 4, \"size_bytes\": 65536}}", "not both");
+    expect_error("{\"l1d\": {\"size_bytes\": 1000, \"ways\": 4}}", "$.l1d.size_bytes");
+    expect_error("{\"coalescer\": {\"line_bytes\": 96}}", "$.coalescer.line_bytes");
+    expect_error("{\"coalescer\": {\"sector_bytes\": 256}}", "$.coalescer.sector_bytes");
+    expect_error("{\"coalescer\": {\"granularity\": \"warp\"}}", "$.coalescer.granularity");
+    expect_error("{\"l2\": {\"interleave_bytes\": 64}}", "$.l2.interleave_bytes");
+    expect_error("{\"l2\": {\"slices\": 6, \"slice_hash\": \"xor\"}}", "$.l2.slice_hash");
+    expect_error("{\"scheduling\": {\"warp_policy\": \"two_level\"}}",
+                 "$.scheduling.warp_policy");
+    expect_error("{\"analyses\": []}", "$.analyses: expected an object");
+    expect_error("{\"l1d\": {\"private\": 3}}", "$.l1d.private: expected an object");
+    expect_error("{\"name\": 5}", "$.name: expected a string");
+    CHECK_DONE();
+}

@@ -1,0 +1,304 @@
+/* Replay engine: tiny traces with hand-computed outcomes. */
+#include "replay_util.h"
+
+#define A 0x10000ull
+#define B 0x20000ull
+
+static const char *small_cfg =
+    "{\"gpu\": {\"sms\": 4, \"max_ctas_per_sm\": 8},"
+    " \"l1d\": {\"sets\": 4, \"ways\": 4}, \"l2\": {\"slices\": 2, \"sets\": 16, \"ways\": 4}}";
+
+/* 8 one-warp CTAs on 4 SMs; CTAs 2k and 2k+1 load the same line. */
+static void cta_policies(void)
+{
+    struct tb t;
+    tb_open(&t, "cta");
+    tb_kernel(&t, 1, 8, 32, 0, 0);
+    for (uint32_t c = 0; c < 8; c++)
+        tb_load(&t, c, 0, A + (c / 2) * 128);
+    tb_end(&t, 1);
+    tb_close(&t);
+
+    /* Round-robin: SM s runs CTAs s and s+4, which load different lines:
+     * 8 L1 misses; L2 sees each line twice: 4 misses, 4 hits. */
+    json_t *r = must_replay(small_cfg, t.path);
+    CHECK_EQ_U(jget(r, "total.L1D.accesses"), 8);
+    CHECK_EQ_U(jget(r, "total.L1D.misses"), 8);
+    for (int s = 0; s < 4; s++) {
+        char p[64];
+        snprintf(p, sizeof p, "total.L1D.per_sm.accesses.%d", s);
+        CHECK_EQ_U(jget(r, p), 2);
+    }
+    CHECK_EQ_U(jget(r, "total.L2.accesses"), 8);
+    CHECK_EQ_U(jget(r, "total.L2.misses"), 4);
+    CHECK_EQ_U(jget(r, "total.ctas"), 8);
+    json_decref(r);
+
+    /* Contiguous: SM s runs CTAs 2s and 2s+1, which share a line: 4 misses, 4 hits. */
+    char cfg[512];
+    snprintf(cfg, sizeof cfg,
+             "{\"gpu\": {\"sms\": 4}, \"scheduling\": {\"cta_policy\": \"contiguous\"},"
+             " \"l1d\": {\"sets\": 4, \"ways\": 4}, \"l2\": {\"slices\": 2}}");
+    r = must_replay(cfg, t.path);
+    CHECK_EQ_U(jget(r, "total.L1D.misses"), 4);
+    CHECK_EQ_U(jget(r, "total.L1D.hits"), 4);
+    CHECK_EQ_U(jget(r, "total.L2.accesses"), 4);
+    CHECK_EQ_U(jget(r, "total.L2.misses"), 4);
+    json_decref(r);
+
+    /* Round-robin with one CTA per SM at a time: same placement as above
+     * (CTA 4 waits for SM 0). */
+    r = must_replay("{\"gpu\": {\"sms\": 4, \"max_ctas_per_sm\": 1}}", t.path);
+    CHECK_EQ_U(jget(r, "total.L1D.per_sm.accesses.0"), 2);
+    CHECK_EQ_U(jget(r, "total.L1D.misses"), 8);
+    json_decref(r);
+    unlink(t.path);
+}
+
+/* One SM, a one-line L1, two warps: warp 0 loads A twice, warp 1 B twice. */
+static void warp_policies(void)
+{
+    struct tb t;
+    tb_open(&t, "warps");
+    tb_kernel(&t, 1, 1, 64, 0, 0);
+    tb_load(&t, 0, 0, A);
+    tb_load(&t, 0, 0, A);
+    tb_load(&t, 0, 1, B);
+    tb_load(&t, 0, 1, B);
+    tb_end(&t, 1);
+    tb_close(&t);
+    const char *base = "{\"gpu\": {\"sms\": 1}, \"l1d\": {\"sets\": 1, \"ways\": 1}, "
+                       "\"scheduling\": {\"warp_policy\": \"%s\", \"gto_miss_stall\": %d}}";
+    char cfg[256];
+
+    /* LRR: A B A B, each evicting the other: 4 misses. */
+    snprintf(cfg, sizeof cfg, base, "lrr", 0);
+    json_t *r = must_replay(cfg, t.path);
+    CHECK_EQ_U(jget(r, "total.L1D.misses"), 4);
+    json_decref(r);
+
+    /* GTO, no stall: A A B B: 2 misses, 2 hits. */
+    snprintf(cfg, sizeof cfg, base, "gto", 0);
+    r = must_replay(cfg, t.path);
+    CHECK_EQ_U(jget(r, "total.L1D.misses"), 2);
+    CHECK_EQ_U(jget(r, "total.L1D.hits"), 2);
+    json_decref(r);
+
+    /* GTO, 8-slot stall: A (w0 waits to slot 9), B (w1 waits to 10), then
+     * the earliest-ready warp each time: A, B: 4 misses. */
+    snprintf(cfg, sizeof cfg, base, "gto", 8);
+    r = must_replay(cfg, t.path);
+    CHECK_EQ_U(jget(r, "total.L1D.misses"), 4);
+    json_decref(r);
+    unlink(t.path);
+}
+
+static void kernel_boundary(void)
+{
+    struct tb t;
+    tb_open(&t, "kb");
+    tb_kernel(&t, 1, 1, 32, 0, 0);
+    tb_load(&t, 0, 0, A);
+    tb_end(&t, 1);
+    tb_kernel(&t, 2, 1, 32, 0, 0);
+    tb_load(&t, 0, 0, A);
+    tb_end(&t, 2);
+    tb_close(&t);
+
+    json_t *r = must_replay("{\"gpu\": {\"sms\": 1}}", t.path);
+    CHECK_EQ_U(jget(r, "kernels.0.L1D.misses"), 1);
+    CHECK_EQ_U(jget(r, "kernels.1.L1D.misses"), 1); /* invalidated in between */
+    CHECK_EQ_U(jget(r, "kernels.1.L2.hits"), 1);
+    CHECK_EQ_U(jget(r, "kernels.0.id"), 1);
+    CHECK_EQ_U(jget(r, "kernels.1.id"), 2);
+    CHECK_EQ_U(jget(r, "total.L1D.misses"), 2);
+    CHECK_EQ_U(jget(r, "total.kernels"), 2);
+    json_decref(r);
+
+    r = must_replay("{\"gpu\": {\"sms\": 1}, \"l1d\": {\"invalidate_at_kernel_end\": false}}",
+                    t.path);
+    CHECK_EQ_U(jget(r, "kernels.1.L1D.hits"), 1);
+    json_decref(r);
+    unlink(t.path);
+}
+
+static void write_policies(void)
+{
+    struct tb t;
+    tb_open(&t, "wr");
+    tb_kernel(&t, 1, 1, 32, 0, 0);
+    tb_load(&t, 0, 0, A);
+    tb_access(&t, 0, 0, GCR_OP_STORE, GCR_SPACE_GLOBAL, 4, 0xffffffffu, A, 4);
+    tb_load(&t, 0, 0, A);
+    tb_end(&t, 1);
+    tb_close(&t);
+
+    /* Write-evict (default): load miss, store hits and evicts, load misses again. */
+    json_t *r = must_replay("{\"gpu\": {\"sms\": 1}}", t.path);
+    CHECK_EQ_U(jget(r, "total.L1D.accesses"), 3);
+    CHECK_EQ_U(jget(r, "total.L1D.reads.line_misses"), 2);
+    CHECK_EQ_U(jget(r, "total.L1D.writes.hits"), 1);
+    /* The store's invalidation, then the reloaded line at the kernel end. */
+    CHECK_EQ_U(jget(r, "total.L1D.invalidations"), 2);
+    CHECK_EQ_U(jget(r, "total.traffic.l1_to_l2_write_bytes"), 128);
+    CHECK_EQ_U(jget(r, "total.traffic.l2_to_l1_bytes"), 256);
+    /* L2 (write-back): fetch miss, write hit (dirty), fetch hit; 4 sectors from DRAM. */
+    CHECK_EQ_U(jget(r, "total.L2.accesses"), 3);
+    CHECK_EQ_U(jget(r, "total.L2.misses"), 1);
+    CHECK_EQ_U(jget(r, "total.traffic.dram_read_bytes"), 128);
+    CHECK_EQ_U(jget(r, "total.traffic.dram_write_bytes"), 0);
+    json_decref(r);
+
+    /* Write-through: the store updates the line, the second load hits. */
+    r = must_replay("{\"gpu\": {\"sms\": 1}, \"l1d\": {\"write_policy\": \"write_through\"}}",
+                    t.path);
+    CHECK_EQ_U(jget(r, "total.L1D.misses"), 1);
+    CHECK_EQ_U(jget(r, "total.L1D.hits"), 2);
+    CHECK_EQ_U(jget(r, "total.traffic.l1_to_l2_write_bytes"), 128);
+    json_decref(r);
+
+    /* Write-back L1: the store dirties the line; the kernel-end invalidation
+     * writes its 4 sectors back. */
+    r = must_replay("{\"gpu\": {\"sms\": 1}, \"l1d\": {\"write_policy\": \"write_back\"}}",
+                    t.path);
+    CHECK_EQ_U(jget(r, "total.traffic.l1_to_l2_write_bytes"), 0);
+    CHECK_EQ_U(jget(r, "total.traffic.l1_writeback_bytes"), 128);
+    json_decref(r);
+    unlink(t.path);
+}
+
+static void sectors(void)
+{
+    struct tb t;
+    tb_open(&t, "sect");
+    tb_kernel(&t, 1, 1, 32, 0, 0);
+    tb_access(&t, 0, 0, GCR_OP_LOAD, GCR_SPACE_GLOBAL, 4, 0xffu, A, 4);        /* sector 0 */
+    tb_access(&t, 0, 0, GCR_OP_LOAD, GCR_SPACE_GLOBAL, 4, 0xffu, A + 32, 4);   /* sector 1 */
+    tb_load(&t, 0, 0, A);                                                       /* 2 missing */
+    tb_load(&t, 0, 0, A);                                                       /* hit */
+    tb_end(&t, 1);
+    tb_close(&t);
+
+    json_t *r = must_replay("{\"gpu\": {\"sms\": 1}}", t.path);
+    CHECK_EQ_U(jget(r, "total.L1D.line_misses"), 1);
+    CHECK_EQ_U(jget(r, "total.L1D.sector_misses"), 2);
+    CHECK_EQ_U(jget(r, "total.L1D.hits"), 1);
+    CHECK_EQ_U(jget(r, "total.L1D.misses"), 3);
+    CHECK_EQ_U(jget(r, "total.L1D.sectors.requested"), 1 + 1 + 4 + 4);
+    CHECK_EQ_U(jget(r, "total.L1D.sectors.fetched"), 4);
+    CHECK_EQ_U(jget(r, "total.L1D.bytes_fetched"), 128);
+    CHECK_EQ_U(jget(r, "total.L2.accesses"), 3);
+    json_decref(r);
+
+    /* Per-sector requests: 1 + 1 + 4 + 4 = 10 accesses; the first is a line
+     * miss, sectors 1, 2, 3 first touched are sector misses, the rest hit. */
+    r = must_replay("{\"gpu\": {\"sms\": 1}, \"coalescer\": {\"granularity\": \"sector\"}}",
+                    t.path);
+    CHECK_EQ_U(jget(r, "total.L1D.accesses"), 10);
+    CHECK_EQ_U(jget(r, "total.L1D.line_misses"), 1);
+    CHECK_EQ_U(jget(r, "total.L1D.sector_misses"), 3);
+    CHECK_EQ_U(jget(r, "total.L1D.hits"), 6);
+    CHECK_EQ_U(jget(r, "total.L2.accesses"), 4);
+    json_decref(r);
+    unlink(t.path);
+}
+
+static void spaces_and_atomics(void)
+{
+    struct tb t;
+    tb_open(&t, "atom");
+    tb_kernel(&t, 1, 1, 32, 0, 0);
+    tb_nonmem(&t, 0, 0, 6);
+    tb_access(&t, 0, 0, GCR_OP_ATOMIC, GCR_SPACE_GLOBAL, 4, 0xffffffffu, A, 4);
+    tb_access(&t, 0, 0, GCR_OP_LOAD, GCR_SPACE_SHARED, 4, 0xffffffffu, 0, 4);
+    tb_access(&t, 0, 0, GCR_OP_REDUCTION, GCR_SPACE_GLOBAL, 4, 0xffffffffu, A, 4);
+    tb_nonmem(&t, 0, 0, 1);
+    tb_end(&t, 1);
+    tb_close(&t);
+
+    json_t *r = must_replay("{\"gpu\": {\"sms\": 1}}", t.path);
+    CHECK_EQ_U(jget(r, "total.L1D.accesses"), 0);
+    CHECK_EQ_U(jget(r, "total.L2.accesses"), 2);
+    CHECK_EQ_U(jget(r, "total.L2.misses"), 1);
+    CHECK_EQ_U(jget(r, "total.instructions.atomic_requests"), 2);
+    CHECK_EQ_U(jget(r, "total.instructions.memory_by_space.shared.load"), 1);
+    CHECK_EQ_U(jget(r, "total.instructions.memory_by_space.global.atomic"), 1);
+    CHECK_EQ_U(jget(r, "total.instructions.memory"), 3);
+    CHECK_EQ_U(jget(r, "total.instructions.nonmemory"), 7);
+    CHECK_EQ_U(jget(r, "total.instructions.warp_total"), 10);
+    /* L2 MPKI = 1000 * 1 miss / 10 instructions. */
+    CHECK(jreal(r, "total.L2.mpki") > 99.999 && jreal(r, "total.L2.mpki") < 100.001);
+    /* The atomic leaves the line dirty in the write-back L2. */
+    json_decref(r);
+    unlink(t.path);
+}
+
+static void slices(void)
+{
+    struct tb t;
+    tb_open(&t, "slices");
+    tb_kernel(&t, 1, 1, 32, 0, 0);
+    tb_access(&t, 0, 0, GCR_OP_LOAD, GCR_SPACE_GLOBAL, 4, 1, 0x0, 0);
+    tb_access(&t, 0, 0, GCR_OP_LOAD, GCR_SPACE_GLOBAL, 4, 1, 0x80, 0);
+    tb_access(&t, 0, 0, GCR_OP_LOAD, GCR_SPACE_GLOBAL, 4, 1, 0x100, 0);
+    tb_end(&t, 1);
+    tb_close(&t);
+    json_t *r = must_replay("{\"gpu\": {\"sms\": 1}, \"l2\": {\"slices\": 2, \"interleave_bytes\":"
+                            " 256}}", t.path);
+    CHECK_EQ_U(jget(r, "total.L2.per_slice.accesses.0"), 2);
+    CHECK_EQ_U(jget(r, "total.L2.per_slice.accesses.1"), 1);
+    json_decref(r);
+    unlink(t.path);
+}
+
+static void errors_and_determinism(void)
+{
+    struct tb t;
+    struct gcr_err err = {0};
+
+    /* A CTA bigger than an SM. */
+    tb_open(&t, "big");
+    tb_kernel(&t, 7, 1, 2048, 0, 0);
+    tb_load(&t, 0, 0, A);
+    tb_end(&t, 7);
+    tb_close(&t);
+    CHECK(replay_with("{\"gpu\": {\"max_warps_per_sm\": 48}}", t.path, &err) == NULL);
+    CHECK_STR_CONTAINS(err.msg, "kernel 7");
+    CHECK_STR_CONTAINS(err.msg, "one CTA needs 64 warps");
+    CHECK_STR_CONTAINS(err.msg, t.path);
+    unlink(t.path);
+
+    /* Same trace and config: the same bytes. */
+    tb_open(&t, "det");
+    tb_kernel(&t, 1, 64, 128, 0, 0);
+    for (uint32_t c = 0; c < 64; c++)
+        for (uint32_t w = 0; w < 4; w++) {
+            tb_load(&t, c, w, A + ((c * 7 + w * 13) % 50) * 128);
+            tb_access(&t, c, w, GCR_OP_STORE, GCR_SPACE_GLOBAL, 8, 0x0f0f0f0fu,
+                      B + c * 4096 + w * 256, 24);
+        }
+    tb_end(&t, 1);
+    tb_close(&t);
+    const char *cfg = "{\"gpu\": {\"sms\": 8}, \"l1d\": {\"replacement\": \"random\"}}";
+    json_t *r1 = must_replay(cfg, t.path), *r2 = must_replay(cfg, t.path);
+    char *s1 = gcr_report_dumps(r1), *s2 = gcr_report_dumps(r2);
+    CHECK(strcmp(s1, s2) == 0);
+    free(s1);
+    free(s2);
+    json_decref(r1);
+    json_decref(r2);
+    unlink(t.path);
+}
+
+int main(void)
+{
+    cta_policies();
+    warp_policies();
+    kernel_boundary();
+    write_policies();
+    sectors();
+    spaces_and_atomics();
+    slices();
+    errors_and_determinism();
+    CHECK_DONE();
+}

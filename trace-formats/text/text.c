@@ -1,0 +1,1071 @@
+/* The plain-text trace format: one record per line, for hand-written tests,
+ * examples and for looking inside other traces with `gcreplay convert`.
+ *
+ * The grammar is specified in trace-formats/text/README.md; this file is its
+ * only implementation. The reader streams line by line (memory is bounded by
+ * the longest line plus a set of finished CTAs of the open kernel) and checks
+ * every stream rule the replay engine relies on, so a text trace that reads
+ * without error is a valid record stream. The writer applies the same rules,
+ * so it never produces a file the reader would reject. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "gcreplay/format.h"
+
+#define TEXT_MAGIC "#gcreplay-text "
+#define TEXT_MAGIC_LEN (sizeof TEXT_MAGIC - 1)
+#define TEXT_VERSION "1"
+#define TEXT_HEADER TEXT_MAGIC TEXT_VERSION
+
+/* ------------------------------------------------------------------------ */
+/* Set of finished CTAs of one kernel.                                       */
+
+/* A kernel may declare up to 2^32-1 CTAs, so a flat bitmap sized from the grid
+ * could need 512 MiB for a three-line file. The set is therefore two-level:
+ * a table of pointers sized from the grid (at most 64 Ki entries) and 8 KiB
+ * chunks of bits allocated only when a CTA inside them finishes. Memory thus
+ * grows with the CTAs actually present in the trace. */
+#define CTA_CHUNK_BITS 65536u
+#define CTA_CHUNK_WORDS (CTA_CHUNK_BITS / 64u)
+
+struct cta_set {
+    uint64_t **chunks;
+    size_t nchunks;
+};
+
+static int cta_set_init(struct cta_set *s, uint64_t ctas)
+{
+    s->nchunks = (size_t)((ctas + CTA_CHUNK_BITS - 1) / CTA_CHUNK_BITS);
+    s->chunks = calloc(s->nchunks ? s->nchunks : 1, sizeof *s->chunks);
+    return s->chunks ? 0 : -1;
+}
+
+static void cta_set_free(struct cta_set *s)
+{
+    if (s->chunks)
+        for (size_t i = 0; i < s->nchunks; i++)
+            free(s->chunks[i]);
+    free(s->chunks);
+    s->chunks = NULL;
+    s->nchunks = 0;
+}
+
+/* cta is always inside the grid: gcr_record_invalid() has checked it. */
+static bool cta_set_has(const struct cta_set *s, uint32_t cta)
+{
+    const uint64_t *chunk = s->chunks[cta / CTA_CHUNK_BITS];
+    uint32_t bit = cta % CTA_CHUNK_BITS;
+    return chunk && (chunk[bit / 64] >> (bit % 64) & 1u);
+}
+
+static int cta_set_add(struct cta_set *s, uint32_t cta)
+{
+    uint64_t **chunk = &s->chunks[cta / CTA_CHUNK_BITS];
+    uint32_t bit = cta % CTA_CHUNK_BITS;
+    if (!*chunk) {
+        *chunk = calloc(CTA_CHUNK_WORDS, sizeof **chunk);
+        if (!*chunk)
+            return -1;
+    }
+    (*chunk)[bit / 64] |= (uint64_t)1 << (bit % 64);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Stream rules shared by the reader and the writer.                         */
+
+struct stream_rules {
+    bool in_kernel;
+    struct gcr_kernel_begin kernel; /* the open kernel; its name pointer is not used */
+    bool have_cta;                  /* cur_cta is meaningful */
+    uint32_t cur_cta;               /* CTA of the latest instruction record */
+    struct cta_set finished;        /* CTAs whose run of records has ended */
+};
+
+/* Checks one record against the stream so far and advances the stream.
+ * Returns GCR_OK, or a status with `why` filled (no place prefix). */
+static enum gcr_status stream_apply(struct stream_rules *s, const struct gcr_record *rec,
+                                    char *why, size_t why_len)
+{
+    const struct gcr_kernel_begin *kb = s->in_kernel ? &s->kernel : NULL;
+    uint32_t cta;
+
+    switch (rec->kind) {
+    case GCR_REC_KERNEL_BEGIN:
+        if (s->in_kernel) {
+            snprintf(why, why_len, "kernel %" PRIu32 " begins before kernel %" PRIu32
+                     " has ended (missing `end %" PRIu32 "`)",
+                     rec->u.kbegin.id, s->kernel.id, s->kernel.id);
+            return GCR_E_FORMAT;
+        }
+        break;
+    case GCR_REC_KERNEL_END:
+        if (!s->in_kernel) {
+            snprintf(why, why_len, "`end %" PRIu32 "` without an open kernel",
+                     rec->u.kend.id);
+            return GCR_E_FORMAT;
+        }
+        if (rec->u.kend.id != s->kernel.id) {
+            snprintf(why, why_len, "`end %" PRIu32 "` does not match the open kernel %" PRIu32,
+                     rec->u.kend.id, s->kernel.id);
+            return GCR_E_FORMAT;
+        }
+        break;
+    case GCR_REC_MEMCPY:
+        if (s->in_kernel) {
+            snprintf(why, why_len, "memcpy inside kernel %" PRIu32
+                     " (copies are allowed only outside kernels)", s->kernel.id);
+            return GCR_E_FORMAT;
+        }
+        break;
+    case GCR_REC_WARP_INSN:
+    case GCR_REC_NONMEM:
+        if (!s->in_kernel) {
+            snprintf(why, why_len, "%s outside a kernel (no kernel is open)",
+                     rec->kind == GCR_REC_WARP_INSN ? "memory access"
+                                                    : "non-memory instruction count");
+            return GCR_E_FORMAT;
+        }
+        break;
+    }
+
+    const char *invalid = gcr_record_invalid(rec, kb);
+    if (invalid && kb && (rec->kind == GCR_REC_WARP_INSN || rec->kind == GCR_REC_NONMEM)) {
+        uint32_t c = rec->kind == GCR_REC_WARP_INSN ? rec->u.insn.cta : rec->u.nonmem.cta;
+        uint32_t w = rec->kind == GCR_REC_WARP_INSN ? rec->u.insn.warp : rec->u.nonmem.warp;
+        /* For an id out of range, name it and the kernel's shape. */
+        if (c >= gcr_kernel_ctas(kb) || w >= gcr_kernel_warps_per_cta(kb)) {
+            snprintf(why, why_len, "%s (CTA %" PRIu32 ", warp %" PRIu32 "; kernel %" PRIu32
+                     " has %" PRIu64 " CTAs of %" PRIu32 " warps)", invalid, c, w, kb->id,
+                     gcr_kernel_ctas(kb), gcr_kernel_warps_per_cta(kb));
+            return GCR_E_FORMAT;
+        }
+    }
+    if (invalid) {
+        snprintf(why, why_len, "%s", invalid);
+        return GCR_E_FORMAT;
+    }
+
+    switch (rec->kind) {
+    case GCR_REC_KERNEL_BEGIN:
+        if (cta_set_init(&s->finished, gcr_kernel_ctas(&rec->u.kbegin)) != 0) {
+            snprintf(why, why_len, "out of memory for the CTA bookkeeping of kernel %" PRIu32,
+                     rec->u.kbegin.id);
+            return GCR_E_NOMEM;
+        }
+        s->in_kernel = true;
+        s->kernel = rec->u.kbegin;
+        s->kernel.name = NULL;
+        s->have_cta = false;
+        break;
+    case GCR_REC_KERNEL_END:
+        cta_set_free(&s->finished);
+        s->in_kernel = false;
+        s->have_cta = false;
+        break;
+    case GCR_REC_WARP_INSN:
+    case GCR_REC_NONMEM:
+        cta = rec->kind == GCR_REC_WARP_INSN ? rec->u.insn.cta : rec->u.nonmem.cta;
+        if (s->have_cta && cta == s->cur_cta)
+            break;
+        /* The engine loads a whole CTA at dispatch, so a CTA whose run of
+         * records has ended must never come back. */
+        if (s->have_cta && cta_set_add(&s->finished, s->cur_cta) != 0) {
+            snprintf(why, why_len, "out of memory for the CTA bookkeeping of kernel %" PRIu32,
+                     s->kernel.id);
+            return GCR_E_NOMEM;
+        }
+        if (cta_set_has(&s->finished, cta)) {
+            snprintf(why, why_len, "CTA %" PRIu32 " reappears after its records ended; all"
+                     " records of one CTA must be contiguous", cta);
+            return GCR_E_FORMAT;
+        }
+        s->have_cta = true;
+        s->cur_cta = cta;
+        break;
+    case GCR_REC_MEMCPY:
+        break;
+    }
+    return GCR_OK;
+}
+
+static void stream_free(struct stream_rules *s)
+{
+    cta_set_free(&s->finished);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tokens and numbers.                                                       */
+
+struct tok {
+    const char *p;
+    size_t n;
+};
+
+/* Fields are separated by spaces and tabs; a `#` that begins a field starts a
+ * comment running to the end of the line. Returns false at the end of fields. */
+static bool next_tok(const char **cur, const char *end, struct tok *t)
+{
+    const char *p = *cur;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    t->p = p;
+    t->n = 0;
+    if (p == end || *p == '#') {
+        *cur = end;
+        return false;
+    }
+    while (p < end && *p != ' ' && *p != '\t')
+        p++;
+    t->n = (size_t)(p - t->p);
+    *cur = p;
+    return true;
+}
+
+static bool tok_is(const struct tok *t, const char *s)
+{
+    size_t n = strlen(s);
+    return t->n == n && memcmp(t->p, s, n) == 0;
+}
+
+/* A printable, bounded rendition of a token for error messages: lines may be
+ * arbitrarily long and hold any byte. */
+#define SHOW_MAX 40
+static const char *show(const struct tok *t, char buf[SHOW_MAX + 4])
+{
+    size_t n = t->n < SHOW_MAX ? t->n : SHOW_MAX;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)t->p[i];
+        buf[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+    }
+    if (t->n > SHOW_MAX)
+        memcpy(buf + n, "...", 3), n += 3;
+    buf[n] = '\0';
+    return buf;
+}
+
+enum num_result { NUM_OK, NUM_SYNTAX, NUM_RANGE };
+
+static enum num_result parse_dec(const struct tok *t, uint64_t max, uint64_t *out)
+{
+    uint64_t v = 0;
+    if (t->n == 0)
+        return NUM_SYNTAX;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->p[i] < '0' || t->p[i] > '9')
+            return NUM_SYNTAX;
+    /* Syntax first so that `99999999999abc` reports junk, not overflow. */
+    for (size_t i = 0; i < t->n; i++) {
+        unsigned d = (unsigned)(t->p[i] - '0');
+        if (v > (max - d) / 10)
+            return NUM_RANGE;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return NUM_OK;
+}
+
+static int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+static enum num_result parse_hex(const struct tok *t, uint64_t max, uint64_t *out)
+{
+    struct tok d = *t;
+    uint64_t v = 0;
+    if (d.n >= 2 && d.p[0] == '0' && (d.p[1] == 'x' || d.p[1] == 'X'))
+        d.p += 2, d.n -= 2;
+    if (d.n == 0)
+        return NUM_SYNTAX;
+    for (size_t i = 0; i < d.n; i++)
+        if (hex_digit(d.p[i]) < 0)
+            return NUM_SYNTAX;
+    for (size_t i = 0; i < d.n; i++) {
+        if (v > max >> 4)
+            return NUM_RANGE;
+        v = v << 4 | (uint64_t)hex_digit(d.p[i]);
+        if (v > max)
+            return NUM_RANGE;
+    }
+    *out = v;
+    return NUM_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reader.                                                                   */
+
+struct text_reader {
+    FILE *f;
+    char *path;
+    char *line; /* getline buffer: grows to the longest line */
+    size_t cap;
+    uint64_t lineno;     /* number of the line being parsed */
+    uint64_t bytes_done; /* input bytes consumed */
+    char *name;          /* decoded name of the open kernel (the record points here) */
+    uint64_t kernel_line;
+    struct stream_rules rules;
+    bool failed; /* an error is sticky: the stream is not resumed after it */
+    struct gcr_err first_err;
+};
+
+static int line_fail(struct text_reader *r, struct gcr_err *err, enum gcr_status st,
+                     const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+static int line_fail(struct text_reader *r, struct gcr_err *err, enum gcr_status st,
+                     const char *fmt, ...)
+{
+    char what[GCR_ERR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    r->failed = true;
+    gcr_fail(&r->first_err, st, "%s:%" PRIu64 ": %s", r->path, r->lineno, what);
+    if (err)
+        *err = r->first_err;
+    return -1;
+}
+
+/* Parses a number field, naming the field in the error. */
+static int num_field(struct text_reader *r, struct gcr_err *err, const struct tok *t,
+                     bool hex, uint64_t max, const char *what, uint64_t *out)
+{
+    char b[SHOW_MAX + 4];
+    *out = 0;
+    switch (hex ? parse_hex(t, max, out) : parse_dec(t, max, out)) {
+    case NUM_OK:
+        return 0;
+    case NUM_SYNTAX:
+        return line_fail(r, err, GCR_E_FORMAT, "bad %s '%s': expected a %s number", what,
+                         show(t, b), hex ? "hexadecimal" : "decimal");
+    case NUM_RANGE:
+        break;
+    }
+    return line_fail(r, err, GCR_E_FORMAT, "%s '%s' is out of range (maximum %" PRIu64 ")",
+                     what, show(t, b), max);
+}
+
+/* Takes the next field, which must exist. */
+static int need_tok(struct text_reader *r, struct gcr_err *err, const char **cur,
+                    const char *end, struct tok *t, const char *what)
+{
+    if (next_tok(cur, end, t))
+        return 0;
+    return line_fail(r, err, GCR_E_FORMAT, "missing %s", what);
+}
+
+static int no_more(struct text_reader *r, struct gcr_err *err, const char **cur,
+                   const char *end)
+{
+    struct tok t;
+    char b[SHOW_MAX + 4];
+    if (!next_tok(cur, end, &t))
+        return 0;
+    return line_fail(r, err, GCR_E_FORMAT, "unexpected extra field '%s'", show(&t, b));
+}
+
+/* Kernel names are one field: `-` is the empty name; `%XX` is the byte XX;
+ * every other byte stands for itself except controls, `%` and space. */
+static int parse_name(struct text_reader *r, struct gcr_err *err, const struct tok *t)
+{
+    char b[SHOW_MAX + 4];
+    char *name = malloc(t->n + 1);
+    size_t n = 0;
+    if (!name)
+        return line_fail(r, err, GCR_E_NOMEM, "out of memory for a kernel name");
+    free(r->name);
+    r->name = name;
+    if (tok_is(t, "-")) {
+        name[0] = '\0';
+        return 0;
+    }
+    for (size_t i = 0; i < t->n; i++) {
+        unsigned char c = (unsigned char)t->p[i];
+        if (c == '%') {
+            int hi = i + 2 < t->n ? hex_digit(t->p[i + 1]) : -1;
+            int lo = i + 2 < t->n ? hex_digit(t->p[i + 2]) : -1;
+            if (hi >= 0 && lo >= 0 && (hi | lo) != 0) {
+                name[n++] = (char)(hi << 4 | lo);
+                i += 2;
+                continue;
+            }
+            return line_fail(r, err, GCR_E_FORMAT,
+                             "bad kernel name '%s': `%%` must be followed by two hex digits"
+                             " other than 00", show(t, b));
+        }
+        if (c < 0x20 || c == 0x7f)
+            return line_fail(r, err, GCR_E_FORMAT,
+                             "bad kernel name '%s': control byte 0x%02x must be written as %%%02X",
+                             show(t, b), c, c);
+        name[n++] = (char)c;
+    }
+    name[n] = '\0';
+    return 0;
+}
+
+/* Three decimal u32 values written x,y,z (the value of grid= and block=). */
+static int parse_dim3(struct text_reader *r, struct gcr_err *err, const struct tok *t,
+                      const char *key, uint32_t dim[3])
+{
+    char b[SHOW_MAX + 4];
+    const char *p = t->p, *end = t->p + t->n;
+    for (int i = 0; i < 3; i++) {
+        const char *comma = memchr(p, ',', (size_t)(end - p));
+        if ((i < 2) != (comma != NULL))
+            return line_fail(r, err, GCR_E_FORMAT,
+                             "bad %s '%s': expected three decimal numbers x,y,z", key,
+                             show(t, b));
+        struct tok part = {p, (size_t)((comma ? comma : end) - p)};
+        uint64_t v;
+        if (num_field(r, err, &part, false, UINT32_MAX, key, &v) != 0)
+            return -1;
+        dim[i] = (uint32_t)v;
+        p = comma ? comma + 1 : end;
+    }
+    return 0;
+}
+
+/* `kernel <id> <name>` then grid=, block=, shmem=, regs= in any order, each
+ * exactly once. */
+static int parse_kernel(struct text_reader *r, struct gcr_err *err, const char **cur,
+                        const char *end, struct gcr_record *rec)
+{
+    enum { KEY_GRID, KEY_BLOCK, KEY_SHMEM, KEY_REGS, KEY_COUNT };
+    static const char *const keys[KEY_COUNT] = {"grid", "block", "shmem", "regs"};
+    struct gcr_kernel_begin *k = &rec->u.kbegin;
+    bool seen[KEY_COUNT] = {false, false, false, false};
+    char b[SHOW_MAX + 4];
+    struct tok t;
+    uint64_t v;
+
+    rec->kind = GCR_REC_KERNEL_BEGIN;
+    if (need_tok(r, err, cur, end, &t, "kernel id") != 0 ||
+        num_field(r, err, &t, false, UINT32_MAX, "kernel id", &v) != 0)
+        return -1;
+    k->id = (uint32_t)v;
+    if (need_tok(r, err, cur, end, &t, "kernel name") != 0 || parse_name(r, err, &t) != 0)
+        return -1;
+    k->name = r->name;
+
+    while (next_tok(cur, end, &t)) {
+        const char *eq = memchr(t.p, '=', t.n);
+        int key = -1;
+        for (int i = 0; eq && i < KEY_COUNT; i++)
+            if ((size_t)(eq - t.p) == strlen(keys[i]) && memcmp(t.p, keys[i], strlen(keys[i])) == 0)
+                key = i;
+        if (key < 0)
+            return line_fail(r, err, GCR_E_FORMAT,
+                             "unknown kernel field '%s' (expected grid=, block=, shmem=, regs=)",
+                             show(&t, b));
+        if (seen[key])
+            return line_fail(r, err, GCR_E_FORMAT, "duplicate kernel field %s=", keys[key]);
+        seen[key] = true;
+        struct tok val = {eq + 1, t.n - (size_t)(eq + 1 - t.p)};
+        switch (key) {
+        case KEY_GRID:
+            if (parse_dim3(r, err, &val, keys[key], k->grid) != 0)
+                return -1;
+            break;
+        case KEY_BLOCK:
+            if (parse_dim3(r, err, &val, keys[key], k->block) != 0)
+                return -1;
+            break;
+        case KEY_SHMEM:
+            if (num_field(r, err, &val, false, UINT32_MAX, keys[key], &v) != 0)
+                return -1;
+            k->shmem_bytes = (uint32_t)v;
+            break;
+        case KEY_REGS:
+            if (num_field(r, err, &val, false, UINT32_MAX, keys[key], &v) != 0)
+                return -1;
+            k->regs_per_thread = (uint32_t)v;
+            break;
+        }
+    }
+    for (int i = 0; i < KEY_COUNT; i++)
+        if (!seen[i])
+            return line_fail(r, err, GCR_E_FORMAT, "kernel line lacks the field %s=", keys[i]);
+    return 0;
+}
+
+/* Addresses of a memory access: `-` (no active lane), base+stride, base-stride
+ * or one hexadecimal address per active lane. */
+static int parse_addresses(struct text_reader *r, struct gcr_err *err, const char **cur,
+                           const char *end, struct gcr_warp_insn *in)
+{
+    int active = __builtin_popcount(in->active_mask);
+    struct tok t;
+    uint64_t v;
+
+    if (!next_tok(cur, end, &t))
+        return line_fail(r, err, GCR_E_FORMAT,
+                         "missing addresses (mask 0x%08" PRIx32 " has %d active lane%s)",
+                         in->active_mask, active, active == 1 ? "" : "s");
+    if (tok_is(&t, "-")) {
+        if (active != 0)
+            return line_fail(r, err, GCR_E_FORMAT,
+                             "`-` stands for no address but mask 0x%08" PRIx32
+                             " has %d active lane%s", in->active_mask, active,
+                             active == 1 ? "" : "s");
+        return no_more(r, err, cur, end);
+    }
+    if (active == 0)
+        return line_fail(r, err, GCR_E_FORMAT,
+                         "mask 0x00000000 has no active lane: write `-` instead of addresses");
+
+    const char *sign = NULL;
+    for (size_t i = 0; i < t.n; i++)
+        if (t.p[i] == '+' || t.p[i] == '-') {
+            sign = t.p + i;
+            break;
+        }
+    if (sign) {
+        struct tok base = {t.p, (size_t)(sign - t.p)};
+        struct tok mag = {sign + 1, t.n - base.n - 1};
+        uint64_t stride;
+        /* A negative stride may reach -2^63; address arithmetic wraps modulo 2^64. */
+        uint64_t max = *sign == '+' ? (uint64_t)INT64_MAX : (uint64_t)INT64_MAX + 1;
+        if (num_field(r, err, &base, true, UINT64_MAX, "base address", &v) != 0 ||
+            num_field(r, err, &mag, false, max, "stride", &stride) != 0)
+            return -1;
+        if (*sign == '-')
+            stride = 0 - stride;
+        for (uint32_t m = in->active_mask; m; m &= m - 1) {
+            in->addr[__builtin_ctz(m)] = v;
+            v += stride;
+        }
+        return no_more(r, err, cur, end);
+    }
+
+    uint32_t m = in->active_mask;
+    int found = 0;
+    do {
+        if (num_field(r, err, &t, true, UINT64_MAX, "address", &v) != 0)
+            return -1;
+        if (m) {
+            in->addr[__builtin_ctz(m)] = v;
+            m &= m - 1;
+        }
+        found++;
+    } while (next_tok(cur, end, &t));
+    if (found != active)
+        return line_fail(r, err, GCR_E_FORMAT,
+                         "mask 0x%08" PRIx32 " has %d active lane%s but the line lists %d"
+                         " address%s", in->active_mask, active, active == 1 ? "" : "s", found,
+                         found == 1 ? "" : "es");
+    return 0;
+}
+
+/* Looks a token up with one of the gcr_*_from_name functions; -1 if unknown. */
+static int lookup_name(const struct tok *t, int (*from_name)(const char *))
+{
+    char name[16];
+    if (t->n >= sizeof name)
+        return -1;
+    memcpy(name, t->p, t->n);
+    name[t->n] = '\0';
+    return from_name(name);
+}
+
+/* `<cta> <warp> compute <count>` or
+ * `<cta> <warp> <pc> <op> <space> [cache=<op>] <width> <mask> <addresses>`. */
+static int parse_insn(struct text_reader *r, struct gcr_err *err, const struct tok *first,
+                      const char **cur, const char *end, struct gcr_record *rec)
+{
+    char b[SHOW_MAX + 4];
+    struct tok t;
+    uint64_t cta, warp, v;
+    int e;
+
+    if (num_field(r, err, first, false, UINT32_MAX, "CTA id", &cta) != 0 ||
+        need_tok(r, err, cur, end, &t, "warp id") != 0 ||
+        num_field(r, err, &t, false, UINT32_MAX, "warp id", &warp) != 0 ||
+        need_tok(r, err, cur, end, &t, "pc or `compute`") != 0)
+        return -1;
+
+    if (tok_is(&t, "compute")) {
+        rec->kind = GCR_REC_NONMEM;
+        rec->u.nonmem.cta = (uint32_t)cta;
+        rec->u.nonmem.warp = (uint32_t)warp;
+        if (need_tok(r, err, cur, end, &t, "instruction count") != 0 ||
+            num_field(r, err, &t, false, UINT32_MAX, "instruction count", &v) != 0)
+            return -1;
+        rec->u.nonmem.count = (uint32_t)v;
+        return no_more(r, err, cur, end);
+    }
+
+    struct gcr_warp_insn *in = &rec->u.insn;
+    rec->kind = GCR_REC_WARP_INSN;
+    in->cta = (uint32_t)cta;
+    in->warp = (uint32_t)warp;
+    if (num_field(r, err, &t, true, UINT64_MAX, "pc", &in->pc) != 0)
+        return -1;
+
+    if (need_tok(r, err, cur, end, &t, "operation") != 0)
+        return -1;
+    e = lookup_name(&t, gcr_op_from_name);
+    if (e < 0)
+        return line_fail(r, err, GCR_E_FORMAT,
+                         "unknown operation '%s' (expected load, store, atomic or reduction)",
+                         show(&t, b));
+    in->op = (uint8_t)e;
+
+    if (need_tok(r, err, cur, end, &t, "memory space") != 0)
+        return -1;
+    e = lookup_name(&t, gcr_space_from_name);
+    if (e < 0)
+        return line_fail(r, err, GCR_E_FORMAT,
+                         "unknown memory space '%s' (expected global, local, shared, const or"
+                         " texture)", show(&t, b));
+    in->space = (uint8_t)e;
+
+    if (need_tok(r, err, cur, end, &t, "width") != 0)
+        return -1;
+    in->cache_op = GCR_CACHEOP_DEFAULT;
+    if (t.n >= 6 && memcmp(t.p, "cache=", 6) == 0) {
+        struct tok val = {t.p + 6, t.n - 6};
+        e = lookup_name(&val, gcr_cache_op_from_name);
+        if (e < 0)
+            return line_fail(r, err, GCR_E_FORMAT,
+                             "unknown cache operator '%s' (expected cache=default or"
+                             " cache=bypass_l1)", show(&t, b));
+        in->cache_op = (uint8_t)e;
+        if (need_tok(r, err, cur, end, &t, "width") != 0)
+            return -1;
+    }
+
+    if (num_field(r, err, &t, false, GCR_MAX_WIDTH, "width", &v) != 0)
+        return -1;
+    in->width = (uint16_t)v;
+    if (need_tok(r, err, cur, end, &t, "active mask") != 0 ||
+        num_field(r, err, &t, true, UINT32_MAX, "active mask", &v) != 0)
+        return -1;
+    in->active_mask = (uint32_t)v;
+    return parse_addresses(r, err, cur, end, in);
+}
+
+/* Parses one non-blank line into rec. */
+static int parse_line(struct text_reader *r, struct gcr_err *err, const struct tok *first,
+                      const char **cur, const char *end, struct gcr_record *rec)
+{
+    char b[SHOW_MAX + 4];
+    struct tok t;
+    uint64_t v, bytes;
+
+    if (tok_is(first, "kernel"))
+        return parse_kernel(r, err, cur, end, rec);
+    if (tok_is(first, "end")) {
+        rec->kind = GCR_REC_KERNEL_END;
+        if (need_tok(r, err, cur, end, &t, "kernel id") != 0 ||
+            num_field(r, err, &t, false, UINT32_MAX, "kernel id", &v) != 0)
+            return -1;
+        rec->u.kend.id = (uint32_t)v;
+        return no_more(r, err, cur, end);
+    }
+    if (tok_is(first, "memcpy")) {
+        rec->kind = GCR_REC_MEMCPY;
+        if (need_tok(r, err, cur, end, &t, "memcpy destination") != 0 ||
+            num_field(r, err, &t, true, UINT64_MAX, "memcpy destination", &v) != 0 ||
+            need_tok(r, err, cur, end, &t, "memcpy size") != 0 ||
+            num_field(r, err, &t, false, UINT64_MAX, "memcpy size", &bytes) != 0)
+            return -1;
+        rec->u.memcpy.dst = v;
+        rec->u.memcpy.bytes = bytes;
+        return no_more(r, err, cur, end);
+    }
+    if (first->p[0] >= '0' && first->p[0] <= '9')
+        return parse_insn(r, err, first, cur, end, rec);
+    return line_fail(r, err, GCR_E_FORMAT,
+                     "unknown line kind '%s' (expected kernel, end, memcpy or a CTA id)",
+                     show(first, b));
+}
+
+/* Reads the next line into r->line; returns its length without the line end,
+ * -1 at end of file, -2 on a read error (err filled). */
+static ssize_t read_line(struct text_reader *r, struct gcr_err *err)
+{
+    errno = 0;
+    ssize_t n = getline(&r->line, &r->cap, r->f);
+    if (n < 0) {
+        if (ferror(r->f)) {
+            int e = errno;
+            r->failed = true;
+            gcr_fail(&r->first_err, GCR_E_IO, "%s: read error after line %" PRIu64 ": %s",
+                     r->path, r->lineno, strerror(e ? e : EIO));
+            if (err)
+                *err = r->first_err;
+            return -2;
+        }
+        return -1;
+    }
+    r->lineno++;
+    r->bytes_done += (uint64_t)n;
+    if (n > 0 && r->line[n - 1] == '\n')
+        n--;
+    if (n > 0 && r->line[n - 1] == '\r')
+        n--;
+    return n;
+}
+
+/* The first line: `#gcreplay-text 1`, optionally followed by blanks and a comment.
+ * n is the line's length as returned by read_line(). */
+static int check_header(struct text_reader *r, struct gcr_err *err, ssize_t n)
+{
+    char b[SHOW_MAX + 4];
+    struct tok t;
+    if (n == -1) {
+        r->lineno = 1;
+        return line_fail(r, err, GCR_E_FORMAT, "empty file; a text trace starts with `%s`",
+                         TEXT_HEADER);
+    }
+    if ((size_t)n < TEXT_MAGIC_LEN || memcmp(r->line, TEXT_MAGIC, TEXT_MAGIC_LEN) != 0)
+        return line_fail(r, err, GCR_E_FORMAT, "missing header: the first line must be `%s`",
+                         TEXT_HEADER);
+    const char *cur = r->line + TEXT_MAGIC_LEN, *end = r->line + n;
+    if (!next_tok(&cur, end, &t))
+        return line_fail(r, err, GCR_E_FORMAT, "header lacks the version: expected `%s`",
+                         TEXT_HEADER);
+    if (!tok_is(&t, TEXT_VERSION))
+        return line_fail(r, err, GCR_E_FORMAT,
+                         "unsupported text trace version '%s' (this reader knows version %s)",
+                         show(&t, b), TEXT_VERSION);
+    return no_more(r, err, &cur, end);
+}
+
+static void text_reader_close(void *state)
+{
+    struct text_reader *r = state;
+    if (!r)
+        return;
+    if (r->f)
+        fclose(r->f);
+    stream_free(&r->rules);
+    free(r->path);
+    free(r->line);
+    free(r->name);
+    free(r);
+}
+
+static int text_reader_open(void **state, const char *path, struct gcr_err *err)
+{
+    struct text_reader *r = calloc(1, sizeof *r);
+    *state = NULL;
+    if (!r || !(r->path = strdup(path))) {
+        free(r);
+        return gcr_fail(err, GCR_E_NOMEM, "%s: out of memory", path);
+    }
+    r->f = fopen(path, "rb");
+    if (!r->f) {
+        int e = errno;
+        text_reader_close(r);
+        return gcr_fail(err, GCR_E_IO, "%s: cannot open: %s", path, strerror(e));
+    }
+
+    /* The header is checked here so that a wrong file fails at open. */
+    ssize_t n = read_line(r, err);
+    if (n == -2 || check_header(r, err, n) != 0) {
+        text_reader_close(r);
+        return -1;
+    }
+    *state = r;
+    return 0;
+}
+
+static int text_reader_next(void *state, struct gcr_record *rec, struct gcr_err *err)
+{
+    struct text_reader *r = state;
+    if (r->failed) {
+        if (err)
+            *err = r->first_err;
+        return -1;
+    }
+    for (;;) {
+        ssize_t n = read_line(r, err);
+        if (n == -2)
+            return -1;
+        if (n == -1) {
+            if (r->rules.in_kernel)
+                return line_fail(r, err, GCR_E_TRUNCATED,
+                                 "file ends inside kernel %" PRIu32 " (begun at line %" PRIu64
+                                 "): missing `end %" PRIu32 "`",
+                                 r->rules.kernel.id, r->kernel_line, r->rules.kernel.id);
+            return 0;
+        }
+        const char *cur = r->line, *end = r->line + n;
+        struct tok first;
+        if (!next_tok(&cur, end, &first))
+            continue; /* blank or comment */
+
+        memset(rec, 0, sizeof *rec);
+        if (parse_line(r, err, &first, &cur, end, rec) != 0)
+            return -1;
+        char why[GCR_ERR_MSG_MAX / 2];
+        enum gcr_status st = stream_apply(&r->rules, rec, why, sizeof why);
+        if (st != GCR_OK)
+            return line_fail(r, err, st, "%s", why);
+        if (rec->kind == GCR_REC_KERNEL_BEGIN)
+            r->kernel_line = r->lineno;
+        return 1;
+    }
+}
+
+static uint64_t text_reader_bytes_done(void *state)
+{
+    const struct text_reader *r = state;
+    return r ? r->bytes_done : 0;
+}
+
+static int text_probe(const char *path, const unsigned char *head, size_t len)
+{
+    (void)path;
+    return len >= TEXT_MAGIC_LEN && memcmp(head, TEXT_MAGIC, TEXT_MAGIC_LEN) == 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Writer.                                                                   */
+
+struct text_writer {
+    FILE *out;
+    char *path;
+    uint64_t nrec; /* records written, for error messages */
+    struct stream_rules rules;
+};
+
+/* Longest record line without the kernel name: 32 addresses of 18 characters
+ * plus the other fields fit easily. */
+#define LINE_MAX_NO_NAME 1024
+
+static char *put_dec(char *p, uint64_t v)
+{
+    char tmp[20];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        *p++ = tmp[--n];
+    return p;
+}
+
+static char *put_hex(char *p, uint64_t v, int min_digits)
+{
+    static const char digits[] = "0123456789abcdef";
+    char tmp[16];
+    int n = 0;
+    do {
+        tmp[n++] = digits[v & 15];
+        v >>= 4;
+    } while (v || n < min_digits);
+    *p++ = '0';
+    *p++ = 'x';
+    while (n)
+        *p++ = tmp[--n];
+    return p;
+}
+
+static char *put_str(char *p, const char *s)
+{
+    size_t n = strlen(s);
+    memcpy(p, s, n);
+    return p + n;
+}
+
+static int write_bytes(struct text_writer *w, const char *p, size_t n, struct gcr_err *err)
+{
+    if (fwrite(p, 1, n, w->out) == n)
+        return 0;
+    return gcr_fail(err, GCR_E_IO, "%s: write failed: %s", w->path, strerror(errno));
+}
+
+/* Writes a kernel name so that it stays one field and reads back byte-exact. */
+static int write_name(struct text_writer *w, const char *name, struct gcr_err *err)
+{
+    static const char digits[] = "0123456789ABCDEF";
+    char buf[256];
+    size_t n = 0;
+    if (name[0] == '\0')
+        return write_bytes(w, "-", 1, err);
+    if (strcmp(name, "-") == 0)
+        return write_bytes(w, "%2D", 3, err);
+    for (const unsigned char *s = (const unsigned char *)name; *s; s++) {
+        if (n + 3 > sizeof buf) {
+            if (write_bytes(w, buf, n, err) != 0)
+                return -1;
+            n = 0;
+        }
+        if (*s <= 0x20 || *s >= 0x7f || *s == '%' || *s == '#') {
+            buf[n++] = '%';
+            buf[n++] = digits[*s >> 4];
+            buf[n++] = digits[*s & 15];
+        } else {
+            buf[n++] = (char)*s;
+        }
+    }
+    return write_bytes(w, buf, n, err);
+}
+
+static int text_writer_open(void **state, FILE *out, const char *path,
+                            const struct gcr_write_opts *opts, struct gcr_err *err)
+{
+    (void)opts; /* text is never compressed */
+    struct text_writer *w = calloc(1, sizeof *w);
+    *state = NULL;
+    if (!w || !(w->path = strdup(path))) {
+        free(w);
+        return gcr_fail(err, GCR_E_NOMEM, "%s: out of memory", path);
+    }
+    w->out = out;
+    if (write_bytes(w, TEXT_HEADER "\n", strlen(TEXT_HEADER "\n"), err) != 0) {
+        free(w->path);
+        free(w);
+        return -1;
+    }
+    *state = w;
+    return 0;
+}
+
+static int text_writer_write(void *state, const struct gcr_record *rec, struct gcr_err *err)
+{
+    struct text_writer *w = state;
+    char line[LINE_MAX_NO_NAME];
+    char *p = line;
+    char why[GCR_ERR_MSG_MAX / 2];
+
+    w->nrec++;
+    enum gcr_status st = stream_apply(&w->rules, rec, why, sizeof why);
+    if (st != GCR_OK)
+        return gcr_fail(err, st, "%s: record %" PRIu64 ": %s", w->path, w->nrec, why);
+
+    switch (rec->kind) {
+    case GCR_REC_KERNEL_BEGIN: {
+        const struct gcr_kernel_begin *k = &rec->u.kbegin;
+        p = put_dec(put_str(p, "kernel "), k->id);
+        *p++ = ' ';
+        if (write_bytes(w, line, (size_t)(p - line), err) != 0 ||
+            write_name(w, k->name, err) != 0)
+            return -1;
+        p = line;
+        const uint32_t *dims[2] = {k->grid, k->block};
+        for (int d = 0; d < 2; d++) {
+            p = put_str(p, d == 0 ? " grid=" : " block=");
+            for (int i = 0; i < 3; i++) {
+                if (i)
+                    *p++ = ',';
+                p = put_dec(p, dims[d][i]);
+            }
+        }
+        p = put_dec(put_str(p, " shmem="), k->shmem_bytes);
+        p = put_dec(put_str(p, " regs="), k->regs_per_thread);
+        break;
+    }
+    case GCR_REC_KERNEL_END:
+        p = put_dec(put_str(p, "end "), rec->u.kend.id);
+        break;
+    case GCR_REC_MEMCPY:
+        p = put_hex(put_str(p, "memcpy "), rec->u.memcpy.dst, 1);
+        *p++ = ' ';
+        p = put_dec(p, rec->u.memcpy.bytes);
+        break;
+    case GCR_REC_NONMEM:
+        p = put_dec(p, rec->u.nonmem.cta);
+        *p++ = ' ';
+        p = put_dec(p, rec->u.nonmem.warp);
+        p = put_dec(put_str(p, " compute "), rec->u.nonmem.count);
+        break;
+    case GCR_REC_WARP_INSN: {
+        const struct gcr_warp_insn *in = &rec->u.insn;
+        uint64_t base;
+        int64_t stride;
+        p = put_dec(p, in->cta);
+        *p++ = ' ';
+        p = put_dec(p, in->warp);
+        *p++ = ' ';
+        p = put_hex(p, in->pc, 1);
+        *p++ = ' ';
+        p = put_str(p, gcr_op_name((enum gcr_op)in->op));
+        *p++ = ' ';
+        p = put_str(p, gcr_space_name((enum gcr_space)in->space));
+        if (in->cache_op != GCR_CACHEOP_DEFAULT)
+            p = put_str(put_str(p, " cache="), gcr_cache_op_name((enum gcr_cache_op)in->cache_op));
+        *p++ = ' ';
+        p = put_dec(p, in->width);
+        *p++ = ' ';
+        p = put_hex(p, in->active_mask, 8);
+        *p++ = ' ';
+        if (in->active_mask == 0) {
+            *p++ = '-';
+        } else if (gcr_insn_stride(in, &base, &stride)) {
+            p = put_hex(p, base, 1);
+            if (__builtin_popcount(in->active_mask) > 1) {
+                /* Negating through uint64_t keeps INT64_MIN well defined. */
+                *p++ = stride < 0 ? '-' : '+';
+                p = put_dec(p, stride < 0 ? 0 - (uint64_t)stride : (uint64_t)stride);
+            }
+        } else {
+            for (uint32_t m = in->active_mask; m; m &= m - 1) {
+                p = put_hex(p, in->addr[__builtin_ctz(m)], 1);
+                if (m & (m - 1))
+                    *p++ = ' ';
+            }
+        }
+        break;
+    }
+    }
+    *p++ = '\n';
+    return write_bytes(w, line, (size_t)(p - line), err);
+}
+
+static int text_writer_finish(void *state, struct gcr_err *err)
+{
+    struct text_writer *w = state;
+    if (w->rules.in_kernel)
+        return gcr_fail(err, GCR_E_FORMAT, "%s: trace ends inside kernel %" PRIu32
+                        " (no kernel-end record)", w->path, w->rules.kernel.id);
+    if (fflush(w->out) != 0 || ferror(w->out))
+        return gcr_fail(err, GCR_E_IO, "%s: write failed: %s", w->path, strerror(errno));
+    return 0;
+}
+
+static void text_writer_close(void *state)
+{
+    struct text_writer *w = state;
+    if (!w)
+        return;
+    stream_free(&w->rules);
+    free(w->path);
+    free(w);
+}
+
+const struct gcr_trace_format gcr_format_text = {
+    .name = "text",
+    .summary = "plain text, one warp access per line (for hand-written tests and examples)",
+    .extension = ".txt",
+    .probe = text_probe,
+    .reader_open = text_reader_open,
+    .reader_next = text_reader_next,
+    .reader_bytes_done = text_reader_bytes_done,
+    .reader_close = text_reader_close,
+    .writer_open = text_writer_open,
+    .writer_write = text_writer_write,
+    .writer_finish = text_writer_finish,
+    .writer_close = text_writer_close,
+};
