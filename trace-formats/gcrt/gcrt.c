@@ -27,6 +27,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "core/stream.h"
 #include "gcreplay/error.h"
 #include "gcreplay/format.h"
 #include "gcreplay/record.h"
@@ -320,71 +321,6 @@ static inline const unsigned char *decode_insn(const unsigned char *p, struct gc
     }
 }
 
-/* ---- CTA contiguity ------------------------------------------------------------------------ */
-
-/* Within a kernel all records of one CTA must be contiguous (record.h): the replay engine
- * loads a whole CTA when it dispatches it. Checking that needs the set of CTAs whose run of
- * records has ended. A kernel may declare up to 2^32-1 CTAs, so a flat bitmap sized from the
- * grid could need 512 MiB for a tiny file; the set is two-level instead: a pointer table
- * sized from the grid (at most 64 Ki entries) and 8 KiB chunks of bits allocated only when a
- * CTA inside them finishes. Memory grows with the CTAs actually present in the trace. */
-#define CTA_CHUNK_BITS 65536u
-#define CTA_CHUNK_WORDS (CTA_CHUNK_BITS / 64u)
-
-struct cta_tracker {
-    uint64_t **chunks;
-    size_t nchunks;
-    bool have_cta;
-    uint32_t cur_cta; /* the CTA of the current run */
-};
-
-static void cta_tracker_free(struct cta_tracker *t)
-{
-    if (t->chunks)
-        for (size_t i = 0; i < t->nchunks; i++)
-            free(t->chunks[i]);
-    free(t->chunks);
-    t->chunks = NULL;
-    t->nchunks = 0;
-    t->have_cta = false;
-}
-
-/* Starts a kernel of `ctas` CTAs (at most 2^32-1, checked by gcr_record_invalid). */
-static int cta_tracker_begin(struct cta_tracker *t, uint64_t ctas)
-{
-    cta_tracker_free(t);
-    t->nchunks = (size_t)((ctas + CTA_CHUNK_BITS - 1) / CTA_CHUNK_BITS);
-    t->chunks = calloc(t->nchunks ? t->nchunks : 1, sizeof *t->chunks);
-    return t->chunks ? 0 : -1;
-}
-
-/* Slow path of cta_tracker_see: the CTA changed. Returns 0, 1 if `cta` already had its run,
- * or -1 when out of memory. cta is inside the grid (checked by gcr_record_invalid). */
-static int cta_tracker_switch(struct cta_tracker *t, uint32_t cta)
-{
-    if (t->have_cta) {
-        uint64_t **chunk = &t->chunks[t->cur_cta / CTA_CHUNK_BITS];
-        uint32_t bit = t->cur_cta % CTA_CHUNK_BITS;
-        if (!*chunk && !(*chunk = calloc(CTA_CHUNK_WORDS, sizeof **chunk)))
-            return -1;
-        (*chunk)[bit / 64] |= (uint64_t)1 << (bit % 64);
-    }
-    const uint64_t *chunk = t->chunks[cta / CTA_CHUNK_BITS];
-    uint32_t bit = cta % CTA_CHUNK_BITS;
-    if (chunk && (chunk[bit / 64] >> (bit % 64) & 1u))
-        return 1;
-    t->have_cta = true;
-    t->cur_cta = cta;
-    return 0;
-}
-
-static inline int cta_tracker_see(struct cta_tracker *t, uint32_t cta)
-{
-    if (__builtin_expect(t->have_cta && cta == t->cur_cta, 1))
-        return 0;
-    return cta_tracker_switch(t, cta);
-}
-
 /* ---- Reader ------------------------------------------------------------------------------- */
 
 struct gcrt_reader {
@@ -405,9 +341,7 @@ struct gcrt_reader {
     uint64_t records; /* records in fully or partly decoded blocks: next expected first index */
     uint16_t version_major, version_minor;
     uint64_t blocks_zstd, blocks_raw, payload_raw_bytes; /* for gcreplay info */
-    bool in_kernel;
-    struct gcr_kernel_begin kernel; /* the open kernel (name points into name_buf) */
-    struct cta_tracker ctas;        /* CTAs of the open kernel whose records have ended */
+    struct gcr_stream_rules rules; /* the stream so far: open kernel, finished CTAs */
     bool done;
     bool failed;
     struct gcr_err saved; /* the first error, repeated on later calls */
@@ -479,9 +413,10 @@ static int trailer_fail(struct gcrt_reader *r, struct gcr_err *err, enum gcr_sta
 }
 
 /* Record-level errors name the block, its start and the record's global index. */
-static int record_fail(struct gcrt_reader *r, struct gcr_err *err, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int record_fail(struct gcrt_reader *r, struct gcr_err *err, const char *fmt, ...)
+static int record_fail(struct gcrt_reader *r, struct gcr_err *err, enum gcr_status status,
+                       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int record_fail(struct gcrt_reader *r, struct gcr_err *err, enum gcr_status status,
+                       const char *fmt, ...)
 {
     char prefix[GCR_ERR_MSG_MAX];
     uint64_t index = r->first_index + (r->block_records - r->left);
@@ -490,7 +425,7 @@ static int record_fail(struct gcrt_reader *r, struct gcr_err *err, const char *f
              (unsigned long long)index);
     va_list ap;
     va_start(ap, fmt);
-    reader_vfail(r, err, GCR_E_FORMAT, prefix, fmt, ap);
+    reader_vfail(r, err, status, prefix, fmt, ap);
     va_end(ap);
     return -1;
 }
@@ -526,7 +461,7 @@ static void gcrt_reader_close(void *state)
     if (r->f)
         fclose(r->f);
     ZSTD_freeDCtx(r->dctx);
-    cta_tracker_free(&r->ctas);
+    gcr_stream_rules_free(&r->rules);
     free(r->raw);
     free(r->stored);
     free(r->path);
@@ -656,9 +591,10 @@ static int read_trailer(struct gcrt_reader *r, const unsigned char *magic4,
                             "%llu records in %llu blocks",
                             (unsigned long long)total_records, (unsigned long long)total_blocks,
                             (unsigned long long)r->records, (unsigned long long)r->block_no);
-    if (r->in_kernel)
-        return trailer_fail(r, err, GCR_E_FORMAT, "trace ends inside kernel %u (no kernel end)",
-                            r->kernel.id);
+    char why[GCR_ERR_MSG_MAX / 2];
+    enum gcr_status st = gcr_stream_rules_finish(&r->rules, why, sizeof why);
+    if (st != GCR_OK)
+        return trailer_fail(r, err, st, "%s", why);
     int c = fgetc(r->f);
     if (c != EOF)
         return trailer_fail(r, err, GCR_E_FORMAT,
@@ -792,53 +728,6 @@ static int load_block(struct gcrt_reader *r, struct gcr_err *err)
     return 1;
 }
 
-static int structure_error(struct gcrt_reader *r, const struct gcr_record *rec,
-                           struct gcr_err *err)
-{
-    switch (rec->kind) {
-    case GCR_REC_KERNEL_BEGIN:
-        if (r->in_kernel)
-            return record_fail(r, err, "kernel begin (id %u) inside kernel %u", rec->u.kbegin.id,
-                               r->kernel.id);
-        return 0;
-    case GCR_REC_KERNEL_END:
-        if (!r->in_kernel)
-            return record_fail(r, err, "kernel end (id %u) outside any kernel", rec->u.kend.id);
-        if (rec->u.kend.id != r->kernel.id)
-            return record_fail(r, err, "kernel end id %u does not match the open kernel %u",
-                               rec->u.kend.id, r->kernel.id);
-        return 0;
-    case GCR_REC_WARP_INSN:
-    case GCR_REC_NONMEM: {
-        if (!r->in_kernel)
-            return record_fail(r, err, "%s outside any kernel",
-                               rec->kind == GCR_REC_WARP_INSN ? "warp instruction"
-                                                              : "non-memory instruction count");
-        uint32_t cta = rec->kind == GCR_REC_WARP_INSN ? rec->u.insn.cta : rec->u.nonmem.cta;
-        int seen = cta_tracker_see(&r->ctas, cta);
-        if (seen < 0) {
-            record_fail(r, err, "out of memory for the CTA bookkeeping of kernel %u",
-                        r->kernel.id);
-            r->saved.status = GCR_E_NOMEM;
-            if (err)
-                err->status = GCR_E_NOMEM;
-            return -1;
-        }
-        if (seen)
-            return record_fail(r, err,
-                               "CTA %u reappears after its records ended; all records of one "
-                               "CTA must be contiguous",
-                               cta);
-        return 0;
-    }
-    case GCR_REC_MEMCPY:
-        if (r->in_kernel)
-            return record_fail(r, err, "memcpy inside kernel %u", r->kernel.id);
-        return 0;
-    }
-    return record_fail(r, err, "unknown record kind");
-}
-
 /* Decodes one record at r->pos (there is at least one byte of payload left). */
 static int decode_record(struct gcrt_reader *r, struct gcr_record *rec, struct gcr_err *err)
 {
@@ -870,14 +759,17 @@ static int decode_record(struct gcrt_reader *r, struct gcr_record *rec, struct g
         if (!p)
             break;
         if (p > r->end)
-            return record_fail(r, err, "record runs past the end of the block payload");
+            return record_fail(r, err, GCR_E_FORMAT,
+                               "record runs past the end of the block payload");
         if (len > GCRT_MAX_NAME)
-            return record_fail(r, err, "kernel name of %llu bytes (at most %u allowed)",
+            return record_fail(r, err, GCR_E_FORMAT,
+                               "kernel name of %llu bytes (at most %u allowed)",
                                (unsigned long long)len, GCRT_MAX_NAME);
         if (len > (uint64_t)(r->end - p))
-            return record_fail(r, err, "record runs past the end of the block payload");
+            return record_fail(r, err, GCR_E_FORMAT,
+                               "record runs past the end of the block payload");
         if (memchr(p, 0, (size_t)len))
-            return record_fail(r, err, "kernel name contains a NUL byte");
+            return record_fail(r, err, GCR_E_FORMAT, "kernel name contains a NUL byte");
         memcpy(r->name_buf, p, (size_t)len);
         r->name_buf[len] = '\0';
         k->name = r->name_buf;
@@ -894,33 +786,18 @@ static int decode_record(struct gcrt_reader *r, struct gcr_record *rec, struct g
             p = get_varint(p, &rec->u.memcpy.bytes, &why);
         break;
     default:
-        return record_fail(r, err, "unknown record type %u", type);
+        return record_fail(r, err, GCR_E_FORMAT, "unknown record type %u", type);
     }
     if (!p)
-        return record_fail(r, err, "%s", why);
+        return record_fail(r, err, GCR_E_FORMAT, "%s", why);
     if (p > r->end)
-        return record_fail(r, err, "record runs past the end of the block payload");
+        return record_fail(r, err, GCR_E_FORMAT,
+                           "record runs past the end of the block payload");
 
-    const char *bad = gcr_record_invalid(rec, r->in_kernel ? &r->kernel : NULL);
-    if (bad)
-        return record_fail(r, err, "%s", bad);
-    if (structure_error(r, rec, err) < 0)
-        return -1;
-    if (rec->kind == GCR_REC_KERNEL_BEGIN) {
-        if (cta_tracker_begin(&r->ctas, gcr_kernel_ctas(&rec->u.kbegin)) < 0) {
-            record_fail(r, err, "out of memory for the CTA bookkeeping of kernel %u",
-                        rec->u.kbegin.id);
-            r->saved.status = GCR_E_NOMEM;
-            if (err)
-                err->status = GCR_E_NOMEM;
-            return -1;
-        }
-        r->in_kernel = true;
-        r->kernel = rec->u.kbegin;
-    } else if (rec->kind == GCR_REC_KERNEL_END) {
-        cta_tracker_free(&r->ctas);
-        r->in_kernel = false;
-    }
+    char refusal[GCR_ERR_MSG_MAX / 2];
+    enum gcr_status st = gcr_stream_rules_apply(&r->rules, rec, refusal, sizeof refusal);
+    if (__builtin_expect(st != GCR_OK, 0))
+        return record_fail(r, err, st, "%s", refusal);
     r->pos = p;
     r->left--;
     return 1;
@@ -931,7 +808,8 @@ static int gcrt_reader_next(void *state, struct gcr_record *rec, struct gcr_err 
     struct gcrt_reader *r = state;
     if (__builtin_expect(r->left != 0, 1)) {
         if (__builtin_expect(r->pos >= r->end, 0))
-            return record_fail(r, err, "block payload ends after %u of its %u records",
+            return record_fail(r, err, GCR_E_FORMAT,
+                               "block payload ends after %u of its %u records",
                                r->block_records - r->left, r->block_records);
         return decode_record(r, rec, err);
     }
@@ -976,9 +854,7 @@ struct gcrt_writer {
     uint64_t records; /* records written, including the current block */
     uint64_t blocks;  /* blocks written */
     uint64_t offset;  /* bytes written */
-    bool in_kernel;
-    struct gcr_kernel_begin kernel; /* dims of the open kernel, for validation (name unused) */
-    struct cta_tracker ctas;
+    struct gcr_stream_rules rules; /* the stream written so far */
     bool failed;
 };
 
@@ -999,7 +875,7 @@ static void gcrt_writer_close(void *state)
     if (!w)
         return;
     ZSTD_freeCCtx(w->cctx);
-    cta_tracker_free(&w->ctas);
+    gcr_stream_rules_free(&w->rules);
     free(w->raw);
     free(w->zbuf);
     free(w->path);
@@ -1141,60 +1017,23 @@ static unsigned char *encode_insn(unsigned char *p, const struct gcr_warp_insn *
     return p;
 }
 
-/* The writer refuses what the reader would reject, so it never produces an unreadable file. */
+/* The writer refuses what the reader would reject, so it never produces an unreadable file: the
+ * stream rules every format shares, and this format's limit on name lengths (checked first, so
+ * that a record refused for it leaves the stream rules untouched). */
 static int write_check(struct gcrt_writer *w, const struct gcr_record *rec, struct gcr_err *err)
 {
-    const char *bad = gcr_record_invalid(rec, w->in_kernel ? &w->kernel : NULL);
-    char buf[160];
-    if (!bad) {
-        switch (rec->kind) {
-        case GCR_REC_KERNEL_BEGIN:
-            if (w->in_kernel)
-                bad = "kernel begin inside another kernel";
-            else if (strlen(rec->u.kbegin.name) > GCRT_MAX_NAME)
-                bad = "kernel name longer than 65535 bytes";
-            else if (cta_tracker_begin(&w->ctas, gcr_kernel_ctas(&rec->u.kbegin)) < 0)
-                return gcr_fail(err, GCR_E_NOMEM, "%s: out of memory", w->path);
-            break;
-        case GCR_REC_KERNEL_END:
-            if (!w->in_kernel)
-                bad = "kernel end outside any kernel";
-            else if (rec->u.kend.id != w->kernel.id) {
-                snprintf(buf, sizeof buf, "kernel end id %u does not match the open kernel %u",
-                         rec->u.kend.id, w->kernel.id);
-                bad = buf;
-            }
-            break;
-        case GCR_REC_WARP_INSN:
-        case GCR_REC_NONMEM: {
-            if (!w->in_kernel) {
-                bad = rec->kind == GCR_REC_WARP_INSN
-                          ? "warp instruction outside any kernel"
-                          : "non-memory instruction count outside any kernel";
-                break;
-            }
-            uint32_t cta = rec->kind == GCR_REC_WARP_INSN ? rec->u.insn.cta : rec->u.nonmem.cta;
-            int seen = cta_tracker_see(&w->ctas, cta);
-            if (seen < 0)
-                return gcr_fail(err, GCR_E_NOMEM, "%s: out of memory", w->path);
-            if (seen) {
-                snprintf(buf, sizeof buf,
-                         "CTA %u reappears after its records ended; all records of one CTA "
-                         "must be contiguous",
-                         cta);
-                bad = buf;
-            }
-            break;
-        }
-        case GCR_REC_MEMCPY:
-            if (w->in_kernel)
-                bad = "memcpy inside a kernel";
-            break;
-        }
+    char why[GCR_ERR_MSG_MAX / 2];
+    enum gcr_status st;
+    if (rec->kind == GCR_REC_KERNEL_BEGIN && rec->u.kbegin.name &&
+        strlen(rec->u.kbegin.name) > GCRT_MAX_NAME) {
+        snprintf(why, sizeof why, "kernel name longer than %u bytes", GCRT_MAX_NAME);
+        st = GCR_E_FORMAT;
+    } else {
+        st = gcr_stream_rules_apply(&w->rules, rec, why, sizeof why);
     }
-    if (bad)
-        return gcr_fail(err, GCR_E_FORMAT, "%s: record %llu: cannot write: %s", w->path,
-                        (unsigned long long)w->records, bad);
+    if (st != GCR_OK)
+        return gcr_fail(err, st, "%s: record %llu: cannot write: %s", w->path,
+                        (unsigned long long)w->records, why);
     return 0;
 }
 
@@ -1230,15 +1069,11 @@ static int gcrt_writer_write(void *state, const struct gcr_record *rec, struct g
         p = put_varint(p, len);
         memcpy(p, k->name, len);
         p += len;
-        w->in_kernel = true;
-        w->kernel = *k;
-        w->kernel.name = NULL;
         break;
     }
     case GCR_REC_KERNEL_END:
         *p++ = GCR_REC_KERNEL_END;
         p = put_varint(p, rec->u.kend.id);
-        w->in_kernel = false;
         break;
     case GCR_REC_MEMCPY:
         *p++ = GCR_REC_MEMCPY;
@@ -1260,9 +1095,10 @@ static int gcrt_writer_finish(void *state, struct gcr_err *err)
     if (w->failed)
         return gcr_fail(err, GCR_E_IO, "%s: cannot finish after an earlier write error",
                         w->path);
-    if (w->in_kernel)
-        return gcr_fail(err, GCR_E_FORMAT, "%s: trace ends inside kernel %u (no kernel end)",
-                        w->path, w->kernel.id);
+    char why[GCR_ERR_MSG_MAX / 2];
+    enum gcr_status st = gcr_stream_rules_finish(&w->rules, why, sizeof why);
+    if (st != GCR_OK)
+        return gcr_fail(err, st, "%s: %s", w->path, why);
     if (flush_block(w, err) < 0)
         return -1;
     unsigned char t[GCRT_TRAILER_BYTES] = {0};

@@ -3,10 +3,11 @@
  *
  * The grammar is specified in trace-formats/text/README.md; this file is its
  * only implementation. The reader streams line by line (memory is bounded by
- * the longest line plus a set of finished CTAs of the open kernel) and checks
- * every stream rule the replay engine relies on, so a text trace that reads
- * without error is a valid record stream. The writer applies the same rules,
- * so it never produces a file the reader would reject. */
+ * the longest line plus a set of finished CTAs of the open kernel) and applies
+ * the stream rules shared by every format (src/core/stream.h) to each record,
+ * so a text trace that reads without error is a valid record stream. The
+ * writer applies the same rules, so it never produces a file the reader would
+ * reject. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -17,189 +18,13 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "core/stream.h"
 #include "gcreplay/format.h"
 
 #define TEXT_MAGIC "#gcreplay-text "
 #define TEXT_MAGIC_LEN (sizeof TEXT_MAGIC - 1)
 #define TEXT_VERSION "1"
 #define TEXT_HEADER TEXT_MAGIC TEXT_VERSION
-
-/* ------------------------------------------------------------------------ */
-/* Set of finished CTAs of one kernel.                                       */
-
-/* A kernel may declare up to 2^32-1 CTAs, so a flat bitmap sized from the grid
- * could need 512 MiB for a three-line file. The set is therefore two-level:
- * a table of pointers sized from the grid (at most 64 Ki entries) and 8 KiB
- * chunks of bits allocated only when a CTA inside them finishes. Memory thus
- * grows with the CTAs actually present in the trace. */
-#define CTA_CHUNK_BITS 65536u
-#define CTA_CHUNK_WORDS (CTA_CHUNK_BITS / 64u)
-
-struct cta_set {
-    uint64_t **chunks;
-    size_t nchunks;
-};
-
-static int cta_set_init(struct cta_set *s, uint64_t ctas)
-{
-    s->nchunks = (size_t)((ctas + CTA_CHUNK_BITS - 1) / CTA_CHUNK_BITS);
-    s->chunks = calloc(s->nchunks ? s->nchunks : 1, sizeof *s->chunks);
-    return s->chunks ? 0 : -1;
-}
-
-static void cta_set_free(struct cta_set *s)
-{
-    if (s->chunks)
-        for (size_t i = 0; i < s->nchunks; i++)
-            free(s->chunks[i]);
-    free(s->chunks);
-    s->chunks = NULL;
-    s->nchunks = 0;
-}
-
-/* cta is always inside the grid: gcr_record_invalid() has checked it. */
-static bool cta_set_has(const struct cta_set *s, uint32_t cta)
-{
-    const uint64_t *chunk = s->chunks[cta / CTA_CHUNK_BITS];
-    uint32_t bit = cta % CTA_CHUNK_BITS;
-    return chunk && (chunk[bit / 64] >> (bit % 64) & 1u);
-}
-
-static int cta_set_add(struct cta_set *s, uint32_t cta)
-{
-    uint64_t **chunk = &s->chunks[cta / CTA_CHUNK_BITS];
-    uint32_t bit = cta % CTA_CHUNK_BITS;
-    if (!*chunk) {
-        *chunk = calloc(CTA_CHUNK_WORDS, sizeof **chunk);
-        if (!*chunk)
-            return -1;
-    }
-    (*chunk)[bit / 64] |= (uint64_t)1 << (bit % 64);
-    return 0;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Stream rules shared by the reader and the writer.                         */
-
-struct stream_rules {
-    bool in_kernel;
-    struct gcr_kernel_begin kernel; /* the open kernel; its name pointer is not used */
-    bool have_cta;                  /* cur_cta is meaningful */
-    uint32_t cur_cta;               /* CTA of the latest instruction record */
-    struct cta_set finished;        /* CTAs whose run of records has ended */
-};
-
-/* Checks one record against the stream so far and advances the stream.
- * Returns GCR_OK, or a status with `why` filled (no place prefix). */
-static enum gcr_status stream_apply(struct stream_rules *s, const struct gcr_record *rec,
-                                    char *why, size_t why_len)
-{
-    const struct gcr_kernel_begin *kb = s->in_kernel ? &s->kernel : NULL;
-    uint32_t cta;
-
-    switch (rec->kind) {
-    case GCR_REC_KERNEL_BEGIN:
-        if (s->in_kernel) {
-            snprintf(why, why_len, "kernel %" PRIu32 " begins before kernel %" PRIu32
-                     " has ended (missing `end %" PRIu32 "`)",
-                     rec->u.kbegin.id, s->kernel.id, s->kernel.id);
-            return GCR_E_FORMAT;
-        }
-        break;
-    case GCR_REC_KERNEL_END:
-        if (!s->in_kernel) {
-            snprintf(why, why_len, "`end %" PRIu32 "` without an open kernel",
-                     rec->u.kend.id);
-            return GCR_E_FORMAT;
-        }
-        if (rec->u.kend.id != s->kernel.id) {
-            snprintf(why, why_len, "`end %" PRIu32 "` does not match the open kernel %" PRIu32,
-                     rec->u.kend.id, s->kernel.id);
-            return GCR_E_FORMAT;
-        }
-        break;
-    case GCR_REC_MEMCPY:
-        if (s->in_kernel) {
-            snprintf(why, why_len, "memcpy inside kernel %" PRIu32
-                     " (copies are allowed only outside kernels)", s->kernel.id);
-            return GCR_E_FORMAT;
-        }
-        break;
-    case GCR_REC_WARP_INSN:
-    case GCR_REC_NONMEM:
-        if (!s->in_kernel) {
-            snprintf(why, why_len, "%s outside a kernel (no kernel is open)",
-                     rec->kind == GCR_REC_WARP_INSN ? "memory access"
-                                                    : "non-memory instruction count");
-            return GCR_E_FORMAT;
-        }
-        break;
-    }
-
-    const char *invalid = gcr_record_invalid(rec, kb);
-    if (invalid && kb && (rec->kind == GCR_REC_WARP_INSN || rec->kind == GCR_REC_NONMEM)) {
-        uint32_t c = rec->kind == GCR_REC_WARP_INSN ? rec->u.insn.cta : rec->u.nonmem.cta;
-        uint32_t w = rec->kind == GCR_REC_WARP_INSN ? rec->u.insn.warp : rec->u.nonmem.warp;
-        /* For an id out of range, name it and the kernel's shape. */
-        if (c >= gcr_kernel_ctas(kb) || w >= gcr_kernel_warps_per_cta(kb)) {
-            snprintf(why, why_len, "%s (CTA %" PRIu32 ", warp %" PRIu32 "; kernel %" PRIu32
-                     " has %" PRIu64 " CTAs of %" PRIu32 " warps)", invalid, c, w, kb->id,
-                     gcr_kernel_ctas(kb), gcr_kernel_warps_per_cta(kb));
-            return GCR_E_FORMAT;
-        }
-    }
-    if (invalid) {
-        snprintf(why, why_len, "%s", invalid);
-        return GCR_E_FORMAT;
-    }
-
-    switch (rec->kind) {
-    case GCR_REC_KERNEL_BEGIN:
-        if (cta_set_init(&s->finished, gcr_kernel_ctas(&rec->u.kbegin)) != 0) {
-            snprintf(why, why_len, "out of memory for the CTA bookkeeping of kernel %" PRIu32,
-                     rec->u.kbegin.id);
-            return GCR_E_NOMEM;
-        }
-        s->in_kernel = true;
-        s->kernel = rec->u.kbegin;
-        s->kernel.name = NULL;
-        s->have_cta = false;
-        break;
-    case GCR_REC_KERNEL_END:
-        cta_set_free(&s->finished);
-        s->in_kernel = false;
-        s->have_cta = false;
-        break;
-    case GCR_REC_WARP_INSN:
-    case GCR_REC_NONMEM:
-        cta = rec->kind == GCR_REC_WARP_INSN ? rec->u.insn.cta : rec->u.nonmem.cta;
-        if (s->have_cta && cta == s->cur_cta)
-            break;
-        /* The engine loads a whole CTA at dispatch, so a CTA whose run of
-         * records has ended must never come back. */
-        if (s->have_cta && cta_set_add(&s->finished, s->cur_cta) != 0) {
-            snprintf(why, why_len, "out of memory for the CTA bookkeeping of kernel %" PRIu32,
-                     s->kernel.id);
-            return GCR_E_NOMEM;
-        }
-        if (cta_set_has(&s->finished, cta)) {
-            snprintf(why, why_len, "CTA %" PRIu32 " reappears after its records ended; all"
-                     " records of one CTA must be contiguous", cta);
-            return GCR_E_FORMAT;
-        }
-        s->have_cta = true;
-        s->cur_cta = cta;
-        break;
-    case GCR_REC_MEMCPY:
-        break;
-    }
-    return GCR_OK;
-}
-
-static void stream_free(struct stream_rules *s)
-{
-    cta_set_free(&s->finished);
-}
 
 /* ------------------------------------------------------------------------ */
 /* Tokens and numbers.                                                       */
@@ -317,7 +142,7 @@ struct text_reader {
     uint64_t bytes_done; /* input bytes consumed */
     char *name;          /* decoded name of the open kernel (the record points here) */
     uint64_t kernel_line;
-    struct stream_rules rules;
+    struct gcr_stream_rules rules;
     bool failed; /* an error is sticky: the stream is not resumed after it */
     struct gcr_err first_err;
 };
@@ -757,7 +582,7 @@ static void text_reader_close(void *state)
         return;
     if (r->f)
         fclose(r->f);
-    stream_free(&r->rules);
+    gcr_stream_rules_free(&r->rules);
     free(r->path);
     free(r->line);
     free(r->name);
@@ -802,12 +627,13 @@ static int text_reader_next(void *state, struct gcr_record *rec, struct gcr_err 
         if (n == -2)
             return -1;
         if (n == -1) {
-            if (r->rules.in_kernel)
-                return line_fail(r, err, GCR_E_TRUNCATED,
-                                 "file ends inside kernel %" PRIu32 " (begun at line %" PRIu64
-                                 "): missing `end %" PRIu32 "`",
-                                 r->rules.kernel.id, r->kernel_line, r->rules.kernel.id);
-            return 0;
+            char why[GCR_ERR_MSG_MAX / 2];
+            if (gcr_stream_rules_finish(&r->rules, why, sizeof why) == GCR_OK)
+                return 0;
+            /* A text trace that stops inside a kernel was cut short. */
+            uint32_t open_id = gcr_stream_rules_kernel(&r->rules)->id;
+            return line_fail(r, err, GCR_E_TRUNCATED, "%s (begun at line %" PRIu64
+                             "; missing `end %" PRIu32 "`)", why, r->kernel_line, open_id);
         }
         const char *cur = r->line, *end = r->line + n;
         struct tok first;
@@ -818,7 +644,10 @@ static int text_reader_next(void *state, struct gcr_record *rec, struct gcr_err 
         if (parse_line(r, err, &first, &cur, end, rec) != 0)
             return -1;
         char why[GCR_ERR_MSG_MAX / 2];
-        enum gcr_status st = stream_apply(&r->rules, rec, why, sizeof why);
+        enum gcr_status st = gcr_stream_rules_apply(&r->rules, rec, why, sizeof why);
+        if (st == GCR_E_FORMAT && r->rules.broken == GCR_STREAM_RULE_NO_NESTING)
+            return line_fail(r, err, st, "%s (missing `end %" PRIu32 "`)", why,
+                             gcr_stream_rules_kernel(&r->rules)->id);
         if (st != GCR_OK)
             return line_fail(r, err, st, "%s", why);
         if (rec->kind == GCR_REC_KERNEL_BEGIN)
@@ -846,7 +675,7 @@ struct text_writer {
     FILE *out;
     char *path;
     uint64_t nrec; /* records written, for error messages */
-    struct stream_rules rules;
+    struct gcr_stream_rules rules;
 };
 
 /* Longest record line without the kernel name: 32 addresses of 18 characters
@@ -951,7 +780,7 @@ static int text_writer_write(void *state, const struct gcr_record *rec, struct g
     char why[GCR_ERR_MSG_MAX / 2];
 
     w->nrec++;
-    enum gcr_status st = stream_apply(&w->rules, rec, why, sizeof why);
+    enum gcr_status st = gcr_stream_rules_apply(&w->rules, rec, why, sizeof why);
     if (st != GCR_OK)
         return gcr_fail(err, st, "%s: record %" PRIu64 ": %s", w->path, w->nrec, why);
 
@@ -1037,9 +866,10 @@ static int text_writer_write(void *state, const struct gcr_record *rec, struct g
 static int text_writer_finish(void *state, struct gcr_err *err)
 {
     struct text_writer *w = state;
-    if (w->rules.in_kernel)
-        return gcr_fail(err, GCR_E_FORMAT, "%s: trace ends inside kernel %" PRIu32
-                        " (no kernel-end record)", w->path, w->rules.kernel.id);
+    char why[GCR_ERR_MSG_MAX / 2];
+    enum gcr_status st = gcr_stream_rules_finish(&w->rules, why, sizeof why);
+    if (st != GCR_OK)
+        return gcr_fail(err, st, "%s: %s", w->path, why);
     if (fflush(w->out) != 0 || ferror(w->out))
         return gcr_fail(err, GCR_E_IO, "%s: write failed: %s", w->path, strerror(errno));
     return 0;
@@ -1050,7 +880,7 @@ static void text_writer_close(void *state)
     struct text_writer *w = state;
     if (!w)
         return;
-    stream_free(&w->rules);
+    gcr_stream_rules_free(&w->rules);
     free(w->path);
     free(w);
 }

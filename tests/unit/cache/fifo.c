@@ -1,6 +1,6 @@
 /* FIFO replacement on a 1-set x 4-way cache: only fills order the lines. */
 #include "check.h"
-#include "gcreplay/cache.h"
+#include "cache_test.h"
 
 #define A 0x1000
 #define B 0x2000
@@ -11,15 +11,9 @@
 
 int main(void)
 {
-    struct gcr_cache_geometry g = {
-        .sets = 1, .ways = 4, .line_bytes = 128, .sector_bytes = 32, .sectored = true,
-        .repl = GCR_REPL_FIFO, .index = GCR_INDEX_LINEAR, .write_policy = GCR_WRITE_BACK,
-        .write_alloc = GCR_WALLOC_VALIDATE};
-    struct gcr_err err;
-    struct gcr_cache *c = gcr_cache_create(&g, &err);
-    CHECK(c != NULL);
-    if (!c)
-        CHECK_DONE();
+    struct gcr_cache_geometry g = cache_test_geometry(1, 4);
+    g.repl = GCR_REPL_FIFO;
+    struct gcr_cache *c = cache_test_create(&g);
     struct gcr_access a;
     uint64_t seq[] = {A, B, C, D};
     for (int i = 0; i < 4; i++)

@@ -1,7 +1,7 @@
 /* gcr_cache_fill installs sectors without counting an access; gcr_cache_probe
  * changes nothing. */
 #include "check.h"
-#include "gcreplay/cache.h"
+#include "cache_test.h"
 
 #define A 0x1000
 #define B 0x2000
@@ -9,14 +9,9 @@
 
 static struct gcr_cache *make(bool sectored)
 {
-    struct gcr_cache_geometry g = {
-        .sets = 1, .ways = 2, .line_bytes = 128, .sector_bytes = 32, .sectored = sectored,
-        .repl = GCR_REPL_LRU, .index = GCR_INDEX_LINEAR, .write_policy = GCR_WRITE_BACK,
-        .write_alloc = GCR_WALLOC_VALIDATE};
-    struct gcr_cache *c = gcr_cache_create(&g, NULL);
-    if (!c)
-        exit(1);
-    return c;
+    struct gcr_cache_geometry g = cache_test_geometry(1, 2);
+    g.sectored = sectored;
+    return cache_test_create(&g);
 }
 
 int main(void)

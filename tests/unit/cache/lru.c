@@ -1,7 +1,7 @@
 /* LRU replacement on a 1-set x 4-way cache: hits and sector misses refresh a
  * line, the least recently used line is the victim. */
 #include "check.h"
-#include "gcreplay/cache.h"
+#include "cache_test.h"
 
 #define A 0x1000
 #define B 0x2000
@@ -11,17 +11,8 @@
 
 static struct gcr_cache *make(void)
 {
-    struct gcr_cache_geometry g = {
-        .sets = 1, .ways = 4, .line_bytes = 128, .sector_bytes = 32, .sectored = true,
-        .repl = GCR_REPL_LRU, .index = GCR_INDEX_LINEAR, .write_policy = GCR_WRITE_BACK,
-        .write_alloc = GCR_WALLOC_VALIDATE};
-    struct gcr_err err;
-    struct gcr_cache *c = gcr_cache_create(&g, &err);
-    if (!c) {
-        fprintf(stderr, "create: %s\n", err.msg);
-        exit(1);
-    }
-    return c;
+    struct gcr_cache_geometry g = cache_test_geometry(1, 4);
+    return cache_test_create(&g);
 }
 
 static void rd(struct gcr_cache *c, uint64_t line, uint32_t mask, struct gcr_access *a)

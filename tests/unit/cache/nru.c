@@ -2,21 +2,15 @@
  * whose bit is clear; when a reference makes every valid way referenced, all
  * other bits are cleared. The victim sequence below is derived by hand. */
 #include "check.h"
-#include "gcreplay/cache.h"
+#include "cache_test.h"
 
 static struct gcr_cache *make(uint32_t ways)
 {
-    struct gcr_cache_geometry g = {
-        .sets = 1, .ways = ways, .line_bytes = 128, .sector_bytes = 32, .sectored = true,
-        .repl = GCR_REPL_NRU, .index = GCR_INDEX_LINEAR, .write_policy = GCR_WRITE_EVICT,
-        .write_alloc = GCR_WALLOC_NONE};
-    struct gcr_err err;
-    struct gcr_cache *c = gcr_cache_create(&g, &err);
-    if (!c) {
-        fprintf(stderr, "create: %s\n", err.msg);
-        exit(1);
-    }
-    return c;
+    struct gcr_cache_geometry g = cache_test_geometry(1, ways);
+    g.repl = GCR_REPL_NRU;
+    g.write_policy = GCR_WRITE_EVICT;
+    g.write_alloc = GCR_WALLOC_NONE;
+    return cache_test_create(&g);
 }
 
 /* Reads line x (line address x * 0x1000); returns the victim's letter or '-'. */

@@ -1,7 +1,7 @@
 /* RANDOM replacement: reproducible for a seed, different for another seed,
  * victims always resident lines of the set, every way chosen eventually. */
 #include "check.h"
-#include "gcreplay/cache.h"
+#include "cache_test.h"
 
 #define WAYS 8
 #define LINES 32   /* distinct lines cycled through the one set */
@@ -11,16 +11,12 @@
  * how often each way was the victim. Returns the number of evictions. */
 static int run(uint64_t seed, uint64_t *victims, unsigned *per_way)
 {
-    struct gcr_cache_geometry g = {
-        .sets = 1, .ways = WAYS, .line_bytes = 128, .sector_bytes = 32, .sectored = true,
-        .repl = GCR_REPL_RANDOM, .index = GCR_INDEX_LINEAR,
-        .write_policy = GCR_WRITE_THROUGH, .write_alloc = GCR_WALLOC_NONE, .seed = seed};
-    struct gcr_err err;
-    struct gcr_cache *c = gcr_cache_create(&g, &err);
-    if (!c) {
-        fprintf(stderr, "create: %s\n", err.msg);
-        exit(1);
-    }
+    struct gcr_cache_geometry g = cache_test_geometry(1, WAYS);
+    g.repl = GCR_REPL_RANDOM;
+    g.write_policy = GCR_WRITE_THROUGH;
+    g.write_alloc = GCR_WALLOC_NONE;
+    g.seed = seed;
+    struct gcr_cache *c = cache_test_create(&g);
     /* way_of[i]: the way line i occupies (ways fill lowest-invalid first and a
      * new line takes its victim's way), -1 if not resident. */
     int way_of[LINES];

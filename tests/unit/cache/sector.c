@@ -1,20 +1,14 @@
 /* Sector misses versus line misses, in a sectored and a non-sectored cache. */
 #include "check.h"
-#include "gcreplay/cache.h"
+#include "cache_test.h"
 
 static struct gcr_cache *make(bool sectored, enum gcr_write_policy wp, enum gcr_write_alloc wa)
 {
-    struct gcr_cache_geometry g = {
-        .sets = 4, .ways = 2, .line_bytes = 128, .sector_bytes = 32, .sectored = sectored,
-        .repl = GCR_REPL_LRU, .index = GCR_INDEX_LINEAR, .write_policy = wp,
-        .write_alloc = wa};
-    struct gcr_err err;
-    struct gcr_cache *c = gcr_cache_create(&g, &err);
-    if (!c) {
-        fprintf(stderr, "create: %s\n", err.msg);
-        exit(1);
-    }
-    return c;
+    struct gcr_cache_geometry g = cache_test_geometry(4, 2);
+    g.sectored = sectored;
+    g.write_policy = wp;
+    g.write_alloc = wa;
+    return cache_test_create(&g);
 }
 
 int main(void)

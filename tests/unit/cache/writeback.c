@@ -1,7 +1,7 @@
 /* Write-back: dirty victims are handed back for write-back; invalidate_all
  * flushes dirty lines through the callback and resets replacement state. */
 #include "check.h"
-#include "gcreplay/cache.h"
+#include "cache_test.h"
 
 #define A 0x1000
 #define B 0x2000
@@ -27,14 +27,8 @@ static void on_dirty(void *ctx, uint64_t line, uint32_t dirty)
 
 int main(void)
 {
-    struct gcr_cache_geometry g = {
-        .sets = 1, .ways = 2, .line_bytes = 128, .sector_bytes = 32, .sectored = true,
-        .repl = GCR_REPL_LRU, .index = GCR_INDEX_LINEAR, .write_policy = GCR_WRITE_BACK,
-        .write_alloc = GCR_WALLOC_VALIDATE};
-    struct gcr_cache *c = gcr_cache_create(&g, NULL);
-    CHECK(c != NULL);
-    if (!c)
-        CHECK_DONE();
+    struct gcr_cache_geometry g = cache_test_geometry(1, 2);
+    struct gcr_cache *c = cache_test_create(&g);
     struct gcr_access a;
     const struct gcr_cache_stats *st = gcr_cache_stats(c);
 

@@ -155,8 +155,8 @@ static void writer_refusals(void)
         const char *msg;
     } cases[] = {
         {{kbegin(1, "a", 1, 1, 1, 32, 1, 1), kbegin(2, "b", 1, 1, 1, 32, 1, 1)}, 2,
-         "record 1: cannot write: kernel begin inside another kernel"},
-        {{kend(1)}, 1, "record 0: cannot write: kernel end outside any kernel"},
+         "record 1: cannot write: kernel 2 begins before kernel 1 has ended"},
+        {{kend(1)}, 1, "record 0: cannot write: kernel end (id 1) outside any kernel"},
         {{kbegin(1, "a", 1, 1, 1, 32, 1, 1), kend(2)}, 2, "does not match the open kernel 1"},
         {{nonmem(0, 0, 3)}, 1, "outside any kernel"},
         {{kbegin(1, "a", 1, 1, 1, 32, 1, 1), nonmem(0, 0, 0)}, 2, "count must be >= 1"},
@@ -169,7 +169,7 @@ static void writer_refusals(void)
         {{kbegin(1, "a", 2, 1, 1, 64, 1, 1),
           insn_stride(1, 1, 0, GCR_OP_LOAD, GCR_SPACE_GLOBAL, 0, 1, 0, 0)},
          2, "width"},
-        {{kbegin(1, "a", 2, 1, 1, 64, 1, 1), mcpy(0, 8)}, 2, "memcpy inside a kernel"},
+        {{kbegin(1, "a", 2, 1, 1, 64, 1, 1), mcpy(0, 8)}, 2, "memcpy inside kernel 1"},
         {{kbegin(1, "a", 0, 1, 1, 64, 1, 1)}, 1, "dimensions"},
         {{kbegin(1, "a", 3, 1, 1, 64, 1, 1), nonmem(0, 1, 1), nonmem(1, 0, 1), nonmem(0, 0, 1)},
          4, "record 3: cannot write: CTA 0 reappears after its records ended"},

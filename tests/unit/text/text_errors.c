@@ -157,7 +157,7 @@ static void test_pinned(void)
     } pinned[] = {
         {"bad-empty.txt", GCR_E_FORMAT, "bad-empty.txt:1: empty file"},
         {"bad-truncated.txt", GCR_E_TRUNCATED,
-         "bad-truncated.txt:5: file ends inside kernel 1 (begun at line 3)"},
+         "bad-truncated.txt:5: trace ends inside kernel 1 before its kernel end (begun at line 3"},
         {"bad-cta-reappears.txt", GCR_E_FORMAT, "bad-cta-reappears.txt:7: CTA 0 reappears"},
         {"bad-number-junk.txt", GCR_E_FORMAT, "bad-number-junk.txt:3: bad CTA id '12abc'"},
         {"bad-address-count.txt", GCR_E_FORMAT,

@@ -276,12 +276,12 @@ static void test_refused(void)
     mw_take(&m, &from);
 
     struct gcr_record r = nonmem(0, 0, 1);
-    expect_refused(&m, &from, &r, "record 1: non-memory instruction count outside a kernel");
+    expect_refused(&m, &from, &r, "record 1: non-memory instruction count outside any kernel");
     const uint64_t a[] = {0x10};
     r = insn(0, 0, 0, GCR_OP_LOAD, GCR_SPACE_GLOBAL, GCR_CACHEOP_DEFAULT, 4, 1, a);
-    expect_refused(&m, &from, &r, "record 2: memory access outside a kernel");
+    expect_refused(&m, &from, &r, "record 2: warp instruction outside any kernel");
     r = end(1);
-    expect_refused(&m, &from, &r, "record 3: `end 1` without an open kernel");
+    expect_refused(&m, &from, &r, "record 3: kernel end (id 1) outside any kernel");
     r = kernel(1, NULL, 1, 1, 1, 1, 1, 1, 0, 0);
     expect_refused(&m, &from, &r, "record 4: kernel has no name");
     r = kernel(1, "k", 0, 1, 1, 1, 1, 1, 0, 0);
@@ -318,7 +318,7 @@ static void test_refused(void)
     r = nonmem(1, 1, 1);
     expect_refused(&m, &from, &r, "record 18: CTA 1 reappears after its records ended");
     r = end(2);
-    expect_refused(&m, &from, &r, "record 19: `end 2` does not match the open kernel 1");
+    expect_refused(&m, &from, &r, "record 19: kernel end id 2 does not match the open kernel 1");
 
     CHECK_EQ_U(gcr_format_text.writer_finish(m.st, &err), (unsigned long long)-1);
     CHECK_STR_CONTAINS(err.msg, "out.txt: trace ends inside kernel 1");
