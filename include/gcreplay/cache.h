@@ -131,7 +131,8 @@ const struct gcr_cache_stats *gcr_cache_stats(const struct gcr_cache *c);
 /* Names used in configs and reports. */
 const char *gcr_repl_name(enum gcr_repl_policy p);     /* "lru" "fifo" "random" "nru" */
 const char *gcr_index_name(enum gcr_index_fn f);       /* "linear" "xor" "fermi" "ipoly" */
-const char *gcr_write_policy_name(enum gcr_write_policy p); /* "write_evict" "write_through" "write_back" */
+/* "write_evict" "write_through" "write_back" */
+const char *gcr_write_policy_name(enum gcr_write_policy p);
 const char *gcr_write_alloc_name(enum gcr_write_alloc a);   /* "none" "fetch" "validate" */
 int gcr_repl_from_name(const char *s);                  /* -1 if unknown */
 int gcr_index_from_name(const char *s);

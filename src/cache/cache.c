@@ -227,30 +227,43 @@ static void report_victim(struct gcr_cache *c, const struct cache_line *l, struc
 static uint32_t allocate(struct gcr_cache *c, uint64_t line_addr, struct gcr_access *out)
 {
     uint32_t set = gcr_cache_set_of(&c->geo, line_addr);
-    uint32_t way;
-    if (c->valid_count[set] < c->ways) {
-        way = bitmap_first_clear(c, &c->valid_bits[(size_t)set * c->words]);
-    } else {
+    uint32_t way, idx;
+    struct cache_line *l;
+    if (c->valid_count[set] == c->ways) {
+        /* A full set: the new line takes the victim's way. The way stays valid,
+         * so only the hash entry and the replacement order change. */
         way = choose_victim(c, set);
-        struct cache_line *victim = line_at(c, set, way);
+        idx = set * c->ways + way;
+        l = &c->lines[idx];
         out->evicted = true;
-        report_victim(c, victim, out);
+        report_victim(c, l, out);
         c->stats.evictions++;
-        remove_line(c, set, way);
+        hash_remove(c, idx);
+        if (c->geo.repl == GCR_REPL_LRU || c->geo.repl == GCR_REPL_FIFO) {
+            if (c->head[set] != way) {
+                list_unlink(c, set, way);
+                list_push_head(c, set, way);
+            }
+        } else if (c->geo.repl == GCR_REPL_NRU) {
+            nru_forget(c, set, way);
+            nru_reference(c, set, way);
+        }
+    } else {
+        way = bitmap_first_clear(c, &c->valid_bits[(size_t)set * c->words]);
+        idx = set * c->ways + way;
+        l = &c->lines[idx];
+        c->valid_bits[(size_t)set * c->words + (way >> 6)] |= UINT64_C(1) << (way & 63);
+        c->valid_count[set]++;
+        if (c->geo.repl == GCR_REPL_LRU || c->geo.repl == GCR_REPL_FIFO)
+            list_push_head(c, set, way);
+        else if (c->geo.repl == GCR_REPL_NRU)
+            nru_reference(c, set, way);
     }
-    uint32_t idx = set * c->ways + way;
-    struct cache_line *l = &c->lines[idx];
     l->tag = line_addr;
     l->valid = 0;
     l->dirty = 0;
     l->used = 0;
     hash_insert(c, idx);
-    c->valid_bits[(size_t)set * c->words + (way >> 6)] |= UINT64_C(1) << (way & 63);
-    c->valid_count[set]++;
-    if (c->geo.repl == GCR_REPL_LRU || c->geo.repl == GCR_REPL_FIFO)
-        list_push_head(c, set, way);
-    else if (c->geo.repl == GCR_REPL_NRU)
-        nru_reference(c, set, way);
     return idx;
 }
 

@@ -24,8 +24,8 @@ static const char usage[] =
     "that memory does not grow with trace length.\n"
     "\n"
     "  -n, --instructions N  warp memory instructions in the full trace\n"
-    "  --mix NAME            access mix: coalesced, mixed (default) or divergent; all\n"
-    "                        replays each mix in turn (mixes are described in README.md)\n"
+    "  --mix NAME            access mix: typical (default), streaming, divergent, or all\n"
+    "                        to replay each in turn (README.md describes them)\n"
     "  --sms N               SMs (default 80; ignored with --config)\n"
     "  -c, --config FILE     replay configuration (default: built-in 80-SM private L1 + L2)\n"
     "  --level N             zstd level of the generated trace (default 1)\n"
@@ -34,17 +34,18 @@ static const char usage[] =
 
 /* The synthetic kernel: 256-thread CTAs (8 warps), 256 memory instructions per
  * warp, and after every 4 memory instructions 4 non-memory ones. Each mix is a
- * cycle of 8 memory instructions (see bench_insn):
- *   coalesced: 3 streaming loads, 2 loads of the CTA's own 8-KB tile (L1 reuse),
- *              1 streaming 8-byte load (2 lines), 1 streaming store, 1 shared load;
- *   mixed:     2 streaming loads, 3 loads from a 512-KB table shared by every CTA
- *              (L1 and L2 reuse), 1 gather of 8 random lines in 64 MB,
- *              1 streaming store, 1 shared load;
- *   divergent: like mixed, with a gather in place of every table load. */
+ * cycle of 8 memory instructions, all with 32 active lanes (see bench_insn):
+ *   typical:   2 streaming loads, 2 loads of the CTA's own 2-KB tile, 1 load of a
+ *              row shared with the neighbouring warp (stencil-like), 1 load from a
+ *              512-KB table shared by every CTA, 1 streaming store, 1 shared load;
+ *   streaming: 6 streaming loads (one 8-byte wide: 2 lines), 1 streaming store,
+ *              1 shared load: every global access touches new lines;
+ *   divergent: 2 streaming loads, 4 gathers of 8 random lines in 64 MB,
+ *              1 streaming store, 1 shared load. */
 enum { BENCH_WARPS = 8, BENCH_INSNS_PER_WARP = 256, BENCH_CTAS_PER_KERNEL = 2048 };
 
-enum bench_mix { MIX_COALESCED, MIX_MIXED, MIX_DIVERGENT };
-static const char *const mix_names[] = {"coalesced", "mixed", "divergent"};
+enum bench_mix { MIX_TYPICAL, MIX_STREAMING, MIX_DIVERGENT, MIX_COUNT };
+static const char *const mix_names[MIX_COUNT] = {"typical", "streaming", "divergent"};
 
 static uint64_t mix64(uint64_t x)
 {
@@ -56,12 +57,12 @@ static uint64_t mix64(uint64_t x)
     return x;
 }
 
-enum access_kind { STREAM, STREAM8, TILE, TABLE, GATHER, STORE, SHARED };
+enum access_kind { STREAM, STREAM8, TILE, NEIGHBOUR, TABLE, GATHER, STORE, SHARED };
 
-static const enum access_kind cycles[3][8] = {
-    {STREAM, STREAM, STREAM, TILE, TILE, STREAM8, STORE, SHARED},
-    {STREAM, STREAM, TABLE, TABLE, TABLE, GATHER, STORE, SHARED},
-    {STREAM, STREAM, GATHER, GATHER, GATHER, GATHER, STORE, SHARED},
+static const enum access_kind cycles[MIX_COUNT][8] = {
+    {STREAM, TILE, NEIGHBOUR, TABLE, STREAM, TILE, STORE, SHARED},
+    {STREAM, STREAM, STREAM, STREAM, STREAM, STREAM8, STORE, SHARED},
+    {STREAM, GATHER, GATHER, STREAM, GATHER, GATHER, STORE, SHARED},
 };
 
 static void bench_insn(struct gcr_warp_insn *in, enum bench_mix mix, uint64_t g, uint32_t cta,
@@ -84,8 +85,11 @@ static void bench_insn(struct gcr_warp_insn *in, enum bench_mix mix, uint64_t g,
         stride = 8;
         base = 0x5000000000ull + (g * M + k) * 256;
         break;
-    case TILE: /* 64 lines per CTA, read by all its warps */
-        base = 0x6000000000ull + (uint64_t)cta * 8192 + ((k * 7 + g) % 64) * 128;
+    case TILE: /* 16 lines per CTA, read by all its warps */
+        base = 0x6000000000ull + (uint64_t)cta * 2048 + ((k * 7 + g) % 16) * 128;
+        break;
+    case NEIGHBOUR: /* alternately its own row and warp g+1's, which reads it too */
+        base = 0x7000000000ull + ((g + ((k / 8) & 1)) * 32 + (k / 16) % 32) * 128;
         break;
     case TABLE:
         base = 0x2000000000ull + (((uint64_t)cta * 37 + (uint64_t)k * 13) % 4096) * 128;
@@ -226,7 +230,7 @@ int cmd_bench(int argc, char **argv)
         {NULL, 0, NULL, 0}};
     uint64_t n = 50000000, sms = 80, level = 1;
     const char *config_path = NULL, *keep = NULL;
-    int mix_first = MIX_MIXED, mix_last = MIX_MIXED;
+    int mix_first = MIX_TYPICAL, mix_last = MIX_TYPICAL;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "n:c:h", opts, NULL)) != -1) {
@@ -247,16 +251,16 @@ int cmd_bench(int argc, char **argv)
         case 'k': keep = optarg; break;
         case 'm':
             mix_first = mix_last = -1;
-            for (int i = 0; i < 3; i++)
+            for (int i = 0; i < MIX_COUNT; i++)
                 if (!strcmp(optarg, mix_names[i]))
                     mix_first = mix_last = i;
             if (!strcmp(optarg, "all")) {
                 mix_first = 0;
-                mix_last = 2;
+                mix_last = MIX_COUNT - 1;
             }
             if (mix_first < 0)
-                return cli_usage_error("bench", "--mix must be coalesced, mixed, divergent or "
-                                       "all, got '%s'", optarg);
+                return cli_usage_error("bench", "--mix must be typical, streaming, divergent "
+                                       "or all, got '%s'", optarg);
             break;
         case 'h': fputs(usage, stdout); return CLI_OK;
         default: return cli_usage_error("bench", "bad option");

@@ -62,7 +62,6 @@ struct kernel_state {
     struct gcr_reader *r;
     struct gcr_record ahead;
     bool have_ahead, ended;
-    uint8_t *seen;        /* bitmap: CTA already loaded */
     /* dispatch */
     struct cta *fifo_head, *fifo_tail;   /* round-robin: loaded, not dispatched */
     struct cta **by_id;                  /* contiguous: loaded, not dispatched */
@@ -366,13 +365,8 @@ static int load_cta(struct gcr_replay *rp, struct cta **out, struct gcr_err *err
             break;
         }
         if (!c) {
-            if (ks->seen[cta >> 3] & (1u << (cta & 7))) {
-                kernel_fail(rp, err, GCR_E_FORMAT,
-                            "records of this CTA appear again after another CTA's; the records "
-                            "of one CTA must be contiguous within a kernel", cta);
-                goto fail;
-            }
-            ks->seen[cta >> 3] |= (uint8_t)(1u << (cta & 7));
+            /* Readers guarantee that a CTA's records are contiguous (the shared
+             * stream rules), so a new CTA id starts a new CTA. */
             if (!(c = cta_get(rp, cta, ks->wpc))) {
                 gcr_fail(err, GCR_E_NOMEM, "out of memory loading a CTA");
                 goto fail;
@@ -543,7 +537,9 @@ static void execute(struct gcr_replay *rp, struct sm *sm, uint32_t s, struct war
 static struct warp *pick_warp(struct gcr_replay *rp, struct sm *sm, uint32_t *index)
 {
     if (rp->cfg->warp_policy == GCR_WARP_LRR) {
-        uint32_t i = (uint32_t)(sm->last + 1) % sm->nactive;
+        uint32_t i = (uint32_t)(sm->last + 1); /* last < nactive: no division needed */
+        if (i >= sm->nactive)
+            i = 0;
         *index = i;
         return sm->active[i];
     }
@@ -575,8 +571,10 @@ static void prefetch_next(const struct sm *sm, bool lrr)
     if (!sm->nactive)
         return;
     const struct warp *w = sm->current;
-    if (lrr || !w)
-        w = sm->active[(uint32_t)(sm->last + 1) % sm->nactive];
+    if (lrr || !w) {
+        uint32_t next = (uint32_t)(sm->last + 1);
+        w = sm->active[next < sm->nactive ? next : 0];
+    }
     __builtin_prefetch(w->q.buf + w->q.pos);
 }
 
@@ -746,7 +744,6 @@ static uint32_t ctas_per_sm(const struct gcr_config *cfg, const struct gcr_kerne
 static void kernel_state_free(struct gcr_replay *rp, struct kernel_state *ks)
 {
     free((char *)ks->kb.name);
-    free(ks->seen);
     if (ks->by_id)
         for (uint64_t i = 0; i < ks->nctas; i++)
             if (ks->by_id[i])
@@ -780,8 +777,7 @@ static int replay_kernel(struct gcr_replay *rp, struct gcr_reader *r,
     ks.kb.name = strdup(kb->name);
     ks.nctas = gcr_kernel_ctas(kb);
     ks.wpc = gcr_kernel_warps_per_cta(kb);
-    ks.seen = calloc(ks.nctas / 8 + 1, 1);
-    if (!ks.kb.name || !ks.seen) {
+    if (!ks.kb.name) {
         gcr_fail(err, GCR_E_NOMEM, "out of memory");
         goto out;
     }

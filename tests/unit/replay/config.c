@@ -69,7 +69,8 @@ int main(void)
     expect_error("{\"l1d\": {\"sectored\": 1}}", "$.l1d.sectored: expected true or false");
     expect_error("{\"l1d\": {\"index\": \"fermi\", \"sets\": 16}}",
                  "$.l1d: impossible cache geometry");
-    expect_error("{\"l2\": {\"index\": \"ipoly\", \"sets\": 8}}", "$.l2: impossible cache geometry");
+    expect_error("{\"l2\": {\"index\": \"ipoly\", \"sets\": 8}}",
+                 "$.l2: impossible cache geometry");
     expect_error("{\"l1d\": {\"write_allocate\": \"fetch\"}}", "$.l1d: impossible cache geometry");
     expect_error("{\"l1d\": {\"sets\": 4, \"size_bytes\": 65536}}", "not both");
     expect_error("{\"l1d\": {\"size_bytes\": 1000, \"ways\": 4}}", "$.l1d.size_bytes");
