@@ -171,6 +171,7 @@ enum gcr_status gcr_stream_rules_apply_slow(struct gcr_stream_rules *s,
         s->in_kernel = true;
         s->kernel = rec->u.kbegin;
         s->kernel.name = NULL; /* owned by the caller and only valid until its next record */
+        s->warps_per_cta = gcr_kernel_warps_per_cta(&s->kernel);
         s->in_cta_run = false;
         break;
     case GCR_REC_KERNEL_END:

@@ -52,6 +52,7 @@ struct gcr_stream_rules {
     bool in_cta_run;                /* run_cta holds the CTA of the open kernel's latest record */
     uint32_t run_cta;
     struct gcr_kernel_begin kernel; /* the open kernel; its name is not kept (NULL) */
+    uint32_t warps_per_cta;         /* of the open kernel, for the fast path */
     struct gcr_cta_set finished;    /* CTAs of the open kernel whose run has ended */
     enum gcr_stream_rule broken;    /* after a GCR_E_FORMAT refusal: the rule it enforced */
 };
@@ -68,22 +69,35 @@ enum gcr_status gcr_stream_rules_apply_slow(struct gcr_stream_rules *s,
  * Inline because readers call it for every record: the common case, one more instruction of the
  * current CTA's run, costs a few compares and the record's own validity check; everything else
  * (kernel boundaries, a new CTA, every refusal) takes the out-of-line path. */
+/* The common case, decided without calling gcr_record_invalid(): another
+ * record of the current CTA's run whose fields are all in range. It accepts
+ * exactly what gcr_record_invalid() accepts for such a record (the CTA id was
+ * checked against the grid when its run began); anything else takes the slow
+ * path, which also words the refusal. */
+static inline bool gcr_stream_rules_same_run_ok(const struct gcr_stream_rules *s,
+                                                const struct gcr_record *rec)
+{
+    if (rec->kind == GCR_REC_WARP_INSN) {
+        const struct gcr_warp_insn *in = &rec->u.insn;
+        return in->cta == s->run_cta && in->warp < s->warps_per_cta && in->op < GCR_OP_COUNT &&
+               in->space < GCR_SPACE_COUNT && in->cache_op < GCR_CACHEOP_COUNT &&
+               in->width >= 1 && in->width <= GCR_MAX_WIDTH;
+    }
+    if (rec->kind == GCR_REC_NONMEM)
+        return rec->u.nonmem.cta == s->run_cta && rec->u.nonmem.warp < s->warps_per_cta &&
+               rec->u.nonmem.count != 0;
+    return false;
+}
+
 static inline enum gcr_status gcr_stream_rules_apply(struct gcr_stream_rules *s,
                                                      const struct gcr_record *rec, char *why,
                                                      size_t why_len)
 {
-    if (__builtin_expect(s->in_cta_run, 1)) {
-        bool same_run = rec->kind == GCR_REC_WARP_INSN  ? rec->u.insn.cta == s->run_cta
-                        : rec->kind == GCR_REC_NONMEM ? rec->u.nonmem.cta == s->run_cta
-                                                      : false;
-        if (__builtin_expect(same_run && !gcr_record_invalid(rec, &s->kernel), 1))
-            return GCR_OK;
-    }
+    if (__builtin_expect(s->in_cta_run && gcr_stream_rules_same_run_ok(s, rec), 1))
+        return GCR_OK;
     return gcr_stream_rules_apply_slow(s, rec, why, why_len);
 }
 
-/* At the end of the trace: GCR_OK, or GCR_E_FORMAT with a message naming the kernel that is
- * still open. */
 enum gcr_status gcr_stream_rules_finish(const struct gcr_stream_rules *s, char *why,
                                         size_t why_len);
 

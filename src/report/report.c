@@ -1,10 +1,11 @@
 #include "report/report.h"
 
+#include "core/atomic_file.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define NSTATS (sizeof(struct gcr_cache_stats) / sizeof(uint64_t))
 
@@ -102,35 +103,16 @@ int gcr_report_write_json(const json_t *report, const char *path, struct gcr_err
     char *text = gcr_report_dumps(report);
     if (!text)
         return gcr_fail(err, GCR_E_NOMEM, "%s: cannot format the report", path);
-    size_t tlen = strlen(path) + 16;
-    char *tmp = malloc(tlen);
-    if (!tmp) {
-        free(text);
-        return gcr_fail(err, GCR_E_NOMEM, "out of memory");
-    }
-    snprintf(tmp, tlen, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    int rc = 0;
-    if (fd < 0) {
-        rc = gcr_fail(err, GCR_E_IO, "%s: cannot create: %s", path, strerror(errno));
-    } else {
-        FILE *f = fdopen(fd, "w");
-        if (!f) {
-            close(fd);
-            rc = gcr_fail(err, GCR_E_IO, "%s: %s", path, strerror(errno));
+    struct gcr_atomic_file out;
+    int rc = gcr_atomic_file_open(&out, path, err);
+    if (rc == 0) {
+        if (fputs(text, out.f) == EOF || fputc('\n', out.f) == EOF) {
+            rc = gcr_fail(err, GCR_E_IO, "%s: write failed: %s", path, strerror(errno));
+            gcr_atomic_file_abort(&out);
         } else {
-            int bad = fputs(text, f) == EOF || fputc('\n', f) == EOF;
-            bad |= fclose(f) != 0;
-            if (bad)
-                rc = gcr_fail(err, GCR_E_IO, "%s: write failed: %s", path, strerror(errno));
-            else if (rename(tmp, path) != 0)
-                rc = gcr_fail(err, GCR_E_IO, "%s: cannot move into place: %s", path,
-                              strerror(errno));
+            rc = gcr_atomic_file_commit(&out, err);
         }
-        if (rc != 0)
-            unlink(tmp);
     }
-    free(tmp);
     free(text);
     return rc;
 }

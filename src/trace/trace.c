@@ -2,11 +2,12 @@
 #include "gcreplay/format.h"
 #include "gcreplay/trace.h"
 
+#include "core/atomic_file.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 struct gcr_reader {
     const struct gcr_trace_format *fmt;
@@ -18,9 +19,7 @@ struct gcr_reader {
 struct gcr_writer {
     const struct gcr_trace_format *fmt;
     void *state;
-    FILE *out;
-    char *path;
-    char *tmp_path;
+    struct gcr_atomic_file out;
 };
 
 const struct gcr_trace_format *gcr_trace_format_find(const char *name)
@@ -175,29 +174,14 @@ int gcr_writer_open(struct gcr_writer **out, const char *path, const char *forma
         opts = &defaults;
 
     struct gcr_writer *w = calloc(1, sizeof *w);
-    size_t tlen = strlen(path) + 16;
-    if (!w || !(w->path = strdup(path)) || !(w->tmp_path = malloc(tlen))) {
-        if (w)
-            free(w->path);
-        free(w);
+    if (!w)
         return gcr_fail(err, GCR_E_NOMEM, "%s: out of memory", path);
-    }
-    /* The temporary file sits beside the destination so rename() is atomic. */
-    snprintf(w->tmp_path, tlen, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(w->tmp_path);
-    if (fd < 0 || !(w->out = fdopen(fd, "wb"))) {
-        int e = errno;
-        if (fd >= 0) {
-            close(fd);
-            unlink(w->tmp_path);
-        }
-        free(w->tmp_path);
-        free(w->path);
+    if (gcr_atomic_file_open(&w->out, path, err) != 0) {
         free(w);
-        return gcr_fail(err, GCR_E_IO, "%s: cannot create output: %s", path, strerror(e));
+        return -1;
     }
     w->fmt = fmt;
-    if (fmt->writer_open(&w->state, w->out, path, opts, err) != 0) {
+    if (fmt->writer_open(&w->state, w->out.f, path, opts, err) != 0) {
         w->state = NULL;
         gcr_writer_abort(w);
         return -1;
@@ -211,29 +195,15 @@ int gcr_writer_write(struct gcr_writer *w, const struct gcr_record *rec, struct 
     return w->fmt->writer_write(w->state, rec, err);
 }
 
-static void writer_free(struct gcr_writer *w)
-{
-    free(w->tmp_path);
-    free(w->path);
-    free(w);
-}
-
 int gcr_writer_close(struct gcr_writer *w, struct gcr_err *err)
 {
     int rc = w->fmt->writer_finish(w->state, err);
     w->fmt->writer_close(w->state);
-    w->state = NULL;
-    if (rc == 0 && fflush(w->out) != 0)
-        rc = gcr_fail(err, GCR_E_IO, "%s: write failed: %s", w->path, strerror(errno));
-    if (fclose(w->out) != 0 && rc == 0)
-        rc = gcr_fail(err, GCR_E_IO, "%s: write failed: %s", w->path, strerror(errno));
-    w->out = NULL;
-    if (rc == 0 && rename(w->tmp_path, w->path) != 0)
-        rc = gcr_fail(err, GCR_E_IO, "%s: cannot move output into place: %s", w->path,
-                      strerror(errno));
-    if (rc != 0)
-        unlink(w->tmp_path);
-    writer_free(w);
+    if (rc == 0)
+        rc = gcr_atomic_file_commit(&w->out, err);
+    else
+        gcr_atomic_file_abort(&w->out);
+    free(w);
     return rc;
 }
 
@@ -243,8 +213,6 @@ void gcr_writer_abort(struct gcr_writer *w)
         return;
     if (w->state)
         w->fmt->writer_close(w->state);
-    if (w->out)
-        fclose(w->out);
-    unlink(w->tmp_path);
-    writer_free(w);
+    gcr_atomic_file_abort(&w->out);
+    free(w);
 }

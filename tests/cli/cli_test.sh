@@ -177,6 +177,22 @@ usage)
   expect_exit 0 "$GCR" formats
   contains "$work/out" "gcrt"
   ;;
+golden)
+  # Full reports compared byte for byte with committed ones. After a deliberate
+  # change, regenerate with GCR_UPDATE_GOLDEN=1 and review the diff.
+  for pair in "volta80 vecadd" "volta80 stencil" "fermi28 stencil"; do
+    set -- $pair
+    want=tests/cli/golden/$2--$1.json
+    expect_exit 0 "$GCR" run -q --config "examples/configs/$1.json" --json "$work/got.json" \
+      "examples/traces/$2.txt"
+    if [ "${GCR_UPDATE_GOLDEN:-}" = 1 ]; then
+      cp "$work/got.json" "$want"
+    elif ! cmp -s "$work/got.json" "$want"; then
+      fail "report differs from $want"
+      diff "$want" "$work/got.json" | head -20 >&2
+    fi
+  done
+  ;;
 bench-small)
   # The benchmark runs end to end (tiny size; figures are not judged here).
   expect_exit 0 "$GCR" bench --instructions 20000 --sms 8

@@ -1,0 +1,24 @@
+/* Output files that are complete or absent: written to a temporary file
+ * beside the destination and renamed over it only when finished. */
+#ifndef GCREPLAY_CORE_ATOMIC_FILE_H
+#define GCREPLAY_CORE_ATOMIC_FILE_H
+
+#include <stdio.h>
+
+#include "gcreplay/error.h"
+
+struct gcr_atomic_file {
+    FILE *f;    /* write here */
+    char *path; /* the destination */
+    char *tmp;  /* the temporary file */
+};
+
+/* Creates the temporary file (permissions as a plain fopen would give). */
+int gcr_atomic_file_open(struct gcr_atomic_file *a, const char *path, struct gcr_err *err);
+/* Flushes, closes and renames into place; on failure the temporary file is removed.
+ * Either way the struct's resources are released. */
+int gcr_atomic_file_commit(struct gcr_atomic_file *a, struct gcr_err *err);
+/* Closes and removes the temporary file; the destination is untouched. */
+void gcr_atomic_file_abort(struct gcr_atomic_file *a);
+
+#endif
