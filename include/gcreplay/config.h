@@ -63,6 +63,8 @@ struct gcr_config {
 
     uint32_t l2_slices;
     uint64_t l2_interleave_bytes;
+    unsigned l2_interleave_log2;  /* derived: interleave_bytes is a power of two */
+    uint32_t l2_slice_mask;       /* derived: slices - 1 when a power of two, else 0 */
     enum gcr_slice_hash l2_slice_hash;
     struct gcr_cache_geometry l2;     /* geometry of one slice */
     bool l2_prefill_memcpy;
@@ -85,7 +87,22 @@ const char *gcr_warp_policy_name(enum gcr_warp_policy p);
 const char *gcr_granularity_name(enum gcr_granularity g);
 const char *gcr_slice_hash_name(enum gcr_slice_hash h);
 
-/* L2 slice of a line address under this config. */
-uint32_t gcr_config_slice_of(const struct gcr_config *cfg, uint64_t addr);
+/* L2 slice of a line address under this config (inline: every L2 access asks). */
+static inline uint32_t gcr_config_slice_of(const struct gcr_config *cfg, uint64_t addr)
+{
+    uint64_t granule = addr >> cfg->l2_interleave_log2;
+    if (cfg->l2_slices == 1)
+        return 0;
+    if (cfg->l2_slice_hash == GCR_SLICE_LINEAR)
+        return cfg->l2_slice_mask ? (uint32_t)(granule & cfg->l2_slice_mask)
+                                  : (uint32_t)(granule % cfg->l2_slices);
+    /* XOR-fold every group of log2(slices) granule bits into the slice bits,
+     * so power-of-two strides spread over all slices. */
+    unsigned bits = (unsigned)__builtin_ctz(cfg->l2_slices);
+    uint64_t mask = cfg->l2_slices - 1, h = 0;
+    for (uint64_t g = granule; g; g >>= bits)
+        h ^= g & mask;
+    return (uint32_t)h;
+}
 
 #endif

@@ -36,6 +36,10 @@ struct gcr_trace_format {
     int (*reader_next)(void *state, struct gcr_record *rec, struct gcr_err *err);
     uint64_t (*reader_bytes_done)(void *state);
     void (*reader_close)(void *state);
+    /* Optional: when lazy, an instruction the reader marks strided may come back
+     * with only addr[first active lane] filled (the others unspecified), which
+     * saves expanding 32 addresses for consumers that only use the hint. */
+    void (*reader_set_lazy_addresses)(void *state, bool lazy);
     /* Optional: format-specific facts for `gcreplay info` (version, blocks,
      * compression...), added to `info` after the whole trace was read. */
     void (*reader_describe)(void *state, json_t *info);

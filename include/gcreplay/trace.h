@@ -31,6 +31,10 @@ const char *gcr_reader_path(const struct gcr_reader *r);
 /* Input bytes consumed so far and total input size (0 if unknown): progress. */
 uint64_t gcr_reader_bytes_done(const struct gcr_reader *r);
 uint64_t gcr_reader_bytes_total(const struct gcr_reader *r);
+/* For consumers that read lane addresses of strided instructions only through
+ * the record's strided/stride hint (the replay engine): lets the reader skip
+ * filling addr[] beyond the first active lane for them. Off by default. */
+void gcr_reader_set_lazy_addresses(struct gcr_reader *r, bool lazy);
 /* Adds "format_details" (format-specific facts: version, blocks...) to info, if
  * the format has any. Meant for after the whole trace was read. */
 void gcr_reader_describe(struct gcr_reader *r, json_t *info);

@@ -375,6 +375,8 @@ static int from_json(struct gcr_config *cfg, json_t *root, struct gcr_err *err)
     if (cfg->l2_slice_hash == GCR_SLICE_XOR && !is_pow2(cfg->l2_slices))
         return fail_at(&l2, "slice_hash", err,
                        "\"xor\" needs a power-of-two number of slices (got %u)", cfg->l2_slices);
+    cfg->l2_interleave_log2 = (unsigned)__builtin_ctzll(cfg->l2_interleave_bytes);
+    cfg->l2_slice_mask = is_pow2(cfg->l2_slices) ? cfg->l2_slices - 1 : 0;
     cfg->l2.strip_bytes = cfg->l2_interleave_bytes;
     cfg->l2.strip_count = cfg->l2_slices;
     if (check_geometry(&l2, &cfg->l2, err))
@@ -463,20 +465,4 @@ json_t *gcr_config_to_json(const struct gcr_config *cfg)
         "sector_bytes", (json_int_t)cfg->sector_bytes,
         "granularity", gcr_granularity_name(cfg->granularity),
         "l1d", l1, "l2", l2, "analyses", cfg->analyses);
-}
-
-uint32_t gcr_config_slice_of(const struct gcr_config *cfg, uint64_t addr)
-{
-    uint64_t granule = addr / cfg->l2_interleave_bytes;
-    if (cfg->l2_slices == 1)
-        return 0;
-    if (cfg->l2_slice_hash == GCR_SLICE_LINEAR)
-        return (uint32_t)(granule % cfg->l2_slices);
-    /* XOR-fold every group of log2(slices) granule bits into the slice bits,
-     * so power-of-two strides spread over all slices. */
-    unsigned bits = (unsigned)__builtin_ctz(cfg->l2_slices);
-    uint64_t mask = cfg->l2_slices - 1, h = 0;
-    for (uint64_t g = granule; g; g >>= bits)
-        h ^= g & mask;
-    return (uint32_t)h;
 }

@@ -879,12 +879,11 @@ out:
     return rc;
 }
 
-int gcr_replay_trace(struct gcr_replay *rp, struct gcr_reader *r, struct gcr_err *err)
+/* Every record of a trace: kernels are replayed, copies applied, anything else refused. */
+static int replay_records(struct gcr_replay *rp, struct gcr_reader *r, struct gcr_err *err)
 {
     struct gcr_record rec;
     int rc;
-    json_array_append_new(rp->traces, json_pack("{s:s, s:s}", "path", gcr_reader_path(r),
-                                                "format", gcr_reader_format_name(r)));
     while ((rc = gcr_reader_next(r, &rec, err)) == 1) {
         switch (rec.kind) {
         case GCR_REC_KERNEL_BEGIN:
@@ -908,6 +907,18 @@ int gcr_replay_trace(struct gcr_replay *rp, struct gcr_reader *r, struct gcr_err
                                  json_array_size(rp->kernels)};
         rp->progress(rp->progress_ctx, &p);
     }
+    return rc;
+}
+
+int gcr_replay_trace(struct gcr_replay *rp, struct gcr_reader *r, struct gcr_err *err)
+{
+    json_array_append_new(rp->traces, json_pack("{s:s, s:s}", "path", gcr_reader_path(r),
+                                                "format", gcr_reader_format_name(r)));
+    /* The warp queues take strided lanes from the hint (warpq.c) and observers
+     * get expanded addresses at issue, so the reader need not expand them. */
+    gcr_reader_set_lazy_addresses(r, true);
+    int rc = replay_records(rp, r, err);
+    gcr_reader_set_lazy_addresses(r, false);
     return rc;
 }
 

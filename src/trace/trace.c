@@ -118,6 +118,12 @@ uint64_t gcr_reader_bytes_done(const struct gcr_reader *r)
     return r->fmt->reader_bytes_done ? r->fmt->reader_bytes_done(r->state) : 0;
 }
 
+void gcr_reader_set_lazy_addresses(struct gcr_reader *r, bool lazy)
+{
+    if (r->fmt->reader_set_lazy_addresses && r->fmt->sets_stride_hint)
+        r->fmt->reader_set_lazy_addresses(r->state, lazy);
+}
+
 void gcr_reader_describe(struct gcr_reader *r, json_t *info)
 {
     if (!r->fmt->reader_describe)

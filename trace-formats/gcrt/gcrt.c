@@ -237,7 +237,7 @@ typedef uint64_t u64x2 __attribute__((vector_size(16)));
 /* Decodes the body of a warp instruction (after its type byte). Returns the position after it,
  * or NULL with *why set. */
 static inline const unsigned char *decode_insn(const unsigned char *p, struct gcr_warp_insn *in,
-                                               const char **why)
+                                               bool lazy, const char **why)
 {
     uint64_t base, v;
     if (!(p = get_varint32(p, &in->cta, why)) || !(p = get_varint32(p, &in->warp, why)) ||
@@ -263,6 +263,10 @@ static inline const unsigned char *decode_insn(const unsigned char *p, struct gc
         uint64_t stride = zigzag_decode(v);
         in->strided = true;
         in->stride = (int64_t)stride;
+        if (lazy) { /* the consumer reads the hint (gcr_reader_set_lazy_addresses) */
+            in->addr[0] = base;
+            return p;
+        }
         u64x2 lanes = {base, base + stride};
         const u64x2 step = {2 * stride, 2 * stride};
         const u64x2 step2 = step + step;
@@ -340,6 +344,7 @@ struct gcrt_reader {
 
     uint64_t records; /* records in fully or partly decoded blocks: next expected first index */
     uint16_t version_major, version_minor;
+    bool lazy_addresses; /* see gcr_reader_set_lazy_addresses */
     uint64_t blocks_zstd, blocks_raw, payload_raw_bytes; /* for gcreplay info */
     struct gcr_stream_rules rules; /* the stream so far: open kernel, finished CTAs */
     bool done;
@@ -737,7 +742,7 @@ static int decode_record(struct gcrt_reader *r, struct gcr_record *rec, struct g
     switch (type) {
     case GCR_REC_WARP_INSN:
         rec->kind = GCR_REC_WARP_INSN;
-        p = decode_insn(p, &rec->u.insn, &why);
+        p = decode_insn(p, &rec->u.insn, r->lazy_addresses, &why);
         break;
     case GCR_REC_NONMEM:
         rec->kind = GCR_REC_NONMEM;
@@ -1124,6 +1129,11 @@ static int gcrt_probe(const char *path, const unsigned char *head, size_t len)
     return len >= GCRT_MAGIC_BYTES && memcmp(head, gcrt_magic, GCRT_MAGIC_BYTES) == 0;
 }
 
+static void gcrt_reader_set_lazy_addresses(void *state, bool lazy)
+{
+    ((struct gcrt_reader *)state)->lazy_addresses = lazy;
+}
+
 /* Facts for `gcreplay info`, once the trace has been read. */
 static void gcrt_reader_describe(void *state, json_t *info)
 {
@@ -1146,6 +1156,7 @@ const struct gcr_trace_format gcr_format_gcrt = {
     .extension = ".gcrt",
     .sets_stride_hint = true,
     .reader_describe = gcrt_reader_describe,
+    .reader_set_lazy_addresses = gcrt_reader_set_lazy_addresses,
     .probe = gcrt_probe,
     .reader_open = gcrt_reader_open,
     .reader_next = gcrt_reader_next,
