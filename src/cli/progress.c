@@ -25,7 +25,8 @@ void cli_progress_cb(void *ctx, const struct gcr_progress *pr)
     if (!p->enabled)
         return;
     double now = cli_now();
-    if (now - p->last < 0.25)
+    bool finished = pr->bytes_total && pr->bytes_done >= pr->bytes_total;
+    if (now - p->last < 0.25 && !finished) /* a few updates a second, and the last one */
         return;
     p->last = now;
     double rate = pr->warp_insns / (now - p->start + 1e-9);

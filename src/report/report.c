@@ -47,17 +47,27 @@ json_t *gcr_report_level(const struct gcr_cache_stats *now, const struct gcr_cac
                          uint32_t sector_bytes)
 {
     struct gcr_cache_stats sum = {0};
-    json_t *acc = json_array(), *mis = json_array();
+    /* Per-unit columns: one array per figure, index = SM or slice. */
+    static const char *const cols[] = {"accesses", "hits", "misses", "line_misses",
+                                       "sector_misses", "bytes_fetched"};
+    enum { NCOLS = sizeof cols / sizeof cols[0] };
+    json_t *arr[NCOLS];
+    for (int k = 0; k < NCOLS; k++)
+        arr[k] = json_array();
     for (uint32_t i = 0; i < n; i++) {
         struct gcr_cache_stats d;
         diff(&now[i], then ? &then[i] : NULL, &d);
         add(&sum, &d);
-        json_array_append_new(acc, json_integer((json_int_t)(d.accesses[0] + d.accesses[1])));
-        json_array_append_new(
-            mis, json_integer((json_int_t)(d.outcomes[0][GCR_MISS_LINE] +
-                                           d.outcomes[0][GCR_MISS_SECTOR] +
-                                           d.outcomes[1][GCR_MISS_LINE] +
-                                           d.outcomes[1][GCR_MISS_SECTOR])));
+        uint64_t line_m = d.outcomes[0][GCR_MISS_LINE] + d.outcomes[1][GCR_MISS_LINE];
+        uint64_t sect_m = d.outcomes[0][GCR_MISS_SECTOR] + d.outcomes[1][GCR_MISS_SECTOR];
+        uint64_t v[NCOLS] = {d.accesses[0] + d.accesses[1],
+                             d.outcomes[0][GCR_HIT] + d.outcomes[1][GCR_HIT],
+                             line_m + sect_m,
+                             line_m,
+                             sect_m,
+                             d.sectors_fetched * sector_bytes};
+        for (int k = 0; k < NCOLS; k++)
+            json_array_append_new(arr[k], json_integer((json_int_t)v[k]));
     }
     uint64_t accesses = sum.accesses[0] + sum.accesses[1];
     uint64_t hits = sum.outcomes[0][GCR_HIT] + sum.outcomes[1][GCR_HIT];
@@ -89,7 +99,10 @@ json_t *gcr_report_level(const struct gcr_cache_stats *now, const struct gcr_cac
                         json_integer((json_int_t)(sum.sectors_fetched * sector_bytes)));
     json_object_set_new(o, "evictions", json_integer((json_int_t)sum.evictions));
     json_object_set_new(o, "invalidations", json_integer((json_int_t)sum.invalidations));
-    json_object_set_new(o, per_name, json_pack("{s:o, s:o}", "accesses", acc, "misses", mis));
+    json_t *per = json_object();
+    for (int k = 0; k < NCOLS; k++)
+        json_object_set_new(per, cols[k], arr[k]);
+    json_object_set_new(o, per_name, per);
     return o;
 }
 

@@ -38,6 +38,10 @@ for period in r["kernels"] + [r["total"]]:
         assert lv["hits"] + lv["misses"] == lv["accesses"], level
         if lv["accesses"]:
             assert abs(lv["miss_rate"] - lv["misses"] / lv["accesses"]) < 1e-9
+        assert lv["misses"] == lv["line_misses"] + lv["sector_misses"], level
+        per = lv["per_sm" if level == "L1D" else "per_slice"]
+        for col, values in per.items():
+            assert sum(values) == lv[col], (level, col)
 tot = r["total"]
 for level in ("L1D", "L2"):
     for key in ("accesses", "hits", "misses"):
@@ -176,6 +180,15 @@ usage)
   expect_exit 0 "$GCR" --version
   expect_exit 0 "$GCR" formats
   contains "$work/out" "gcrt"
+  ;;
+progress)
+  # Progress goes to stderr only when it is a terminal (script gives a pseudo-terminal).
+  script -qec "\"$GCR\" run --config examples/configs/volta80.json examples/traces/vecadd.txt" \
+    /dev/null >"$work/tty" 2>&1 || fail "run under a terminal failed"
+  contains "$work/tty" "gcreplay: examples/traces/vecadd.txt 100.0%"
+  contains "$work/tty" "M warp instructions"
+  expect_exit 0 "$GCR" run --config examples/configs/volta80.json examples/traces/vecadd.txt
+  [ ! -s "$work/err" ] || fail "progress written although stderr is not a terminal"
   ;;
 golden)
   # Full reports compared byte for byte with committed ones. After a deliberate
