@@ -69,6 +69,11 @@ struct gcr_cache_geometry {
 /* Returns 0 if the geometry is possible, else -1 with a reason in why. */
 int gcr_cache_geometry_check(const struct gcr_cache_geometry *g, char *why, size_t why_len);
 
+/* GPGPU-Sim's IPOLY hash for n = 16, 32 or 64 buckets: index (the low log2(n)
+ * bits) XORed with polynomial combinations of the higher bits. Used for set
+ * indices and for memory-partition (L2 slice) selection. */
+uint32_t gcr_ipoly_hash(uint64_t higher, uint32_t index, uint32_t n);
+
 /* The set a line address maps to (after strip removal and the index function). */
 uint32_t gcr_cache_set_of(const struct gcr_cache_geometry *g, uint64_t line_addr);
 

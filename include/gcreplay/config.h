@@ -34,6 +34,7 @@ enum gcr_granularity {
 enum gcr_slice_hash {
     GCR_SLICE_LINEAR = 0, /* slice = (addr / interleave) mod slices */
     GCR_SLICE_XOR,        /* slice bits XOR-folded with all higher granule bits */
+    GCR_SLICE_IPOLY,      /* GPGPU-Sim IPOLY partition indexing (16, 32 or 64 slices) */
     GCR_SLICE_HASH_COUNT
 };
 
@@ -59,7 +60,18 @@ struct gcr_config {
     char *l1_organization;            /* name of an L1 organisation (src/orgs/) */
     struct gcr_cache_geometry l1;
     bool l1_invalidate_at_kernel_end;
+    bool l1_bypass_global; /* global accesses skip L1 (GPGPU-Sim -gpgpu_gmem_skip_L1D) */
+    /* Unified L1/shared memory (Volta and later): when unified_bytes > 0, each
+     * kernel's L1 gets the capacity left by the smallest shared-memory option
+     * that holds its CTAs' shared memory; l1 geometry gives the sets and the
+     * ways of l1_base_bytes. */
+    uint64_t l1_unified_bytes;
+    uint32_t l1_shmem_options[16]; /* bytes, ascending */
+    uint32_t l1_shmem_option_count;
     json_t *l1_org_options;           /* l1d.<organization> object, or NULL */
+    /* Fields a functional replay does not use, validated and kept for the
+     * timing backend and for the report: {"allocation", "mshr"} per cache. */
+    json_t *l1_kept, *l2_kept;
 
     uint32_t l2_slices;
     uint64_t l2_interleave_bytes;
@@ -79,6 +91,17 @@ int gcr_config_parse(struct gcr_config *cfg, const char *json_text, const char *
                      struct gcr_err *err);
 void gcr_config_free(struct gcr_config *cfg);
 
+/* L1 ways for a kernel whose CTAs on one SM use shmem_per_sm bytes of shared
+ * memory (unified L1/shared carve-out; the configured ways when not unified). */
+uint32_t gcr_config_l1_ways_for(const struct gcr_config *cfg, uint64_t shmem_per_sm);
+
+/* Builds a gcreplay config (JSON) from GPGPU-Sim / Accel-Sim option files
+ * (gpgpusim.config, then trace.config...; later settings override earlier
+ * ones). The result passes gcr_config_parse. NULL and err (file:line: -option)
+ * on failure. */
+json_t *gcr_config_import_gpgpusim(const char *const *paths, size_t npaths, const char *name,
+                                   struct gcr_err *err);
+
 /* The effective configuration with every default filled in (for reports). */
 json_t *gcr_config_to_json(const struct gcr_config *cfg);
 
@@ -96,6 +119,9 @@ static inline uint32_t gcr_config_slice_of(const struct gcr_config *cfg, uint64_
     if (cfg->l2_slice_hash == GCR_SLICE_LINEAR)
         return cfg->l2_slice_mask ? (uint32_t)(granule & cfg->l2_slice_mask)
                                   : (uint32_t)(granule % cfg->l2_slices);
+    if (cfg->l2_slice_hash == GCR_SLICE_IPOLY)
+        return gcr_ipoly_hash(granule >> __builtin_ctz(cfg->l2_slices),
+                              (uint32_t)(granule & cfg->l2_slice_mask), cfg->l2_slices);
     /* XOR-fold every group of log2(slices) granule bits into the slice bits,
      * so power-of-two strides spread over all slices. */
     unsigned bits = (unsigned)__builtin_ctz(cfg->l2_slices);

@@ -68,7 +68,7 @@ static void ipoly_build(void)
                 ipoly_tables[t][byte][v] = (uint8_t)ipoly_slow(v << (8 * byte), all[t], 4 + t);
 }
 
-static uint32_t ipoly(uint64_t higher, uint32_t index, uint32_t sets)
+uint32_t gcr_ipoly_hash(uint64_t higher, uint32_t index, uint32_t sets)
 {
     pthread_once(&ipoly_once, ipoly_build);
     uint8_t(*t)[256] = ipoly_tables[sets == 16 ? 0 : sets == 32 ? 1 : 2];
@@ -119,7 +119,7 @@ uint32_t gcr_cache_set_of(const struct gcr_cache_geometry *g, uint64_t line_addr
         return fermi(a, g->sets);
     case GCR_INDEX_IPOLY: {
         unsigned sets_log2 = gcr_bits_log2(g->sets);
-        return ipoly(line_no >> sets_log2, (uint32_t)(line_no & (g->sets - 1)), g->sets);
+        return gcr_ipoly_hash(line_no >> sets_log2, (uint32_t)(line_no & (g->sets - 1)), g->sets);
     }
     case GCR_INDEX_COUNT:
         break;

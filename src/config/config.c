@@ -176,7 +176,7 @@ static int get_enum(struct jobj *o, const char *key, int def, int count,
 static const char *const cta_names[] = {"round_robin", "contiguous"};
 static const char *const warp_names[] = {"lrr", "gto"};
 static const char *const gran_names[] = {"line", "sector"};
-static const char *const slice_names[] = {"linear", "xor"};
+static const char *const slice_names[] = {"linear", "xor", "ipoly"};
 
 const char *gcr_cta_policy_name(enum gcr_cta_policy p) { return cta_names[p]; }
 const char *gcr_warp_policy_name(enum gcr_warp_policy p) { return warp_names[p]; }
@@ -245,6 +245,75 @@ static int parse_cache(struct jobj *o, const struct gcr_cache_geometry *def, uin
     return 0;
 }
 
+static const char *const alloc_names[] = {"on_miss", "on_fill", "streaming"};
+static const char *alloc_name_i(int i) { return alloc_names[i]; }
+static const char *const mshr_type_names[] = {"assoc", "sector_assoc", "tex_fifo",
+                                              "sector_tex_fifo"};
+static const char *mshr_type_name_i(int i) { return mshr_type_names[i]; }
+
+/* Fields of a cache that only timing uses: GPGPU-Sim's allocation point and
+ * MSHR parameters. Checked strictly here, kept as JSON for later stages. */
+static int parse_kept(struct jobj *cache, json_t **kept, struct gcr_err *err)
+{
+    int e = 0;
+    struct jobj m;
+    *kept = json_object();
+    if (get_enum(cache, "allocation", 0, 3, alloc_name_i, &e, err))
+        return -1;
+    json_object_set_new(*kept, "allocation", json_string(alloc_names[e]));
+    if (jobj_sub(cache, "mshr", &m, err))
+        return -1;
+    if (!m.obj)
+        return 0;
+    uint32_t entries, merge, queue, fifo, port;
+    if (get_enum(&m, "type", 0, 4, mshr_type_name_i, &e, err) ||
+        get_u32(&m, "entries", 32, 1, 1u << 20, &entries, err) ||
+        get_u32(&m, "max_merge", 8, 1, 1u << 20, &merge, err) ||
+        get_u32(&m, "miss_queue", 8, 0, 1u << 20, &queue, err) ||
+        get_u32(&m, "result_fifo", 0, 0, 1u << 20, &fifo, err) ||
+        get_u32(&m, "data_port_width", 0, 0, 1u << 20, &port, err) || jobj_finish(&m, err))
+        return -1;
+    json_object_set_new(*kept, "mshr",
+                        json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}", "type", mshr_type_names[e],
+                                  "entries", (json_int_t)entries, "max_merge", (json_int_t)merge,
+                                  "miss_queue", (json_int_t)queue, "result_fifo",
+                                  (json_int_t)fifo, "data_port_width", (json_int_t)port));
+    return 0;
+}
+
+/* l1d.adaptive: {"unified_bytes": N, "shmem_options_bytes": [ascending...]} */
+static int parse_adaptive(struct jobj *l1, struct gcr_config *cfg, struct gcr_err *err)
+{
+    struct jobj a;
+    if (jobj_sub(l1, "adaptive", &a, err))
+        return -1;
+    if (!a.obj)
+        return 0;
+    if (get_u64(&a, "unified_bytes", 0, 1, 1ull << 32, &cfg->l1_unified_bytes, err))
+        return -1;
+    json_t *opts = jobj_get(&a, "shmem_options_bytes");
+    if (!opts || !json_is_array(opts) || json_array_size(opts) == 0 ||
+        json_array_size(opts) > 16)
+        return fail_at(&a, "shmem_options_bytes", err,
+                       "expected an array of 1 to 16 shared-memory sizes in bytes");
+    size_t i;
+    json_t *v;
+    json_array_foreach(opts, i, v) {
+        json_int_t x = json_is_integer(v) ? json_integer_value(v) : -1;
+        if (x < 0 || (uint64_t)x > cfg->l1_unified_bytes ||
+            (i > 0 && (uint32_t)x <= cfg->l1_shmem_options[i - 1])) {
+            char key[64];
+            snprintf(key, sizeof key, "shmem_options_bytes[%zu]", i);
+            return fail_at(&a, key, err,
+                           "expected sizes in ascending order, each at most unified_bytes "
+                           "(%llu)", (unsigned long long)cfg->l1_unified_bytes);
+        }
+        cfg->l1_shmem_options[i] = (uint32_t)x;
+    }
+    cfg->l1_shmem_option_count = (uint32_t)json_array_size(opts);
+    return jobj_finish(&a, err);
+}
+
 static int check_geometry(const struct jobj *o, const struct gcr_cache_geometry *g,
                           struct gcr_err *err)
 {
@@ -267,6 +336,8 @@ void gcr_config_free(struct gcr_config *cfg)
     free(cfg->name);
     free(cfg->l1_organization);
     json_decref(cfg->l1_org_options);
+    json_decref(cfg->l1_kept);
+    json_decref(cfg->l2_kept);
     json_decref(cfg->analyses);
     config_zero(cfg);
 }
@@ -341,7 +412,9 @@ static int from_json(struct gcr_config *cfg, json_t *root, struct gcr_err *err)
         return -1;
     cfg->l1_organization = strdup(s);
     if (parse_cache(&l1, &l1_def, cfg->line_bytes, cfg->sector_bytes, cfg->seed, &cfg->l1, err) ||
-        get_bool(&l1, "invalidate_at_kernel_end", true, &cfg->l1_invalidate_at_kernel_end, err))
+        get_bool(&l1, "invalidate_at_kernel_end", true, &cfg->l1_invalidate_at_kernel_end, err) ||
+        get_bool(&l1, "bypass_global", false, &cfg->l1_bypass_global, err) ||
+        parse_adaptive(&l1, cfg, err) || parse_kept(&l1, &cfg->l1_kept, err))
         return -1;
     /* Organisation-specific options live in l1d.<organization>; the
      * organisation checks them itself when it is created. */
@@ -366,7 +439,7 @@ static int from_json(struct gcr_config *cfg, json_t *root, struct gcr_err *err)
     if (parse_cache(&l2, &l2_def, cfg->line_bytes, cfg->sector_bytes, cfg->seed ^ 0x9e3779b9u,
                     &cfg->l2, err) ||
         get_bool(&l2, "prefill_memcpy", false, &cfg->l2_prefill_memcpy, err) ||
-        jobj_finish(&l2, err))
+        parse_kept(&l2, &cfg->l2_kept, err) || jobj_finish(&l2, err))
         return -1;
     if (!is_pow2(cfg->l2_interleave_bytes) || cfg->l2_interleave_bytes < cfg->line_bytes)
         return fail_at(&l2, "interleave_bytes", err,
@@ -375,6 +448,10 @@ static int from_json(struct gcr_config *cfg, json_t *root, struct gcr_err *err)
     if (cfg->l2_slice_hash == GCR_SLICE_XOR && !is_pow2(cfg->l2_slices))
         return fail_at(&l2, "slice_hash", err,
                        "\"xor\" needs a power-of-two number of slices (got %u)", cfg->l2_slices);
+    if (cfg->l2_slice_hash == GCR_SLICE_IPOLY && cfg->l2_slices != 16 && cfg->l2_slices != 32 &&
+        cfg->l2_slices != 64)
+        return fail_at(&l2, "slice_hash", err, "\"ipoly\" needs 16, 32 or 64 slices (got %u)",
+                       cfg->l2_slices);
     cfg->l2_interleave_log2 = (unsigned)__builtin_ctzll(cfg->l2_interleave_bytes);
     cfg->l2_slice_mask = is_pow2(cfg->l2_slices) ? cfg->l2_slices - 1 : 0;
     cfg->l2.strip_bytes = cfg->l2_interleave_bytes;
@@ -443,6 +520,17 @@ json_t *gcr_config_to_json(const struct gcr_config *cfg)
     json_object_set_new(l1, "organization", json_string(cfg->l1_organization));
     json_object_set_new(l1, "invalidate_at_kernel_end",
                         json_boolean(cfg->l1_invalidate_at_kernel_end));
+    json_object_set_new(l1, "bypass_global", json_boolean(cfg->l1_bypass_global));
+    if (cfg->l1_unified_bytes) {
+        json_t *opts = json_array();
+        for (uint32_t i = 0; i < cfg->l1_shmem_option_count; i++)
+            json_array_append_new(opts, json_integer(cfg->l1_shmem_options[i]));
+        json_object_set_new(l1, "adaptive",
+                            json_pack("{s:I, s:o}", "unified_bytes",
+                                      (json_int_t)cfg->l1_unified_bytes, "shmem_options_bytes",
+                                      opts));
+    }
+    json_object_update(l1, cfg->l1_kept);
     if (cfg->l1_org_options)
         json_object_set(l1, cfg->l1_organization, cfg->l1_org_options);
     json_t *l2 = cache_to_json(&cfg->l2);
@@ -450,6 +538,7 @@ json_t *gcr_config_to_json(const struct gcr_config *cfg)
     json_object_set_new(l2, "interleave_bytes", json_integer((json_int_t)cfg->l2_interleave_bytes));
     json_object_set_new(l2, "slice_hash", json_string(gcr_slice_hash_name(cfg->l2_slice_hash)));
     json_object_set_new(l2, "prefill_memcpy", json_boolean(cfg->l2_prefill_memcpy));
+    json_object_update(l2, cfg->l2_kept);
     return json_pack(
         "{s:s, s:I, s:{s:I, s:I, s:I, s:I, s:I}, s:{s:s, s:s, s:I}, s:{s:I, s:I, s:s}, "
         "s:o, s:o, s:O}",
@@ -465,4 +554,23 @@ json_t *gcr_config_to_json(const struct gcr_config *cfg)
         "sector_bytes", (json_int_t)cfg->sector_bytes,
         "granularity", gcr_granularity_name(cfg->granularity),
         "l1d", l1, "l2", l2, "analyses", cfg->analyses);
+}
+
+uint32_t gcr_config_l1_ways_for(const struct gcr_config *cfg, uint64_t shmem_per_sm)
+{
+    if (!cfg->l1_unified_bytes)
+        return cfg->l1.ways;
+    /* GPGPU-Sim (shader_core_config::max_cta): the smallest option that holds
+     * the shared memory of the CTAs resident on an SM; the L1 keeps the rest of
+     * the unified array, in ways of the configured sets and line size, rounded
+     * to the nearest way. */
+    uint64_t option = cfg->l1_shmem_options[cfg->l1_shmem_option_count - 1];
+    for (uint32_t i = 0; i < cfg->l1_shmem_option_count; i++)
+        if (cfg->l1_shmem_options[i] >= shmem_per_sm) {
+            option = cfg->l1_shmem_options[i];
+            break;
+        }
+    uint64_t way_bytes = (uint64_t)cfg->l1.sets * cfg->line_bytes;
+    uint64_t ways = (cfg->l1_unified_bytes - option + way_bytes / 2) / way_bytes;
+    return ways ? (uint32_t)ways : 1;
 }

@@ -39,6 +39,10 @@ struct gcr_l1org_ops {
                   struct gcr_err *err);
     /* Serves one request; returns its outcome as seen by the requester. */
     enum gcr_outcome (*access)(void *self, const struct gcr_req *req);
+    /* A kernel starts; l1 is the geometry of each L1 instance for it (its ways
+     * change with the unified L1/shared carve-out). May be NULL if the
+     * organisation has nothing to do. */
+    int (*kernel_begin)(void *self, const struct gcr_cache_geometry *l1, struct gcr_err *err);
     /* Kernel boundary: invalidate (writing dirty lines back) if configured. */
     void (*kernel_end)(void *self);
     uint32_t (*num_instances)(void *self);

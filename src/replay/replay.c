@@ -504,7 +504,8 @@ static void execute(struct gcr_replay *rp, struct sm *sm, uint32_t s, struct war
         n = gcr_coalesce(in, unit, cfg->sector_bytes, rp->reqs);
     }
     bool atomic = in->op == GCR_OP_ATOMIC || in->op == GCR_OP_REDUCTION;
-    bool bypass = in->cache_op == GCR_CACHEOP_BYPASS_L1;
+    bool bypass = in->cache_op == GCR_CACHEOP_BYPASS_L1 ||
+                  (cfg->l1_bypass_global && in->space == GCR_SPACE_GLOBAL);
     bool is_write = in->op == GCR_OP_STORE;
     bool missed = false;
     uint64_t line_mask = ~(uint64_t)(cfg->line_bytes - 1);
@@ -811,6 +812,13 @@ static int replay_kernel(struct gcr_replay *rp, struct gcr_reader *r,
         }
     }
 
+    /* The L1 size for this kernel: with a unified L1/shared array, what its
+     * resident CTAs' shared memory leaves (GPGPU-Sim's per-kernel carve-out). */
+    struct gcr_cache_geometry l1 = cfg->l1;
+    l1.ways = gcr_config_l1_ways_for(cfg, (uint64_t)kb->shmem_bytes * ks.fit);
+    if (rp->org->kernel_begin && rp->org->kernel_begin(rp->org_self, &l1, err) != 0)
+        goto out;
+
     snapshot(rp);
     rp->bus.kernel = &ks.kb;
     if (gcr_bus_wants(&rp->bus, GCR_EV_KERNEL_BEGIN)) {
@@ -856,14 +864,14 @@ static int replay_kernel(struct gcr_replay *rp, struct gcr_reader *r,
     rp->org->kernel_end(rp->org_self);
 
     json_t *k = period_json(rp, &rp->kernel_counts, true);
-    json_t *id = json_pack("{s:I, s:s, s:[I,I,I], s:[I,I,I], s:I, s:I, s:I}", "id",
+    json_t *id = json_pack("{s:I, s:s, s:[I,I,I], s:[I,I,I], s:I, s:I, s:I, s:I}", "id",
                            (json_int_t)kb->id, "name", ks.kb.name, "grid",
                            (json_int_t)kb->grid[0], (json_int_t)kb->grid[1],
                            (json_int_t)kb->grid[2], "block", (json_int_t)kb->block[0],
                            (json_int_t)kb->block[1], (json_int_t)kb->block[2], "shmem_bytes",
                            (json_int_t)kb->shmem_bytes, "regs_per_thread",
                            (json_int_t)kb->regs_per_thread, "ctas_per_sm_limit",
-                           (json_int_t)ks.fit);
+                           (json_int_t)ks.fit, "l1d_ways", (json_int_t)l1.ways);
     json_object_update(id, k); /* identity first, then the figures */
     json_decref(k);
     json_array_append_new(rp->kernels, id);

@@ -65,13 +65,15 @@ example-configs)
 readme)
   # Every "$ gcreplay ..." line of README.md runs as written (from a scratch
   # directory that sees the repository's examples/ and tests/).
-  ln -s "$SRC/examples" "$work/examples"
-  ln -s "$SRC/tests" "$work/tests"
+  mkdir "$work/repo"
+  ln -s "$SRC/examples" "$work/repo/examples"
+  ln -s "$SRC/tests" "$work/repo/tests"
+  ln -s "$SRC/../shared" "$work/shared"
   n=0
   while IFS= read -r line; do
     cmd=${line#\$ gcreplay }
     n=$((n + 1))
-    (cd "$work" && eval "\"$GCR\" $cmd") >"$work/out" 2>"$work/err" ||
+    (cd "$work/repo" && eval "\"$GCR\" $cmd") >"$work/out" 2>"$work/err" ||
       { fail "README example: gcreplay $cmd"; cat "$work/err" >&2; }
   done < <(grep -E '^\$ gcreplay ' README.md)
   [ "$n" -ge 5 ] || fail "README has only $n runnable examples"
@@ -180,6 +182,29 @@ usage)
   expect_exit 0 "$GCR" --version
   expect_exit 0 "$GCR" formats
   contains "$work/out" "gcrt"
+  ;;
+import-config)
+  # The shipped imported configs are what import-config makes of the public files.
+  shared=../shared/gpgpusim-configs
+  for pair in "SM7_QV100 qv100" "SM86_RTX3070 rtx3070"; do
+    set -- $pair
+    expect_exit 0 "$GCR" import-config -o "$work/$2.json" "$shared/$1/gpgpusim.config" \
+      "$shared/$1/trace.config"
+    cmp -s "$work/$2.json" "examples/configs/$2.json" ||
+      fail "examples/configs/$2.json differs from a fresh import of $shared/$1"
+  done
+  expect_exit 0 "$GCR" import-config -o "$work/gtx480.json" "$shared/SM2_GTX480/gpgpusim.config"
+  expect_exit 0 "$GCR" run -q --config "$work/gtx480.json" examples/traces/stencil.txt
+  # Errors name the file and line; no output is left behind.
+  printf -- '# overrides\n-gpgpu_cache:dl1 S:4:128\n' >"$work/bad.config"
+  expect_exit 1 "$GCR" import-config -o "$work/out.json" "$shared/SM7_QV100/gpgpusim.config" \
+    "$work/bad.config"
+  contains "$work/err" "bad.config:2: -gpgpu_cache:dl1 S:4:128: not a GPGPU-Sim cache string"
+  [ ! -e "$work/out.json" ] || fail "output written for a bad config"
+  expect_exit 2 "$GCR" import-config "$work/bad.config"
+  expect_exit 2 "$GCR" import-config -o "$work/out.json"
+  expect_exit 0 "$GCR" import-config --help
+  contains "$work/out" "usage: gcreplay import-config"
   ;;
 progress)
   # Progress goes to stderr only when it is a terminal (script gives a pseudo-terminal).

@@ -5,7 +5,8 @@
 
 struct private_l1 {
     struct gcr_l1org_ctx ctx;
-    struct gcr_cache **l1; /* one per SM */
+    struct gcr_cache **l1;            /* one per SM */
+    struct gcr_cache_stats *retired;  /* per SM: counts of L1s replaced by a resize */
     uint32_t n;
 };
 
@@ -18,6 +19,7 @@ static void private_destroy(void *self)
         for (uint32_t i = 0; i < p->n; i++)
             gcr_cache_destroy(p->l1[i]);
     free(p->l1);
+    free(p->retired);
     free(p);
 }
 
@@ -35,8 +37,9 @@ static int private_create(void **self, const struct gcr_l1org_ctx *ctx, const js
     p->ctx = *ctx;
     p->n = ctx->config->num_sms;
     p->l1 = calloc(p->n, sizeof *p->l1);
-    if (!p->l1) {
-        free(p);
+    p->retired = calloc(p->n, sizeof *p->retired);
+    if (!p->l1 || !p->retired) {
+        private_destroy(p);
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     }
     for (uint32_t i = 0; i < p->n; i++) {
@@ -100,6 +103,32 @@ static void on_dirty(void *vctx, uint64_t line, uint32_t dirty)
     gcr_memsys_writeback(p->ctx.mem, line, dirty);
 }
 
+/* A new size for every L1 (unified L1/shared carve-out). The L1s are empty at
+ * a kernel boundary when invalidation is on; otherwise resizing still starts
+ * them empty, like the hardware reconfiguring its L1. Counts carry over. */
+static int private_kernel_begin(void *self, const struct gcr_cache_geometry *l1,
+                                struct gcr_err *err)
+{
+    struct private_l1 *p = self;
+    if (gcr_cache_geometry(p->l1[0])->ways == l1->ways)
+        return 0;
+    for (uint32_t i = 0; i < p->n; i++) {
+        struct gcr_cache_geometry g = *l1;
+        g.seed = l1->seed + i;
+        struct gcr_cache *c = gcr_cache_create(&g, err);
+        if (!c)
+            return -1;
+        gcr_cache_invalidate_all(p->l1[i], on_dirty, p);
+        const uint64_t *old = (const uint64_t *)gcr_cache_stats(p->l1[i]);
+        uint64_t *sum = (uint64_t *)&p->retired[i];
+        for (size_t k = 0; k < sizeof p->retired[i] / sizeof(uint64_t); k++)
+            sum[k] += old[k];
+        gcr_cache_destroy(p->l1[i]);
+        p->l1[i] = c;
+    }
+    return 0;
+}
+
 static void private_kernel_end(void *self)
 {
     struct private_l1 *p = self;
@@ -118,8 +147,13 @@ static uint32_t private_instances(void *self)
 static void private_collect_stats(void *self, struct gcr_cache_stats *per_sm)
 {
     struct private_l1 *p = self;
-    for (uint32_t i = 0; i < p->n; i++)
-        per_sm[i] = *gcr_cache_stats(p->l1[i]);
+    for (uint32_t i = 0; i < p->n; i++) {
+        const uint64_t *now = (const uint64_t *)gcr_cache_stats(p->l1[i]);
+        const uint64_t *old = (const uint64_t *)&p->retired[i];
+        uint64_t *out = (uint64_t *)&per_sm[i];
+        for (size_t k = 0; k < sizeof per_sm[i] / sizeof(uint64_t); k++)
+            out[k] = old[k] + now[k];
+    }
 }
 
 const struct gcr_l1org_ops gcr_l1org_private = {
@@ -127,6 +161,7 @@ const struct gcr_l1org_ops gcr_l1org_private = {
     .summary = "one L1 per SM (the baseline GPU)",
     .create = private_create,
     .access = private_access,
+    .kernel_begin = private_kernel_begin,
     .kernel_end = private_kernel_end,
     .num_instances = private_instances,
     .collect_stats = private_collect_stats,

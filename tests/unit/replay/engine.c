@@ -251,6 +251,43 @@ static void slices(void)
     unlink(t.path);
 }
 
+/* -gpgpu_gmem_skip_L1D and the unified L1/shared carve-out. */
+static void bypass_and_carveout(void)
+{
+    struct tb t;
+    tb_open(&t, "carve");
+    tb_kernel(&t, 1, 1, 32, 0, 0); /* no shared memory: the whole 128 KB */
+    tb_load(&t, 0, 0, A);
+    tb_access(&t, 0, 0, GCR_OP_LOAD, GCR_SPACE_LOCAL, 4, 0xffffffffu, B, 4);
+    tb_end(&t, 1);
+    tb_kernel(&t, 2, 64, 32, 1024, 0); /* 32 resident 1-KB CTAs: 32 KB of shared memory */
+    for (uint32_t c = 0; c < 64; c++)
+        tb_load(&t, c, 0, A);
+    tb_end(&t, 2);
+    tb_close(&t);
+
+    const char *cfg = "{\"gpu\": {\"sms\": 1}, \"l1d\": {\"sets\": 4, \"ways\": 64, \"adaptive\":"
+                      " {\"unified_bytes\": 131072, \"shmem_options_bytes\": [0, 8192, 16384,"
+                      " 32768, 65536, 98304]}}}";
+    json_t *r = must_replay(cfg, t.path);
+    CHECK_EQ_U(jget(r, "kernels.0.l1d_ways"), 256); /* 128 KB / (4 sets x 128 B) */
+    CHECK_EQ_U(jget(r, "kernels.1.ctas_per_sm_limit"), 32);
+    CHECK_EQ_U(jget(r, "kernels.1.l1d_ways"), 192); /* (128 - 32) KB / 512 B */
+    /* 64 loads of one line in kernel 2 on the resized L1: 1 miss, 63 hits. */
+    CHECK_EQ_U(jget(r, "kernels.1.L1D.misses"), 1);
+    CHECK_EQ_U(jget(r, "kernels.1.L1D.hits"), 63);
+    CHECK_EQ_U(jget(r, "total.L1D.accesses"), 2 + 64); /* counts survive the resize */
+    json_decref(r);
+
+    /* Global accesses skip L1; local ones still use it. */
+    r = must_replay("{\"gpu\": {\"sms\": 1}, \"l1d\": {\"bypass_global\": true}}", t.path);
+    CHECK_EQ_U(jget(r, "total.L1D.accesses"), 1);
+    CHECK_EQ_U(jget(r, "total.instructions.l1_bypass_requests"), 1 + 64);
+    CHECK_EQ_U(jget(r, "total.L2.accesses"), 1 + 64 + 1);
+    json_decref(r);
+    unlink(t.path);
+}
+
 static void errors_and_determinism(void)
 {
     struct tb t;
@@ -299,6 +336,7 @@ int main(void)
     sectors();
     spaces_and_atomics();
     slices();
+    bypass_and_carveout();
     errors_and_determinism();
     CHECK_DONE();
 }
