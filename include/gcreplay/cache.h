@@ -125,6 +125,16 @@ void gcr_cache_fill(struct gcr_cache *c, uint64_t line_addr, uint32_t sector_mas
 /* 1 if the line is resident (valid sectors in *valid if not NULL), else 0. No state change. */
 int gcr_cache_probe(const struct gcr_cache *c, uint64_t line_addr, uint32_t *valid);
 
+/* A resident line as gcr_cache_for_each_line shows it. */
+struct gcr_line_state {
+    uint64_t line_addr;
+    uint32_t valid, dirty, used; /* sector masks */
+};
+
+/* Calls fn for every resident line (set by set, way by way). No state change. */
+void gcr_cache_for_each_line(const struct gcr_cache *c,
+                             void (*fn)(void *ctx, const struct gcr_line_state *line), void *ctx);
+
 /* Invalidates every line (L1 at a kernel boundary); dirty lines are handed to
  * on_dirty (may be NULL) for write-back before they go. */
 void gcr_cache_invalidate_all(struct gcr_cache *c,

@@ -37,13 +37,6 @@ int gcr_fail(struct gcr_err *err, enum gcr_status status, const char *fmt, ...)
 #endif
     ;
 
-/* Prefixes an existing error message with more context ("while reading X: "). */
-void gcr_err_prefix(struct gcr_err *err, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
 const char *gcr_status_name(enum gcr_status status);
 
 void gcr_err_clear(struct gcr_err *err);

@@ -72,7 +72,8 @@ struct gcr_warp_insn {
     uint64_t addr[GCR_WARP_SIZE]; /* lane i meaningful iff bit i of active_mask */
     /* Optional hint from a reader whose input already says so: when true, the
      * k-th active lane (ascending lane order) accesses addr[first active] +
-     * k*stride. addr[] is filled either way; false only means "not known".
+     * k*stride. addr[] is filled either way (except for a consumer that asked
+     * for lazy addresses: gcr_reader_set_lazy_addresses); false only means "not known".
      * gcr_reader_next clears it for formats that do not declare they set it,
      * so the replay engine can trust it; writers ignore it. */
     bool strided;
@@ -89,8 +90,10 @@ struct gcr_nonmem {
 
 struct gcr_memcpy {
     uint64_t dst;
-    uint64_t bytes;
+    uint64_t bytes; /* at most GCR_MAX_MEMCPY_BYTES; dst + bytes does not wrap */
 };
+
+#define GCR_MAX_MEMCPY_BYTES (UINT64_C(1) << 40)
 
 struct gcr_record {
     enum gcr_rec_kind kind;

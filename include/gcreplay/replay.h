@@ -19,7 +19,7 @@ struct gcr_replay;
 struct gcr_progress {
     const char *path;
     uint64_t bytes_done, bytes_total; /* of the current trace; total 0 if unknown */
-    uint64_t warp_insns;              /* memory instructions replayed so far, all traces */
+    uint64_t warp_insns;              /* warp instructions (memory or not) replayed so far */
     uint64_t kernels;
 };
 

@@ -510,9 +510,8 @@ int gcr_cache_probe(const struct gcr_cache *c, uint64_t line_addr, uint32_t *val
     return 1;
 }
 
-void gcr_cache_invalidate_all(struct gcr_cache *c,
-                              void (*on_dirty)(void *ctx, uint64_t line_addr, uint32_t dirty),
-                              void *ctx)
+void gcr_cache_for_each_line(const struct gcr_cache *c,
+                             void (*fn)(void *ctx, const struct gcr_line_state *line), void *ctx)
 {
     for (uint32_t s = 0; s < c->geo.sets; s++) {
         if (!c->valid_count[s])
@@ -521,15 +520,37 @@ void gcr_cache_invalidate_all(struct gcr_cache *c,
         for (uint32_t w = 0; w < c->words; w++) {
             uint64_t word = w == c->words - 1 ? bits[w] & ~c->pad_mask : bits[w];
             for (; word; word &= word - 1) {
-                const struct cache_line *l = line_at(c, s, w * 64 + gcr_bits_ctz64(word));
-                if (l->dirty) {
-                    c->stats.sectors_written_back += gcr_bits_popcount32(l->dirty);
-                    if (on_dirty)
-                        on_dirty(ctx, l->tag, l->dirty);
-                }
-                c->stats.invalidations++;
+                const struct cache_line *l =
+                    &c->lines[(size_t)s * c->ways + w * 64 + gcr_bits_ctz64(word)];
+                struct gcr_line_state st = {l->tag, l->valid, l->dirty, l->used};
+                fn(ctx, &st);
             }
         }
     }
+}
+
+struct invalidate_ctx {
+    struct gcr_cache *c;
+    void (*on_dirty)(void *ctx, uint64_t line_addr, uint32_t dirty);
+    void *ctx;
+};
+
+static void invalidate_one(void *vctx, const struct gcr_line_state *line)
+{
+    struct invalidate_ctx *ic = vctx;
+    if (line->dirty) {
+        ic->c->stats.sectors_written_back += gcr_bits_popcount32(line->dirty);
+        if (ic->on_dirty)
+            ic->on_dirty(ic->ctx, line->line_addr, line->dirty);
+    }
+    ic->c->stats.invalidations++;
+}
+
+void gcr_cache_invalidate_all(struct gcr_cache *c,
+                              void (*on_dirty)(void *ctx, uint64_t line_addr, uint32_t dirty),
+                              void *ctx)
+{
+    struct invalidate_ctx ic = {c, on_dirty, ctx};
+    gcr_cache_for_each_line(c, invalidate_one, &ic);
     reset_state(c);
 }

@@ -40,6 +40,5 @@ static inline uint32_t gcr_divider_div(struct gcr_divider dv, uint32_t n)
 
 /* Index-function constraints of a geometry (index.c); 0 if fine, else -1 with
  * the reason in why. Called by gcr_cache_geometry_check. */
-int gcr_cache_index_check(const struct gcr_cache_geometry *g, char *why, size_t why_len);
 
 #endif

@@ -19,7 +19,35 @@ static int fail_why(char *why, size_t why_len, const char *fmt, ...)
     return -1;
 }
 
-static bool is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
+/* Each index function's own constraints on the geometry. */
+static int index_check(const struct gcr_cache_geometry *g, char *why, size_t why_len)
+{
+    switch (g->index) {
+    case GCR_INDEX_LINEAR:
+        return 0;
+    case GCR_INDEX_XOR:
+        if (!gcr_is_pow2(g->sets))
+            return fail_why(why, why_len, "index xor needs a power-of-two number of sets "
+                            "(got %u)", g->sets);
+        return 0;
+    case GCR_INDEX_FERMI:
+        if (g->sets != 32 && g->sets != 64)
+            return fail_why(why, why_len, "index fermi needs 32 or 64 sets (got %u)", g->sets);
+        if (g->line_bytes != 128)
+            return fail_why(why, why_len, "index fermi needs line_bytes 128 (got %u)",
+                            g->line_bytes);
+        return 0;
+    case GCR_INDEX_IPOLY:
+        if (g->sets != 16 && g->sets != 32 && g->sets != 64)
+            return fail_why(why, why_len, "index ipoly needs 16, 32 or 64 sets (got %u)",
+                            g->sets);
+        return 0;
+    case GCR_INDEX_COUNT:
+        break;
+    }
+    return fail_why(why, why_len, "index must be linear, xor, fermi or ipoly (got %u)",
+                    (unsigned)g->index);
+}
 
 int gcr_cache_geometry_check(const struct gcr_cache_geometry *g, char *why, size_t why_len)
 {
@@ -27,11 +55,11 @@ int gcr_cache_geometry_check(const struct gcr_cache_geometry *g, char *why, size
         return fail_why(why, why_len, "sets must be at least 1 (got %u)", g->sets);
     if (g->ways < 1 || g->ways > 65535)
         return fail_why(why, why_len, "ways must be between 1 and 65535 (got %u)", g->ways);
-    if (!is_pow2(g->line_bytes) || g->line_bytes < 16 || g->line_bytes > 256)
+    if (!gcr_is_pow2(g->line_bytes) || g->line_bytes < 16 || g->line_bytes > 256)
         return fail_why(why, why_len,
                         "line_bytes must be a power of two between 16 and 256 (got %u)",
                         g->line_bytes);
-    if (!is_pow2(g->sector_bytes) || g->sector_bytes > g->line_bytes)
+    if (!gcr_is_pow2(g->sector_bytes) || g->sector_bytes > g->line_bytes)
         return fail_why(why, why_len,
                         "sector_bytes must be a power of two dividing line_bytes %u (got %u)",
                         g->line_bytes, g->sector_bytes);
@@ -62,7 +90,7 @@ int gcr_cache_geometry_check(const struct gcr_cache_geometry *g, char *why, size
                         "write_allocate must be none with write_evict (got %s)",
                         gcr_write_alloc_name(g->write_alloc));
     if (g->strip_count > 1) {
-        if (!is_pow2(g->strip_bytes) || g->strip_bytes < g->line_bytes)
+        if (!gcr_is_pow2(g->strip_bytes) || g->strip_bytes < g->line_bytes)
             return fail_why(why, why_len,
                             "strip_bytes must be a power of two of at least line_bytes %u "
                             "(got %llu)", g->line_bytes, (unsigned long long)g->strip_bytes);
@@ -72,7 +100,7 @@ int gcr_cache_geometry_check(const struct gcr_cache_geometry *g, char *why, size
                             "strip_bytes x strip_count must be below 2^63 (got %llu x %u)",
                             (unsigned long long)g->strip_bytes, g->strip_count);
     }
-    return gcr_cache_index_check(g, why, why_len);
+    return index_check(g, why, why_len);
 }
 
 static const char *const repl_names[GCR_REPL_COUNT] = {"lru", "fifo", "random", "nru"};

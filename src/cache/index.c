@@ -126,38 +126,3 @@ uint32_t gcr_cache_set_of(const struct gcr_cache_geometry *g, uint64_t line_addr
     }
     return 0;
 }
-
-static int fail_why(char *why, size_t why_len, const char *msg, unsigned long long got)
-{
-    if (why && why_len)
-        snprintf(why, why_len, "%s (got %llu)", msg, got);
-    return -1;
-}
-
-int gcr_cache_index_check(const struct gcr_cache_geometry *g, char *why, size_t why_len)
-{
-    bool sets_pow2 = (g->sets & (g->sets - 1)) == 0;
-    switch (g->index) {
-    case GCR_INDEX_LINEAR:
-        return 0;
-    case GCR_INDEX_XOR:
-        if (!sets_pow2)
-            return fail_why(why, why_len, "index xor needs a power-of-two number of sets",
-                            g->sets);
-        return 0;
-    case GCR_INDEX_FERMI:
-        if (g->sets != 32 && g->sets != 64)
-            return fail_why(why, why_len, "index fermi needs 32 or 64 sets", g->sets);
-        if (g->line_bytes != 128)
-            return fail_why(why, why_len, "index fermi needs line_bytes 128", g->line_bytes);
-        return 0;
-    case GCR_INDEX_IPOLY:
-        if (g->sets != 16 && g->sets != 32 && g->sets != 64)
-            return fail_why(why, why_len, "index ipoly needs 16, 32 or 64 sets", g->sets);
-        return 0;
-    case GCR_INDEX_COUNT:
-        break;
-    }
-    return fail_why(why, why_len, "index must be linear, xor, fermi or ipoly",
-                    (unsigned long long)g->index);
-}

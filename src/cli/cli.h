@@ -1,5 +1,5 @@
-/* The gcreplay command line: one file per command. The CLI is the only part
- * of the project that prints to the user or chooses exit codes. */
+/* The gcreplay command line: one file per command. The CLI decides what is
+ * printed where and chooses exit codes; the library never does. */
 #ifndef GCREPLAY_CLI_H
 #define GCREPLAY_CLI_H
 

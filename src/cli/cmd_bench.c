@@ -312,8 +312,8 @@ int cmd_bench(int argc, char **argv)
                 rc = cli_error(&err);
         }
         for (int i = 0; i < 2 && rc == CLI_OK; i++) {
-            struct run_result res;
-            long rss;
+            struct run_result res = {.msg = "the replay process ended abnormally"};
+            long rss = 0;
             if (run_measured(&cfg, paths[i], &res, &rss) != 0) {
                 fprintf(stderr, "gcreplay bench: replay failed: %s\n", res.msg);
                 rc = CLI_FAIL;

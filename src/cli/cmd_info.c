@@ -4,6 +4,7 @@
 
 #include "cli/cli.h"
 #include "gcreplay/trace.h"
+#include "report/report.h"
 
 static const char usage[] =
     "usage: gcreplay info [--format NAME] [--json] TRACE\n"
@@ -72,8 +73,8 @@ int cmd_info(int argc, char **argv)
         switch (rec.kind) {
         case GCR_REC_KERNEL_BEGIN: {
             const struct gcr_kernel_begin *b = &rec.u.kbegin;
-            k.obj = json_pack("{s:I, s:s, s:[I,I,I], s:[I,I,I], s:I, s:I}", "id",
-                              (json_int_t)b->id, "name", b->name, "grid", (json_int_t)b->grid[0],
+            k.obj = json_pack("{s:I, s:o, s:[I,I,I], s:[I,I,I], s:I, s:I}", "id",
+                              (json_int_t)b->id, "name", gcr_report_text(b->name), "grid", (json_int_t)b->grid[0],
                               (json_int_t)b->grid[1], (json_int_t)b->grid[2], "block",
                               (json_int_t)b->block[0], (json_int_t)b->block[1],
                               (json_int_t)b->block[2], "shmem_bytes",
@@ -112,7 +113,8 @@ int cmd_info(int argc, char **argv)
         return cli_error(&err);
     }
     json_t *info = json_pack(
-        "{s:s, s:s, s:I, s:{s:I, s:I, s:I, s:I, s:I}, s:I, s:o}", "path", argv[optind], "format",
+        "{s:o, s:s, s:I, s:{s:I, s:I, s:I, s:I, s:I}, s:I, s:o}", "path",
+        gcr_report_text(argv[optind]), "format",
         gcr_reader_format_name(r), "bytes", (json_int_t)gcr_reader_bytes_total(r), "records",
         "kernel_begin", (json_int_t)counts[GCR_REC_KERNEL_BEGIN], "kernel_end",
         (json_int_t)counts[GCR_REC_KERNEL_END], "warp_insn", (json_int_t)counts[GCR_REC_WARP_INSN],

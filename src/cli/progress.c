@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,10 +67,11 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 bool cli_parse_u64(const char *s, uint64_t *out)
 {
     char *end;
-    if (!s || !*s || *s == '-')
+    if (!s || *s < '0' || *s > '9') /* no sign, no leading space */
         return false;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (*end)
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end || errno == ERANGE)
         return false;
     *out = v;
     return true;

@@ -2,6 +2,8 @@
  * every error names the file and the JSON path ($.l1d.ways). */
 #include "gcreplay/config.h"
 
+#include "core/bits.h"
+
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,7 +194,6 @@ static const char *index_name_i(int i) { return gcr_index_name((enum gcr_index_f
 static const char *wpol_name_i(int i) { return gcr_write_policy_name((enum gcr_write_policy)i); }
 static const char *walloc_name_i(int i) { return gcr_write_alloc_name((enum gcr_write_alloc)i); }
 
-static bool is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
 
 /* Keys shared by every cache section. Capacity is given either as "sets" or as
  * "size_bytes" (sets = size / (ways * line)), never both. */
@@ -289,7 +290,7 @@ static int parse_adaptive(struct jobj *l1, struct gcr_config *cfg, struct gcr_er
         return -1;
     if (!a.obj)
         return 0;
-    if (get_u64(&a, "unified_bytes", 0, 1, 1ull << 32, &cfg->l1_unified_bytes, err))
+    if (get_u64(&a, "unified_bytes", 0, 1, 1ull << 31, &cfg->l1_unified_bytes, err))
         return -1;
     json_t *opts = jobj_get(&a, "shmem_options_bytes");
     if (!opts || !json_is_array(opts) || json_array_size(opts) == 0 ||
@@ -320,6 +321,22 @@ static int check_geometry(const struct jobj *o, const struct gcr_cache_geometry 
     char why[256];
     if (gcr_cache_geometry_check(g, why, sizeof why) != 0)
         return fail_at(o, NULL, err, "impossible cache geometry: %s", why);
+    return 0;
+}
+
+/* The model keeps about 40 bytes per line; refuse configs that would need
+ * more than about 5 GB rather than be killed for lack of memory. */
+#define MAX_LINES_PER_LEVEL (UINT64_C(1) << 27)
+
+static int check_total(const struct jobj *o, uint64_t instances, const char *what,
+                       uint64_t lines_each, struct gcr_err *err)
+{
+    if (instances * lines_each > MAX_LINES_PER_LEVEL)
+        return fail_at(o, NULL, err,
+                       "%llu %s x %llu lines = %llu lines in all; at most %llu can be modelled",
+                       (unsigned long long)instances, what, (unsigned long long)lines_each,
+                       (unsigned long long)(instances * lines_each),
+                       (unsigned long long)MAX_LINES_PER_LEVEL);
     return 0;
 }
 
@@ -391,10 +408,10 @@ static int from_json(struct gcr_config *cfg, json_t *root, struct gcr_err *err)
     cfg->granularity = (enum gcr_granularity)e;
     if (jobj_finish(&coal, err))
         return -1;
-    if (!is_pow2(cfg->line_bytes) || cfg->line_bytes < 16 || cfg->line_bytes > 256)
+    if (!gcr_is_pow2(cfg->line_bytes) || cfg->line_bytes < 16 || cfg->line_bytes > 256)
         return fail_at(&coal, "line_bytes", err, "must be a power of two from 16 to 256 (got %u)",
                        cfg->line_bytes);
-    if (!is_pow2(cfg->sector_bytes) || cfg->sector_bytes < 8 ||
+    if (!gcr_is_pow2(cfg->sector_bytes) || cfg->sector_bytes < 8 ||
         cfg->sector_bytes > cfg->line_bytes ||
         cfg->line_bytes / cfg->sector_bytes > 32)
         return fail_at(&coal, "sector_bytes", err,
@@ -423,7 +440,13 @@ static int from_json(struct gcr_config *cfg, json_t *root, struct gcr_err *err)
         return fail_at(&l1, cfg->l1_organization, err, "expected an object, got %s",
                        json_kind(org_opts));
     cfg->l1_org_options = json_incref(org_opts);
-    if (jobj_finish(&l1, err) || check_geometry(&l1, &cfg->l1, err))
+    if (jobj_finish(&l1, err) || check_geometry(&l1, &cfg->l1, err) ||
+        check_total(&l1, cfg->num_sms, "SMs",
+                    (uint64_t)cfg->l1.sets *
+                        (cfg->l1_unified_bytes ? cfg->l1_unified_bytes / cfg->line_bytes /
+                                                     cfg->l1.sets
+                                               : cfg->l1.ways),
+                    err))
         return -1;
 
     static const struct gcr_cache_geometry l2_def = {
@@ -441,11 +464,11 @@ static int from_json(struct gcr_config *cfg, json_t *root, struct gcr_err *err)
         get_bool(&l2, "prefill_memcpy", false, &cfg->l2_prefill_memcpy, err) ||
         parse_kept(&l2, &cfg->l2_kept, err) || jobj_finish(&l2, err))
         return -1;
-    if (!is_pow2(cfg->l2_interleave_bytes) || cfg->l2_interleave_bytes < cfg->line_bytes)
+    if (!gcr_is_pow2(cfg->l2_interleave_bytes) || cfg->l2_interleave_bytes < cfg->line_bytes)
         return fail_at(&l2, "interleave_bytes", err,
                        "must be a power of two no smaller than a line (%u bytes), got %llu",
                        cfg->line_bytes, (unsigned long long)cfg->l2_interleave_bytes);
-    if (cfg->l2_slice_hash == GCR_SLICE_XOR && !is_pow2(cfg->l2_slices))
+    if (cfg->l2_slice_hash == GCR_SLICE_XOR && !gcr_is_pow2(cfg->l2_slices))
         return fail_at(&l2, "slice_hash", err,
                        "\"xor\" needs a power-of-two number of slices (got %u)", cfg->l2_slices);
     if (cfg->l2_slice_hash == GCR_SLICE_IPOLY && cfg->l2_slices != 16 && cfg->l2_slices != 32 &&
@@ -453,10 +476,11 @@ static int from_json(struct gcr_config *cfg, json_t *root, struct gcr_err *err)
         return fail_at(&l2, "slice_hash", err, "\"ipoly\" needs 16, 32 or 64 slices (got %u)",
                        cfg->l2_slices);
     cfg->l2_interleave_log2 = (unsigned)__builtin_ctzll(cfg->l2_interleave_bytes);
-    cfg->l2_slice_mask = is_pow2(cfg->l2_slices) ? cfg->l2_slices - 1 : 0;
+    cfg->l2_slice_mask = gcr_is_pow2(cfg->l2_slices) ? cfg->l2_slices - 1 : 0;
     cfg->l2.strip_bytes = cfg->l2_interleave_bytes;
     cfg->l2.strip_count = cfg->l2_slices;
-    if (check_geometry(&l2, &cfg->l2, err))
+    if (check_geometry(&l2, &cfg->l2, err) ||
+        check_total(&l2, cfg->l2_slices, "slices", (uint64_t)cfg->l2.sets * cfg->l2.ways, err))
         return -1;
 
     json_t *an = jobj_get(&top, "analyses");
@@ -503,15 +527,15 @@ int gcr_config_load(struct gcr_config *cfg, const char *path, struct gcr_err *er
     return rc;
 }
 
+/* Written so that the effective config in a report can be used as a config
+ * again: capacity appears as sets and ways only (size_bytes would conflict). */
 static json_t *cache_to_json(const struct gcr_cache_geometry *g)
 {
-    return json_pack("{s:I, s:I, s:I, s:b, s:s, s:s, s:s, s:s}",
-                     "sets", (json_int_t)g->sets, "ways", (json_int_t)g->ways,
-                     "size_bytes", (json_int_t)((uint64_t)g->sets * g->ways * g->line_bytes),
-                     "sectored", g->sectored, "replacement", gcr_repl_name(g->repl),
-                     "index", gcr_index_name(g->index),
-                     "write_policy", gcr_write_policy_name(g->write_policy),
-                     "write_allocate", gcr_write_alloc_name(g->write_alloc));
+    return json_pack("{s:I, s:I, s:b, s:s, s:s, s:s, s:s}", "sets", (json_int_t)g->sets, "ways",
+                     (json_int_t)g->ways, "sectored", g->sectored, "replacement",
+                     gcr_repl_name(g->repl), "index", gcr_index_name(g->index), "write_policy",
+                     gcr_write_policy_name(g->write_policy), "write_allocate",
+                     gcr_write_alloc_name(g->write_alloc));
 }
 
 json_t *gcr_config_to_json(const struct gcr_config *cfg)

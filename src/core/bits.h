@@ -3,6 +3,7 @@
 #ifndef GCREPLAY_CORE_BITS_H
 #define GCREPLAY_CORE_BITS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #if defined(__POPCNT__)
@@ -39,6 +40,8 @@ static inline unsigned gcr_bits_parity64(uint64_t x)
 /* Index of the lowest set bit; x must not be 0. */
 static inline unsigned gcr_bits_ctz64(uint64_t x) { return (unsigned)__builtin_ctzll(x); }
 static inline unsigned gcr_bits_ctz32(uint32_t x) { return (unsigned)__builtin_ctz(x); }
+
+static inline bool gcr_is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
 
 /* log2 of a power of two. */
 static inline unsigned gcr_bits_log2(uint64_t pow2) { return gcr_bits_ctz64(pow2); }

@@ -2,7 +2,6 @@
 
 #include <stdarg.h>
 #include <stdio.h>
-#include <string.h>
 
 int gcr_fail(struct gcr_err *err, enum gcr_status status, const char *fmt, ...)
 {
@@ -14,25 +13,6 @@ int gcr_fail(struct gcr_err *err, enum gcr_status status, const char *fmt, ...)
         va_end(ap);
     }
     return -1;
-}
-
-void gcr_err_prefix(struct gcr_err *err, const char *fmt, ...)
-{
-    if (!err)
-        return;
-    char combined[2 * GCR_ERR_MSG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(combined, GCR_ERR_MSG_MAX, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        n = 0;
-    if (n >= GCR_ERR_MSG_MAX)
-        n = GCR_ERR_MSG_MAX - 1;
-    memcpy(combined + n, err->msg, GCR_ERR_MSG_MAX);
-    combined[n + GCR_ERR_MSG_MAX - 1] = '\0';
-    memcpy(err->msg, combined, GCR_ERR_MSG_MAX - 1);
-    err->msg[GCR_ERR_MSG_MAX - 1] = '\0';
 }
 
 const char *gcr_status_name(enum gcr_status status)

@@ -100,7 +100,13 @@ const char *gcr_record_invalid(const struct gcr_record *rec, const struct gcr_ke
         return NULL;
     }
     case GCR_REC_KERNEL_END:
+        return NULL;
     case GCR_REC_MEMCPY:
+        if (rec->u.memcpy.bytes > GCR_MAX_MEMCPY_BYTES)
+            return "memcpy larger than 1 TiB";
+        if (rec->u.memcpy.bytes && rec->u.memcpy.dst + (rec->u.memcpy.bytes - 1) <
+                                       rec->u.memcpy.dst)
+            return "memcpy range wraps past the end of the address space";
         return NULL;
     case GCR_REC_WARP_INSN: {
         const struct gcr_warp_insn *in = &rec->u.insn;

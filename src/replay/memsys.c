@@ -103,7 +103,6 @@ void gcr_memsys_atomic(struct gcr_memsys *m, uint32_t sm, uint64_t line, uint32_
 {
     /* An atomic needs the old value: it is a read at L2 (fetching what is
      * missing from DRAM), after which a write-back L2 holds the line dirty. */
-    m->traffic.atomic_requests++;
     uint32_t slice = gcr_config_slice_of(m->cfg, line);
     struct gcr_access a;
     l2_request(m, sm, line, sectors, false, insn);
@@ -119,11 +118,20 @@ void gcr_memsys_prefill(struct gcr_memsys *m, uint64_t dst, uint64_t bytes)
 {
     if (!bytes)
         return;
+    /* A copy larger than a few times the L2 leaves only its tail resident
+     * (every set has been refilled since): fill only the last 4 L2 capacities,
+     * so a 1-TiB copy costs the same as a small one. */
+    const struct gcr_cache_geometry *g = &m->cfg->l2;
+    uint64_t keep = 4 * (uint64_t)m->nslices * g->sets * g->ways * g->line_bytes;
+    if (bytes > keep) {
+        dst += bytes - keep;
+        bytes = keep;
+    }
     uint64_t lb = m->cfg->line_bytes, sb = m->cfg->sector_bytes;
-    uint64_t first = dst & ~(lb - 1), last = (dst + bytes - 1) & ~(lb - 1);
-    for (uint64_t line = first;; line += lb) {
+    uint64_t last_byte = dst + bytes - 1; /* records are checked not to wrap */
+    for (uint64_t line = dst & ~(lb - 1);; line += lb) {
         uint64_t lo = line < dst ? dst - line : 0;
-        uint64_t hi = (line + lb - 1 > dst + bytes - 1) ? dst + bytes - 1 - line : lb - 1;
+        uint64_t hi = last_byte - line < lb ? last_byte - line : lb - 1;
         uint32_t sectors = 0;
         for (uint64_t s = lo / sb; s <= hi / sb; s++)
             sectors |= 1u << s;
@@ -131,7 +139,10 @@ void gcr_memsys_prefill(struct gcr_memsys *m, uint64_t dst, uint64_t bytes)
         uint32_t slice = gcr_config_slice_of(m->cfg, line);
         gcr_cache_fill(m->slices[slice], line, sectors, false, &a);
         m->traffic.dram_write_bytes += (uint64_t)popcount32(a.victim_dirty) * sb;
-        if (line == last)
+        if (a.evicted && gcr_bus_wants(m->bus, GCR_EV_L2_EVICT))
+            emit(m, GCR_EV_L2_EVICT, slice, UINT32_MAX, a.victim_line, a.victim_valid, false, NULL,
+                 &a);
+        if (last_byte - line < lb)
             break;
     }
 }

@@ -13,7 +13,6 @@ struct gcr_traffic {
     uint64_t l1_to_l2_write_bytes; /* store data written through/around L1 */
     uint64_t l1_writeback_bytes;   /* dirty L1 sectors written back */
     uint64_t l2_to_sm_bypass_bytes;/* loads that bypass L1 (.cg), sectors returned */
-    uint64_t atomic_requests;      /* atomic/reduction requests executed at L2 */
     uint64_t dram_read_bytes;      /* sectors filled into L2 from DRAM */
     uint64_t dram_write_bytes;     /* L2 write-backs and write-arounds */
 };

@@ -2,6 +2,7 @@
  * per-kernel accounting that becomes the report. */
 #include "gcreplay/replay.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,7 +64,6 @@ struct kernel_state {
     struct gcr_record ahead;
     bool have_ahead, ended;
     /* dispatch */
-    struct cta *fifo_head, *fifo_tail;   /* round-robin: loaded, not dispatched */
     struct cta **by_id;                  /* contiguous: loaded, not dispatched */
     uint64_t *next_id, *end_id;          /* contiguous: per-SM range */
     uint32_t rr_next;
@@ -141,7 +141,7 @@ int gcr_replay_create(struct gcr_replay **out, const struct gcr_config *cfg, str
         rp->sms[s].last = -1;
     }
 
-    /* Analyses named in the config, in registry order (deterministic). */
+    /* Analyses named in the config, in the config's order (deterministic). */
     const char *name;
     json_t *opts;
     size_t nan = json_object_size(cfg->analyses);
@@ -403,11 +403,8 @@ static void place(struct gcr_replay *rp, uint32_t s, struct cta *c)
     sm->resident_ctas++;
     rp->ks->resident++;
     rp->kernel_counts.ctas++;
-    if (c->warps_left == 0) { /* cannot happen: a loaded CTA has a record */
-        sm->resident_ctas--;
-        rp->ks->resident--;
-        cta_put(rp, c);
-    }
+    /* A loaded CTA has at least one record, so at least one warp with work. */
+    assert(c->warps_left > 0);
 }
 
 /* Next CTA for SM s, or NULL when the policy has nothing more for it. */
@@ -507,7 +504,10 @@ static void execute(struct gcr_replay *rp, struct sm *sm, uint32_t s, struct war
     bool bypass = in->cache_op == GCR_CACHEOP_BYPASS_L1 ||
                   (cfg->l1_bypass_global && in->space == GCR_SPACE_GLOBAL);
     bool is_write = in->op == GCR_OP_STORE;
-    bool missed = false;
+    /* Under GTO a warp stalls when it waits for data from beyond its L1: a
+     * load that misses or bypasses the L1, or an atomic (which returns the
+     * old value from L2). Stores and reductions return nothing to wait for. */
+    bool waits = in->op == GCR_OP_ATOMIC || (bypass && in->op == GCR_OP_LOAD);
     uint64_t line_mask = ~(uint64_t)(cfg->line_bytes - 1);
 
     for (uint32_t i = 0; i < n; i++) {
@@ -527,11 +527,11 @@ static void execute(struct gcr_replay *rp, struct sm *sm, uint32_t s, struct war
             struct gcr_req req = {.line_addr = line, .sector_mask = sectors,
                                   .bytes = rp->reqs[i].bytes, .is_write = is_write, .sm = s,
                                   .cta = in->cta, .warp = in->warp, .insn = in};
-            if (rp->org->access(rp->org_self, &req) != GCR_HIT)
-                missed = true;
+            if (rp->org->access(rp->org_self, &req) != GCR_HIT && !is_write)
+                waits = true;
         }
     }
-    if (missed && cfg->warp_policy == GCR_WARP_GTO)
+    if (waits && n && cfg->warp_policy == GCR_WARP_GTO)
         w->stall_until = sm->issued + cfg->gto_miss_stall;
 }
 
@@ -669,11 +669,11 @@ static json_t *traffic_json(const struct gcr_traffic *now, const struct gcr_traf
     if (!then)
         then = &zero;
 #define D(f) (json_int_t)(now->f - then->f)
-    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "l2_to_l1_bytes", D(l2_to_l1_bytes),
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "l2_to_l1_bytes", D(l2_to_l1_bytes),
                      "l1_to_l2_write_bytes", D(l1_to_l2_write_bytes), "l1_writeback_bytes",
                      D(l1_writeback_bytes), "l2_to_sm_bypass_bytes", D(l2_to_sm_bypass_bytes),
-                     "atomic_requests", D(atomic_requests), "dram_read_bytes",
-                     D(dram_read_bytes), "dram_write_bytes", D(dram_write_bytes));
+                     "dram_read_bytes", D(dram_read_bytes), "dram_write_bytes",
+                     D(dram_write_bytes));
 #undef D
 }
 
@@ -735,10 +735,10 @@ static uint32_t ctas_per_sm(const struct gcr_config *cfg, const struct gcr_kerne
     if (!fit)
         snprintf(why, n,
                  "one CTA needs %u warps, %u bytes of shared memory and %llu registers; an SM "
-                 "has %u warps, %u bytes and %u registers (gpu.max_warps_per_sm, "
-                 "gpu.shared_mem_per_sm, gpu.registers_per_sm)",
+                 "has %u warps, %u bytes and %u registers (%s: $.gpu.max_warps_per_sm, "
+                 "$.gpu.shared_mem_per_sm, $.gpu.registers_per_sm)",
                  wpc, kb->shmem_bytes, (unsigned long long)regs, cfg->max_warps_per_sm,
-                 cfg->shared_mem_per_sm, cfg->registers_per_sm);
+                 cfg->shared_mem_per_sm, cfg->registers_per_sm, cfg->origin);
     return (uint32_t)fit;
 }
 
@@ -851,7 +851,8 @@ static int replay_kernel(struct gcr_replay *rp, struct gcr_reader *r,
             goto out;
         if (c) {
             cta_put(rp, c);
-            gcr_fail(err, GCR_E_INTERNAL, "kernel %u: CTA %u was loaded but never run", kb->id,
+            gcr_fail(err, GCR_E_INTERNAL, "%s: kernel %u: CTA %u was loaded but never run",
+                     gcr_reader_path(r), kb->id,
                      c->id);
             goto out;
         }
@@ -864,8 +865,8 @@ static int replay_kernel(struct gcr_replay *rp, struct gcr_reader *r,
     rp->org->kernel_end(rp->org_self);
 
     json_t *k = period_json(rp, &rp->kernel_counts, true);
-    json_t *id = json_pack("{s:I, s:s, s:[I,I,I], s:[I,I,I], s:I, s:I, s:I, s:I}", "id",
-                           (json_int_t)kb->id, "name", ks.kb.name, "grid",
+    json_t *id = json_pack("{s:I, s:o, s:[I,I,I], s:[I,I,I], s:I, s:I, s:I, s:I}", "id",
+                           (json_int_t)kb->id, "name", gcr_report_text(ks.kb.name), "grid",
                            (json_int_t)kb->grid[0], (json_int_t)kb->grid[1],
                            (json_int_t)kb->grid[2], "block", (json_int_t)kb->block[0],
                            (json_int_t)kb->block[1], (json_int_t)kb->block[2], "shmem_bytes",
@@ -899,7 +900,10 @@ static int replay_records(struct gcr_replay *rp, struct gcr_reader *r, struct gc
                 return -1;
             break;
         case GCR_REC_MEMCPY:
+            /* Saturating: the report keeps counters below 2^63. */
             rp->memcpy_bytes += rec.u.memcpy.bytes;
+            if (rp->memcpy_bytes > (uint64_t)INT64_MAX)
+                rp->memcpy_bytes = (uint64_t)INT64_MAX;
             if (rp->cfg->l2_prefill_memcpy)
                 gcr_memsys_prefill(&rp->mem, rec.u.memcpy.dst, rec.u.memcpy.bytes);
             break;
@@ -920,8 +924,9 @@ static int replay_records(struct gcr_replay *rp, struct gcr_reader *r, struct gc
 
 int gcr_replay_trace(struct gcr_replay *rp, struct gcr_reader *r, struct gcr_err *err)
 {
-    json_array_append_new(rp->traces, json_pack("{s:s, s:s}", "path", gcr_reader_path(r),
-                                                "format", gcr_reader_format_name(r)));
+    json_array_append_new(rp->traces, json_pack("{s:o, s:s}", "path",
+                                                gcr_report_text(gcr_reader_path(r)), "format",
+                                                gcr_reader_format_name(r)));
     /* The warp queues take strided lanes from the hint (warpq.c) and observers
      * get expanded addresses at issue, so the reader need not expand them. */
     gcr_reader_set_lazy_addresses(r, true);

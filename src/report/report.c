@@ -7,6 +7,50 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if the byte there does
+ * not start one (overlong forms, surrogates and values above U+10FFFF included). */
+static size_t utf8_len(const unsigned char *s)
+{
+    unsigned c = s[0];
+    if (c < 0x80)
+        return 1;
+    size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
+    if (!n || c > 0xf4)
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0) ||
+        (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90))
+        return 0;
+    return n;
+}
+
+json_t *gcr_report_text(const char *s)
+{
+    size_t len = strlen(s);
+    json_t *j = json_stringn(s, len);
+    if (j)
+        return j;
+    char *out = malloc(3 * len + 1), *o = out;
+    if (!out)
+        return NULL;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t n = utf8_len(p);
+        if (n) {
+            memcpy(o, p, n);
+            o += n;
+            p += n;
+        } else {
+            o += sprintf(o, "%%%02X", *p++);
+        }
+    }
+    *o = '\0';
+    j = json_string(out);
+    free(out);
+    return j;
+}
+
 #define NSTATS (sizeof(struct gcr_cache_stats) / sizeof(uint64_t))
 
 /* The stats struct is all uint64_t, so periods are plain element-wise differences. */

@@ -8,6 +8,11 @@
 #include "gcreplay/cache.h"
 #include "gcreplay/error.h"
 
+/* A JSON string for text that may not be valid UTF-8 (kernel names and paths
+ * come from traces and file systems): invalid bytes become "%XX", so the
+ * report stays valid JSON and nothing is dropped. Never NULL except on OOM. */
+json_t *gcr_report_text(const char *s);
+
 /* One cache level over a period: now - then (then may be NULL = since start),
  * summed over n units, plus per-unit arrays under per_name. */
 json_t *gcr_report_level(const struct gcr_cache_stats *now, const struct gcr_cache_stats *then,

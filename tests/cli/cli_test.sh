@@ -82,6 +82,19 @@ determinism)
   expect_exit 0 "$GCR" run -q --config examples/configs/volta80.json --json "$work/a.json" examples/traces/stencil.txt
   expect_exit 0 "$GCR" run -q --config examples/configs/volta80.json --json "$work/b.json" examples/traces/stencil.txt
   cmp -s "$work/a.json" "$work/b.json" || fail "two runs gave different JSON"
+  # The effective config a report echoes is itself a config giving the same report.
+  for cfg in examples/configs/*.json; do
+    expect_exit 0 "$GCR" run -q --config "$cfg" --json "$work/c.json" examples/traces/stencil.txt
+    python3 -c 'import json,sys; json.dump(json.load(open(sys.argv[1]))["config"], open(sys.argv[2], "w"))' \
+      "$work/c.json" "$work/echo.json"
+    expect_exit 0 "$GCR" run -q --config "$work/echo.json" --json "$work/d.json" \
+      examples/traces/stencil.txt
+    python3 - "$work/c.json" "$work/d.json" <<'PY' || fail "echoed config of $cfg gives another report"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+assert a["kernels"] == b["kernels"] and a["total"] == b["total"] and a["config"] == b["config"]
+PY
+  done
   ;;
 convert-roundtrip)
   for tr in examples/traces/vecadd.txt examples/traces/stencil.txt; do

@@ -79,16 +79,13 @@ static enum gcr_outcome private_access(void *self, const struct gcr_req *req)
     if (gcr_bus_wants(p->ctx.bus, GCR_EV_L1_ACCESS))
         emit(p, GCR_EV_L1_ACCESS, req->sm, req, req->line_addr, req->sector_mask, req->is_write,
              &a);
-    if (a.evicted) {
+    /* A line left the L1: replaced (evicted) or removed by write-evict
+     * (invalidated); the victim fields describe it either way. */
+    if (a.evicted || a.invalidated) {
         if (gcr_bus_wants(p->ctx.bus, GCR_EV_L1_EVICT))
             emit(p, GCR_EV_L1_EVICT, req->sm, NULL, a.victim_line, a.victim_valid, false, &a);
         if (a.victim_dirty)
             gcr_memsys_writeback(mem, a.victim_line, a.victim_dirty);
-    }
-    if (a.invalidated && gcr_bus_wants(p->ctx.bus, GCR_EV_L1_EVICT)) {
-        struct gcr_access inv = a;
-        inv.victim_line = req->line_addr;
-        emit(p, GCR_EV_L1_EVICT, req->sm, NULL, req->line_addr, 0, false, &inv);
     }
     if (a.fetch_mask)
         gcr_memsys_read(mem, req->sm, req->line_addr, a.fetch_mask, false, req->insn);
@@ -129,13 +126,32 @@ static int private_kernel_begin(void *self, const struct gcr_cache_geometry *l1,
     return 0;
 }
 
+struct evict_ctx {
+    struct private_l1 *p;
+    uint32_t unit;
+};
+
+static void emit_invalidation(void *vctx, const struct gcr_line_state *line)
+{
+    struct evict_ctx *ec = vctx;
+    struct gcr_access a = {.invalidated = true, .victim_line = line->line_addr,
+                           .victim_valid = line->valid, .victim_dirty = line->dirty,
+                           .victim_used = line->used};
+    emit(ec->p, GCR_EV_L1_EVICT, ec->unit, NULL, line->line_addr, line->valid, false, &a);
+}
+
 static void private_kernel_end(void *self)
 {
     struct private_l1 *p = self;
     if (!p->ctx.config->l1_invalidate_at_kernel_end)
         return;
-    for (uint32_t i = 0; i < p->n; i++)
+    for (uint32_t i = 0; i < p->n; i++) {
+        if (gcr_bus_wants(p->ctx.bus, GCR_EV_L1_EVICT)) {
+            struct evict_ctx ec = {p, i};
+            gcr_cache_for_each_line(p->l1[i], emit_invalidation, &ec);
+        }
         gcr_cache_invalidate_all(p->l1[i], on_dirty, p);
+    }
 }
 
 static uint32_t private_instances(void *self)

@@ -259,19 +259,25 @@ static void container(void)
     CHECK_STR_CONTAINS(err.msg, "/nonexistent/x.gcrt: cannot open");
 }
 
-/* Values at every varint length boundary survive a round trip through the writer. */
+/* Values at every varint length boundary survive a round trip through the writer:
+ * destinations over all 64 bits, sizes up to the largest valid copy (1 TiB). */
 static void varints(void)
 {
-    struct gcr_record recs[130];
+    struct gcr_record recs[256];
     size_t n = 0;
     for (int k = 0; k < 64; k++) {
-        recs[n++] = mcpy(1ull << k, (1ull << k) - 1);
-        recs[n++] = mcpy(~0ull >> k, (1ull << k) + 1);
+        recs[n++] = mcpy(1ull << k, 0);
+        recs[n++] = mcpy(~0ull >> k, 1);
     }
+    for (int k = 0; k < 40; k++) {
+        recs[n++] = mcpy(0, (1ull << k) - 1);
+        recs[n++] = mcpy(1ull << 63, (1ull << k) + 1);
+    }
+    recs[n++] = mcpy(0, 1ull << 40);
     struct gcr_err err = {GCR_OK, ""};
     CHECK_EQ_U(write_trace(path, recs, n, 0, 0, &err), 0);
-    static struct gcr_record back[130];
-    struct read_result res = read_trace(path, back, 130, NULL);
+    static struct gcr_record back[256];
+    struct read_result res = read_trace(path, back, 256, NULL);
     CHECK_EQ_U(res.rc, 0);
     CHECK_EQ_U(res.count, n);
     for (size_t i = 0; i < n && i < res.count; i++)

@@ -21,7 +21,7 @@ static void build(void)
 {
     add(mcpy(0x7f0000000000ull, 1 << 20));
     add(mcpy(0, 0));
-    add(mcpy(UINT64_MAX, UINT64_MAX));
+    add(mcpy(0xffffff0000000000ull, 1ull << 40)); /* the largest copy, ending at 2^64 - 1 */
 
     struct gcr_record k = kbegin(1, "vector_add<float>", 40, 2, 3, 32, 4, 2);
     k.u.kbegin.shmem_bytes = 49152;
@@ -170,6 +170,8 @@ static void writer_refusals(void)
           insn_stride(1, 1, 0, GCR_OP_LOAD, GCR_SPACE_GLOBAL, 0, 1, 0, 0)},
          2, "width"},
         {{kbegin(1, "a", 2, 1, 1, 64, 1, 1), mcpy(0, 8)}, 2, "memcpy inside kernel 1"},
+        {{mcpy(UINT64_MAX, 2)}, 1, "memcpy range wraps past the end of the address space"},
+        {{mcpy(0, (1ull << 40) + 1)}, 1, "memcpy larger than 1 TiB"},
         {{kbegin(1, "a", 0, 1, 1, 64, 1, 1)}, 1, "dimensions"},
         {{kbegin(1, "a", 3, 1, 1, 64, 1, 1), nonmem(0, 1, 1), nonmem(1, 0, 1), nonmem(0, 0, 1)},
          4, "record 3: cannot write: CTA 0 reappears after its records ended"},

@@ -84,5 +84,14 @@ int main(void)
     expect_error("{\"analyses\": []}", "$.analyses: expected an object");
     expect_error("{\"l1d\": {\"private\": 3}}", "$.l1d.private: expected an object");
     expect_error("{\"name\": 5}", "$.name: expected a string");
+    expect_error("{\"l2\": {\"sets\": 16777216, \"ways\": 4}}",
+                 "$.l2: 64 slices x 67108864 lines = 4294967296 lines in all");
+    expect_error("{\"l1d\": {\"adaptive\": {\"unified_bytes\": 4294967296, "
+                 "\"shmem_options_bytes\": [0]}}}", "$.l1d.adaptive.unified_bytes");
+    expect_error("{\"l1d\": {\"adaptive\": {\"unified_bytes\": 131072, "
+                 "\"shmem_options_bytes\": [0, 8192, 8192]}}}",
+                 "$.l1d.adaptive.shmem_options_bytes[2]");
+    expect_error("{\"l2\": {\"slices\": 48, \"slice_hash\": \"ipoly\"}}",
+                 "\"ipoly\" needs 16, 32 or 64 slices");
     CHECK_DONE();
 }

@@ -91,6 +91,27 @@ static void warp_policies(void)
     CHECK_EQ_U(jget(r, "total.L1D.misses"), 4);
     json_decref(r);
     unlink(t.path);
+
+    /* Stores never stall a GTO warp. Warp 0: load A, store X, load A; warp 1:
+     * load B twice; one-line L1, 8-slot stall. Slot 1: w0 loads A (stalls to
+     * 9); 2: w1 loads B, evicting A (stalls to 10); 3: both wait, w0 is ready
+     * first: store X (write-evict miss, no stall); 4: w0 again: load A misses,
+     * evicting B; 5: w1 loads B: miss. No hit. (Were stores to stall, w1 would
+     * run at slot 4 and hit B.) */
+    tb_open(&t, "gto-store");
+    tb_kernel(&t, 1, 1, 64, 0, 0);
+    tb_load(&t, 0, 0, A);
+    tb_access(&t, 0, 0, GCR_OP_STORE, GCR_SPACE_GLOBAL, 4, 0xffffffffu, 0x30000, 4);
+    tb_load(&t, 0, 0, A);
+    tb_load(&t, 0, 1, B);
+    tb_load(&t, 0, 1, B);
+    tb_end(&t, 1);
+    tb_close(&t);
+    r = must_replay(cfg, t.path);
+    CHECK_EQ_U(jget(r, "total.L1D.hits"), 0);
+    CHECK_EQ_U(jget(r, "total.L1D.misses"), 5);
+    json_decref(r);
+    unlink(t.path);
 }
 
 static void kernel_boundary(void)

@@ -231,7 +231,7 @@ static void check_forms_records(const struct readout *o)
     if (o->n != 17)
         return;
     check_memcpy(&o->rec[0], 0x7f0000000000, 0, __LINE__);
-    check_memcpy(&o->rec[1], 0x10, UINT64_MAX, __LINE__);
+    check_memcpy(&o->rec[1], 0xffffff0000000000ull, 1ull << 40, __LINE__);
     const uint32_t g1[3] = {3, 2, 2}, b1[3] = {16, 4, 2};
     check_kernel(&o->rec[2], UINT32_MAX, "vec<float>(float*, int)", g1, b1, 49152, 255,
                  __LINE__);

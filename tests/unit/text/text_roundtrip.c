@@ -195,8 +195,11 @@ static void random_trace(struct trace *t, uint64_t seed, int kernels)
             struct gcr_record r;
             memset(&r, 0, sizeof r);
             r.kind = GCR_REC_MEMCPY;
+            /* Any destination, any size up to 1 TiB that does not wrap. */
+            r.u.memcpy.bytes = below(2) ? below(1 << 20) : rnd() % ((1ull << 40) + 1);
             r.u.memcpy.dst = rnd();
-            r.u.memcpy.bytes = below(2) ? below(1 << 20) : rnd();
+            if (r.u.memcpy.bytes && r.u.memcpy.dst > UINT64_MAX - r.u.memcpy.bytes + 1)
+                r.u.memcpy.dst = UINT64_MAX - r.u.memcpy.bytes + 1;
             push(t, &r);
         }
         random_kernel(t, below(4) ? (uint32_t)i : (uint32_t)rnd());
