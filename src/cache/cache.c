@@ -36,6 +36,7 @@ struct gcr_cache {
     uint32_t words;      /* uint64 words per per-set bitmap */
     uint64_t pad_mask;   /* bits of a set's last bitmap word beyond the last way */
     struct gcr_divider by_ways;
+    struct gcr_set_index index; /* the geometry's index function, prepared */
     uint64_t *valid_bits; /* sets x words; pad bits always set so they never look free */
     uint32_t *valid_count;
     uint64_t *ref_bits; /* NRU: sets x words; pad bits always set */
@@ -226,7 +227,7 @@ static void report_victim(struct gcr_cache *c, const struct cache_line *l, struc
  * out) and installs it with no valid sectors. Returns the line index. */
 static uint32_t allocate(struct gcr_cache *c, uint64_t line_addr, struct gcr_access *out)
 {
-    uint32_t set = gcr_cache_set_of(&c->geo, line_addr);
+    uint32_t set = gcr_set_index_of(&c->index, line_addr);
     uint32_t way, idx;
     struct cache_line *l;
     if (c->valid_count[set] == c->ways) {
@@ -303,6 +304,7 @@ struct gcr_cache *gcr_cache_create(const struct gcr_cache_geometry *g, struct gc
     c->words = (g->ways + 63) / 64;
     c->pad_mask = g->ways % 64 ? ~UINT64_C(0) << (g->ways % 64) : 0;
     c->by_ways = gcr_divider_make(g->ways);
+    gcr_set_index_init(&c->index, g);
     c->line_mask = ~(uint64_t)(g->line_bytes - 1);
     uint32_t sectors = g->line_bytes / g->sector_bytes;
     c->full_mask = sectors == 32 ? UINT32_MAX : (UINT32_C(1) << sectors) - 1;

@@ -2,6 +2,7 @@
 #ifndef GCR_CACHE_INTERNAL_H
 #define GCR_CACHE_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,6 +37,73 @@ static inline struct gcr_divider gcr_divider_make(uint32_t d)
 static inline uint32_t gcr_divider_div(struct gcr_divider dv, uint32_t n)
 {
     return (uint32_t)(((uint64_t)n * dv.magic) >> dv.shift);
+}
+
+/* A geometry's set-index function (index.c) with everything that does not
+ * depend on the address worked out once, when the cache is created: an access
+ * then costs a few shifts, masks and, for IPOLY, three table lookups. */
+struct gcr_set_index {
+    enum gcr_index_fn fn;
+    uint32_t sets;
+    uint32_t set_mask;     /* sets - 1 when sets is a power of two (required by xor, ipoly) */
+    bool sets_pow2;
+    unsigned line_log2;
+    unsigned sets_log2;    /* when sets is a power of two */
+    /* Strip removal (gcr_cache_geometry.strip_*): none, by shifts (power-of-two
+     * strip count) or by a division (any other count). */
+    enum { GCR_STRIP_NONE, GCR_STRIP_SHIFT, GCR_STRIP_DIVIDE } strip;
+    uint64_t strip_low;    /* strip_bytes - 1 */
+    unsigned strip_log2;   /* log2(strip_bytes) */
+    unsigned strip_drop;   /* GCR_STRIP_SHIFT: log2(strip_bytes * strip_count) */
+    uint64_t strip_bytes, strip_span; /* GCR_STRIP_DIVIDE: strip_bytes, strip_bytes * strip_count */
+    const uint8_t *ipoly[3]; /* IPOLY: per-byte tables (256 entries) of the higher bits' hash */
+};
+
+void gcr_set_index_init(struct gcr_set_index *ix, const struct gcr_cache_geometry *g);
+
+/* FERMI (Nugteren et al., HPCA'14, as in GPGPU-Sim): 128-byte lines; the line
+ * number's low five bits XOR address bits 13, 14, 15, 17, 19; a 64-set cache
+ * takes address bit 12 as set bit 5. */
+static inline uint32_t gcr_set_index_fermi(uint64_t a, uint32_t sets)
+{
+    uint32_t lower = (uint32_t)(a >> 7) & 0x1f;
+    uint32_t upper = (uint32_t)((a >> 13) & 0x7)     /* bits 13..15 -> 0..2 */
+                     | (uint32_t)((a >> 14) & 0x8)   /* bit 17 -> 3 */
+                     | (uint32_t)((a >> 15) & 0x10); /* bit 19 -> 4 */
+    uint32_t set = lower ^ upper;
+    if (sets == 64)
+        set |= (uint32_t)((a >> 7) & 0x20); /* bit 12 -> 5 */
+    return set;
+}
+
+/* The set line_addr maps to: gcr_cache_set_of() with the geometry prepared. */
+static inline uint32_t gcr_set_index_of(const struct gcr_set_index *ix, uint64_t line_addr)
+{
+    uint64_t a = line_addr;
+    /* Keep only this slice's granules back to back: drop the slice-select
+     * digits so consecutive granules of one slice use consecutive sets. */
+    if (ix->strip == GCR_STRIP_SHIFT)
+        a = ((a >> ix->strip_drop) << ix->strip_log2) | (a & ix->strip_low);
+    else if (ix->strip == GCR_STRIP_DIVIDE)
+        a = (a / ix->strip_span) * ix->strip_bytes + (a & ix->strip_low);
+    uint64_t line_no = a >> ix->line_log2;
+    switch (ix->fn) {
+    case GCR_INDEX_LINEAR:
+        return ix->sets_pow2 ? (uint32_t)(line_no & ix->set_mask) : (uint32_t)(line_no % ix->sets);
+    case GCR_INDEX_XOR:
+        return (uint32_t)((line_no ^ (line_no >> ix->sets_log2)) & ix->set_mask);
+    case GCR_INDEX_FERMI:
+        return gcr_set_index_fermi(a, ix->sets);
+    case GCR_INDEX_IPOLY: {
+        /* The hash is linear over GF(2), so it splits byte by byte (index.c). */
+        uint64_t higher = line_no >> ix->sets_log2;
+        return (uint32_t)(line_no & ix->set_mask) ^ ix->ipoly[0][higher & 0xff] ^
+               ix->ipoly[1][(higher >> 8) & 0xff] ^ ix->ipoly[2][(higher >> 16) & 0xff];
+    }
+    case GCR_INDEX_COUNT:
+        break;
+    }
+    return 0;
 }
 
 /* Index-function constraints of a geometry (index.c); 0 if fine, else -1 with

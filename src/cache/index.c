@@ -75,54 +75,39 @@ uint32_t gcr_ipoly_hash(uint64_t higher, uint32_t index, uint32_t sets)
     return index ^ t[0][higher & 0xff] ^ t[1][(higher >> 8) & 0xff] ^ t[2][(higher >> 16) & 0xff];
 }
 
-/* FERMI (Nugteren et al., HPCA'14, as in GPGPU-Sim): 128-byte lines; the line
- * number's low five bits XOR address bits 13, 14, 15, 17, 19; a 64-set cache
- * takes address bit 12 as set bit 5. */
-static uint32_t fermi(uint64_t a, uint32_t sets)
+/* Everything of the index function that does not depend on the address. */
+void gcr_set_index_init(struct gcr_set_index *ix, const struct gcr_cache_geometry *g)
 {
-    uint32_t lower = (uint32_t)(a >> 7) & 0x1f;
-    uint32_t upper = (uint32_t)((a >> 13) & 0x7)     /* bits 13..15 -> 0..2 */
-                     | (uint32_t)((a >> 14) & 0x8)   /* bit 17 -> 3 */
-                     | (uint32_t)((a >> 15) & 0x10); /* bit 19 -> 4 */
-    uint32_t set = lower ^ upper;
-    if (sets == 64)
-        set |= (uint32_t)((a >> 7) & 0x20); /* bit 12 -> 5 */
-    return set;
+    *ix = (struct gcr_set_index){.fn = g->index, .sets = g->sets,
+                                 .line_log2 = gcr_bits_log2(g->line_bytes)};
+    ix->sets_pow2 = (g->sets & (g->sets - 1)) == 0;
+    if (ix->sets_pow2) {
+        ix->set_mask = g->sets - 1;
+        ix->sets_log2 = gcr_bits_log2(g->sets);
+    }
+    if (g->strip_count > 1) {
+        ix->strip_low = g->strip_bytes - 1;
+        ix->strip_log2 = gcr_bits_log2(g->strip_bytes);
+        if ((g->strip_count & (g->strip_count - 1)) == 0) { /* shifts, not a division */
+            ix->strip = GCR_STRIP_SHIFT;
+            ix->strip_drop = ix->strip_log2 + gcr_bits_log2(g->strip_count);
+        } else {
+            ix->strip = GCR_STRIP_DIVIDE;
+            ix->strip_bytes = g->strip_bytes;
+            ix->strip_span = g->strip_bytes * g->strip_count;
+        }
+    }
+    if (g->index == GCR_INDEX_IPOLY) {
+        pthread_once(&ipoly_once, ipoly_build);
+        unsigned t = g->sets == 16 ? 0 : g->sets == 32 ? 1 : 2;
+        for (unsigned byte = 0; byte < 3; byte++)
+            ix->ipoly[byte] = ipoly_tables[t][byte];
+    }
 }
 
 uint32_t gcr_cache_set_of(const struct gcr_cache_geometry *g, uint64_t line_addr)
 {
-    uint64_t a = line_addr;
-    if (g->strip_count > 1) {
-        /* Keep only this slice's granules back to back: drop the slice-select
-         * digits so consecutive granules of one slice use consecutive sets. */
-        uint64_t low = a & (g->strip_bytes - 1);
-        unsigned strip_log2 = gcr_bits_log2(g->strip_bytes);
-        if ((g->strip_count & (g->strip_count - 1)) == 0) /* shifts, not a division */
-            a = ((a >> (strip_log2 + gcr_bits_log2(g->strip_count))) << strip_log2) | low;
-        else
-            a = (a / (g->strip_bytes * g->strip_count)) * g->strip_bytes + low;
-    }
-    unsigned line_log2 = gcr_bits_log2(g->line_bytes);
-    uint64_t line_no = a >> line_log2;
-    switch (g->index) {
-    case GCR_INDEX_LINEAR:
-        if ((g->sets & (g->sets - 1)) == 0)
-            return (uint32_t)(line_no & (g->sets - 1));
-        return (uint32_t)(line_no % g->sets);
-    case GCR_INDEX_XOR: {
-        unsigned sets_log2 = gcr_bits_log2(g->sets);
-        uint64_t higher = line_no >> sets_log2;
-        return (uint32_t)((line_no ^ higher) & (g->sets - 1));
-    }
-    case GCR_INDEX_FERMI:
-        return fermi(a, g->sets);
-    case GCR_INDEX_IPOLY: {
-        unsigned sets_log2 = gcr_bits_log2(g->sets);
-        return gcr_ipoly_hash(line_no >> sets_log2, (uint32_t)(line_no & (g->sets - 1)), g->sets);
-    }
-    case GCR_INDEX_COUNT:
-        break;
-    }
-    return 0;
+    struct gcr_set_index ix;
+    gcr_set_index_init(&ix, g);
+    return gcr_set_index_of(&ix, line_addr);
 }
