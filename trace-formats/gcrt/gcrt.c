@@ -733,23 +733,36 @@ static int load_block(struct gcrt_reader *r, struct gcr_err *err)
     return 1;
 }
 
-/* Decodes one record at r->pos (there is at least one byte of payload left). */
-static int decode_record(struct gcrt_reader *r, struct gcr_record *rec, struct gcr_err *err)
+/* The end of decoding a record whose body was read up to p (NULL: failed, why says why):
+ * checks that it stayed inside the payload and applies the stream rules. The general case,
+ * out of line so that the hot path below keeps a small stack frame. */
+static __attribute__((noinline)) int finish_record(struct gcrt_reader *r, struct gcr_record *rec,
+                                                   const unsigned char *p, const char *why,
+                                                   struct gcr_err *err)
 {
-    const unsigned char *p = r->pos;
+    if (!p)
+        return record_fail(r, err, GCR_E_FORMAT, "%s", why);
+    if (p > r->end)
+        return record_fail(r, err, GCR_E_FORMAT,
+                           "record runs past the end of the block payload");
+
+    char refusal[GCR_ERR_MSG_MAX / 2];
+    enum gcr_status st = gcr_stream_rules_apply(&r->rules, rec, refusal, sizeof refusal);
+    if (st != GCR_OK)
+        return record_fail(r, err, st, "%s", refusal);
+    r->pos = p;
+    r->left--;
+    return 1;
+}
+
+/* Decodes a record of the rare kinds (kernel boundaries, copies) or an unknown type, whose
+ * type byte was just read; p points after it. */
+static __attribute__((noinline)) int decode_other(struct gcrt_reader *r, struct gcr_record *rec,
+                                                  unsigned type, const unsigned char *p,
+                                                  struct gcr_err *err)
+{
     const char *why = NULL;
-    unsigned type = *p++;
     switch (type) {
-    case GCR_REC_WARP_INSN:
-        rec->kind = GCR_REC_WARP_INSN;
-        p = decode_insn(p, &rec->u.insn, r->lazy_addresses, &why);
-        break;
-    case GCR_REC_NONMEM:
-        rec->kind = GCR_REC_NONMEM;
-        if ((p = get_varint32(p, &rec->u.nonmem.cta, &why)) &&
-            (p = get_varint32(p, &rec->u.nonmem.warp, &why)))
-            p = get_varint32(p, &rec->u.nonmem.count, &why);
-        break;
     case GCR_REC_KERNEL_BEGIN: {
         rec->kind = GCR_REC_KERNEL_BEGIN;
         struct gcr_kernel_begin *k = &rec->u.kbegin;
@@ -793,31 +806,42 @@ static int decode_record(struct gcrt_reader *r, struct gcr_record *rec, struct g
     default:
         return record_fail(r, err, GCR_E_FORMAT, "unknown record type %u", type);
     }
-    if (!p)
-        return record_fail(r, err, GCR_E_FORMAT, "%s", why);
-    if (p > r->end)
-        return record_fail(r, err, GCR_E_FORMAT,
-                           "record runs past the end of the block payload");
-
-    char refusal[GCR_ERR_MSG_MAX / 2];
-    enum gcr_status st = gcr_stream_rules_apply(&r->rules, rec, refusal, sizeof refusal);
-    if (__builtin_expect(st != GCR_OK, 0))
-        return record_fail(r, err, st, "%s", refusal);
-    r->pos = p;
-    r->left--;
-    return 1;
+    return finish_record(r, rec, p, why, err);
 }
 
-static int gcrt_reader_next(void *state, struct gcr_record *rec, struct gcr_err *err)
+/* Decodes one record at r->pos (there is at least one byte of payload left). Warp
+ * instructions and non-memory counts are nearly every record: they are decoded here, and
+ * one more record of the current CTA's run that stays inside the payload is accepted
+ * without leaving this function (the stream rules' own fast path). */
+static inline int decode_record(struct gcrt_reader *r, struct gcr_record *rec,
+                                struct gcr_err *err)
 {
-    struct gcrt_reader *r = state;
-    if (__builtin_expect(r->left != 0, 1)) {
-        if (__builtin_expect(r->pos >= r->end, 0))
-            return record_fail(r, err, GCR_E_FORMAT,
-                               "block payload ends after %u of its %u records",
-                               r->block_records - r->left, r->block_records);
-        return decode_record(r, rec, err);
+    const unsigned char *p = r->pos;
+    const char *why = NULL;
+    unsigned type = *p++;
+    if (type == GCR_REC_WARP_INSN) {
+        rec->kind = GCR_REC_WARP_INSN;
+        p = decode_insn(p, &rec->u.insn, r->lazy_addresses, &why);
+    } else if (type == GCR_REC_NONMEM) {
+        rec->kind = GCR_REC_NONMEM;
+        if ((p = get_varint32(p, &rec->u.nonmem.cta, &why)) &&
+            (p = get_varint32(p, &rec->u.nonmem.warp, &why)))
+            p = get_varint32(p, &rec->u.nonmem.count, &why);
+    } else {
+        return decode_other(r, rec, type, p, err);
     }
+    if (__builtin_expect(p && p <= r->end && r->rules.in_cta_run &&
+                             gcr_stream_rules_same_run_ok(&r->rules, rec), 1)) {
+        r->pos = p;
+        r->left--;
+        return 1;
+    }
+    return finish_record(r, rec, p, why, err);
+}
+
+/* The current block is used up: the error seen before, the end, or the next block (1). */
+static __attribute__((noinline)) int next_block(struct gcrt_reader *r, struct gcr_err *err)
+{
     if (r->failed) {
         if (err)
             *err = r->saved;
@@ -831,9 +855,20 @@ static int gcrt_reader_next(void *state, struct gcr_record *rec, struct gcr_err 
     if (r->block_records)
         r->block_no++; /* the current block is finished */
     r->block_records = 0;
-    int rc = load_block(r, err);
-    if (rc <= 0)
-        return rc;
+    return load_block(r, err); /* a loaded block has at least one payload byte */
+}
+
+static int gcrt_reader_next(void *state, struct gcr_record *rec, struct gcr_err *err)
+{
+    struct gcrt_reader *r = state;
+    if (__builtin_expect(r->left == 0, 0)) {
+        int rc = next_block(r, err);
+        if (rc <= 0)
+            return rc;
+    } else if (__builtin_expect(r->pos >= r->end, 0)) {
+        return record_fail(r, err, GCR_E_FORMAT, "block payload ends after %u of its %u records",
+                           r->block_records - r->left, r->block_records);
+    }
     return decode_record(r, rec, err);
 }
 
