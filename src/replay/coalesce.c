@@ -97,7 +97,8 @@ uint32_t gcr_coalesce_strided(uint32_t active_mask, uint64_t base, int64_t strid
         return 0;
     uint64_t span = (uint64_t)(gcr_bits_popcount32(active_mask) - 1);
     uint64_t mag = stride < 0 ? (uint64_t)0 - (uint64_t)stride : (uint64_t)stride;
-    if (mag > width || (span && mag > UINT64_MAX / span))
+    /* span * mag cannot overflow: span < 32 and mag <= width < 2^16. */
+    if (mag > width)
         return GCR_COALESCE_NOT_CONTIGUOUS;
     uint64_t lo = stride < 0 ? base - span * mag : base;
     uint64_t hi_start = stride < 0 ? base : base + span * mag;
@@ -106,13 +107,21 @@ uint32_t gcr_coalesce_strided(uint32_t active_mask, uint64_t base, int64_t strid
     if ((stride < 0 && lo > base) || (stride > 0 && hi_start < base) || hi < hi_start)
         return GCR_COALESCE_NOT_CONTIGUOUS;
     const uint64_t off_mask = line_bytes - 1;
+    const unsigned sector_shift = gcr_bits_log2(sector_bytes);
+    if (((lo ^ hi) & ~off_mask) == 0) { /* the usual coalesced access: inside one line */
+        uint32_t first = (uint32_t)(lo & off_mask), last = (uint32_t)(hi & off_mask);
+        out[0].line_addr = lo & ~off_mask;
+        out[0].bytes = last - first + 1;
+        out[0].sector_mask = sector_range(first, last, sector_shift);
+        return 1;
+    }
     uint32_t n = 0;
     for (uint64_t line = lo & ~off_mask;; line += line_bytes) {
         uint32_t first = line < lo ? (uint32_t)(lo - line) : 0;
         uint32_t last = hi - line > off_mask ? (uint32_t)off_mask : (uint32_t)(hi - line);
         out[n].line_addr = line;
         out[n].bytes = last - first + 1;
-        out[n].sector_mask = sector_range(first, last, gcr_bits_log2(sector_bytes));
+        out[n].sector_mask = sector_range(first, last, sector_shift);
         n++;
         if (hi - line <= off_mask)
             break;
