@@ -9,10 +9,10 @@ enum { TAG_STRIDE = 0, TAG_LIST = 1, TAG_NONMEM = 2 };
 /* Fixed part of a packed instruction: tag, op, space, cache_op, width, mask, pc. */
 #define INSN_FIXED (1 + 3 + 2 + 4 + 8)
 
-static int reserve(struct gcr_warpq *q, size_t extra)
+/* Out of line: queues are reused from CTA to CTA, so growing is rare, and
+ * keeping realloc out of the push functions keeps them leaf functions. */
+static __attribute__((noinline)) int grow(struct gcr_warpq *q, size_t extra)
 {
-    if (q->len + extra <= q->cap)
-        return 0;
     size_t cap = q->cap ? q->cap : 256;
     while (cap < q->len + extra)
         cap *= 2;
@@ -22,6 +22,13 @@ static int reserve(struct gcr_warpq *q, size_t extra)
     q->buf = b;
     q->cap = cap;
     return 0;
+}
+
+static inline int reserve(struct gcr_warpq *q, size_t extra)
+{
+    if (__builtin_expect(q->len + extra <= q->cap, 1))
+        return 0;
+    return grow(q, extra);
 }
 
 int gcr_warpq_push_insn(struct gcr_warpq *q, const struct gcr_warp_insn *in)
