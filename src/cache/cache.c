@@ -61,17 +61,24 @@ static inline uint32_t bucket_of(const struct gcr_cache *c, uint64_t line_addr)
     return (uint32_t)(x >> c->bucket_shift);
 }
 
-static inline uint32_t lookup(const struct gcr_cache *c, uint64_t line_addr)
+/* The resident line of line_addr in bucket b (= bucket_of(line_addr)), or NO_LINE. */
+static inline uint32_t lookup_in(const struct gcr_cache *c, uint32_t b, uint64_t line_addr)
 {
-    uint32_t i = c->buckets[bucket_of(c, line_addr)];
+    uint32_t i = c->buckets[b];
     while (i != NO_LINE && c->lines[i].tag != line_addr)
         i = c->lines[i].hash_next;
     return i;
 }
 
-static void hash_insert(struct gcr_cache *c, uint32_t idx)
+static inline uint32_t lookup(const struct gcr_cache *c, uint64_t line_addr)
 {
-    uint32_t *head = &c->buckets[bucket_of(c, c->lines[idx].tag)];
+    return lookup_in(c, bucket_of(c, line_addr), line_addr);
+}
+
+/* Links line idx into bucket b, the bucket of its tag. */
+static void hash_insert(struct gcr_cache *c, uint32_t idx, uint32_t b)
+{
+    uint32_t *head = &c->buckets[b];
     c->lines[idx].hash_next = *head;
     *head = idx;
 }
@@ -224,8 +231,10 @@ static void report_victim(struct gcr_cache *c, const struct cache_line *l, struc
 }
 
 /* Makes room for line_addr in its set (evicting if the set is full, reported in
- * out) and installs it with no valid sectors. Returns the line index. */
-static uint32_t allocate(struct gcr_cache *c, uint64_t line_addr, struct gcr_access *out)
+ * out) and installs it with no valid sectors. b is its bucket, known from the
+ * lookup that missed. Returns the line index. */
+static uint32_t allocate(struct gcr_cache *c, uint64_t line_addr, uint32_t b,
+                         struct gcr_access *out)
 {
     uint32_t set = gcr_set_index_of(&c->index, line_addr);
     uint32_t way, idx;
@@ -264,7 +273,7 @@ static uint32_t allocate(struct gcr_cache *c, uint64_t line_addr, struct gcr_acc
     l->valid = 0;
     l->dirty = 0;
     l->used = 0;
-    hash_insert(c, idx);
+    hash_insert(c, idx, b);
     return idx;
 }
 
@@ -370,8 +379,8 @@ const struct gcr_cache_stats *gcr_cache_stats(const struct gcr_cache *c) { retur
 
 /* ---- accesses --------------------------------------------------------------------------- */
 
-static void read_access(struct gcr_cache *c, uint32_t idx, uint64_t line_addr, uint32_t mask,
-                        struct gcr_access *out)
+static void read_access(struct gcr_cache *c, uint32_t idx, uint64_t line_addr, uint32_t b,
+                        uint32_t mask, struct gcr_access *out)
 {
     if (idx != NO_LINE) {
         struct cache_line *l = &c->lines[idx];
@@ -385,7 +394,7 @@ static void read_access(struct gcr_cache *c, uint32_t idx, uint64_t line_addr, u
         touch(c, idx);
         return;
     }
-    idx = allocate(c, line_addr, out);
+    idx = allocate(c, line_addr, b, out);
     struct cache_line *l = &c->lines[idx];
     out->fetch_mask = c->geo.sectored ? mask : c->full_mask;
     l->valid = out->fetch_mask;
@@ -394,10 +403,10 @@ static void read_access(struct gcr_cache *c, uint32_t idx, uint64_t line_addr, u
 
 /* Write miss with allocation (FETCH or VALIDATE): installs the line and the
  * written sectors; dirty for write-back. */
-static void write_allocate(struct gcr_cache *c, uint64_t line_addr, uint32_t mask,
+static void write_allocate(struct gcr_cache *c, uint64_t line_addr, uint32_t b, uint32_t mask,
                            struct gcr_access *out)
 {
-    uint32_t idx = allocate(c, line_addr, out);
+    uint32_t idx = allocate(c, line_addr, b, out);
     struct cache_line *l = &c->lines[idx];
     if (c->geo.write_alloc == GCR_WALLOC_FETCH)
         out->fetch_mask = c->geo.sectored ? mask : c->full_mask;
@@ -407,8 +416,8 @@ static void write_allocate(struct gcr_cache *c, uint64_t line_addr, uint32_t mas
     l->used = mask;
 }
 
-static void write_access(struct gcr_cache *c, uint32_t idx, uint64_t line_addr, uint32_t mask,
-                         struct gcr_access *out)
+static void write_access(struct gcr_cache *c, uint32_t idx, uint64_t line_addr, uint32_t b,
+                         uint32_t mask, struct gcr_access *out)
 {
     switch (c->geo.write_policy) {
     case GCR_WRITE_EVICT:
@@ -433,7 +442,7 @@ static void write_access(struct gcr_cache *c, uint32_t idx, uint64_t line_addr, 
             l->used |= mask;
             touch(c, idx);
         } else if (c->geo.write_alloc != GCR_WALLOC_NONE) {
-            write_allocate(c, line_addr, mask, out);
+            write_allocate(c, line_addr, b, mask, out);
         }
         return;
     case GCR_WRITE_BACK:
@@ -445,7 +454,7 @@ static void write_access(struct gcr_cache *c, uint32_t idx, uint64_t line_addr, 
             l->used |= mask;
             touch(c, idx);
         } else if (c->geo.write_alloc != GCR_WALLOC_NONE) {
-            write_allocate(c, line_addr, mask, out);
+            write_allocate(c, line_addr, b, mask, out);
         } else {
             out->forward_mask = mask; /* write-around */
         }
@@ -461,15 +470,16 @@ void gcr_cache_access(struct gcr_cache *c, uint64_t line_addr, uint32_t sector_m
     sector_mask &= c->full_mask;
     *out = (struct gcr_access){0};
 
-    uint32_t idx = lookup(c, line_addr);
+    uint32_t b = bucket_of(c, line_addr);
+    uint32_t idx = lookup_in(c, b, line_addr);
     uint32_t valid_before = idx != NO_LINE ? c->lines[idx].valid : 0;
     uint32_t missed = sector_mask & ~valid_before;
     out->outcome = idx == NO_LINE ? GCR_MISS_LINE : missed ? GCR_MISS_SECTOR : GCR_HIT;
 
     if (is_write)
-        write_access(c, idx, line_addr, sector_mask, out);
+        write_access(c, idx, line_addr, b, sector_mask, out);
     else
-        read_access(c, idx, line_addr, sector_mask, out);
+        read_access(c, idx, line_addr, b, sector_mask, out);
 
     struct gcr_cache_stats *st = &c->stats;
     st->accesses[w]++;
@@ -489,10 +499,11 @@ void gcr_cache_fill(struct gcr_cache *c, uint64_t line_addr, uint32_t sector_mas
     uint32_t install = c->geo.sectored ? sector_mask : c->full_mask;
     *out = (struct gcr_access){0};
 
-    uint32_t idx = lookup(c, line_addr);
+    uint32_t b = bucket_of(c, line_addr);
+    uint32_t idx = lookup_in(c, b, line_addr);
     if (idx == NO_LINE) {
         out->outcome = GCR_MISS_LINE;
-        idx = allocate(c, line_addr, out);
+        idx = allocate(c, line_addr, b, out);
     } else {
         out->outcome = sector_mask & ~c->lines[idx].valid ? GCR_MISS_SECTOR : GCR_HIT;
     }
