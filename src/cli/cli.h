@@ -16,6 +16,7 @@ int cmd_run(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_bench_reader(int argc, char **argv);
 int cmd_import_config(int argc, char **argv);
 
 /* "gcreplay: <message>" on stderr; returns CLI_FAIL or CLI_USAGE by status. */

@@ -13,6 +13,7 @@ static const char usage[] =
     "  convert  convert a trace between formats\n"
     "  info     describe a trace: format, kernels, record counts\n"
     "  bench    measure replay speed on a generated trace\n"
+    "  bench-reader  measure trace parsing speed on a generated trace\n"
     "  import-config  turn a GPGPU-Sim config into a gcreplay config\n"
     "  formats  list the trace formats\n"
     "\n"
@@ -51,6 +52,8 @@ int main(int argc, char **argv)
         return cmd_info(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench"))
         return cmd_bench(argc - 1, argv + 1);
+    if (!strcmp(cmd, "bench-reader"))
+        return cmd_bench_reader(argc - 1, argv + 1);
     if (!strcmp(cmd, "import-config"))
         return cmd_import_config(argc - 1, argv + 1);
     if (!strcmp(cmd, "formats"))

@@ -1,0 +1,181 @@
+/* Fuzz target for the Accel-Sim trace reader (libFuzzer's LLVMFuzzerTestOneInput).
+ *
+ * Each input is written to a file in a private temporary directory and read as a trace until
+ * its end or an error; inputs starting with a kernel header are kernel files, others are kernel
+ * lists, whose kernel names then resolve inside that empty directory. Compressed inputs go
+ * through the xz, gzip and zstd decoders. Besides "no crash, no sanitizer report" it checks
+ * what the reader promises:
+ *   - an error has a status and a message starting with the path, and is final;
+ *   - every record passes gcr_record_invalid(), has its inactive lanes zeroed, and the records
+ *     form a valid stream (checked again here with the shared stream rules);
+ *   - it never reports more bytes consumed than the file holds;
+ *   - its description of the trace can be built at any point.
+ *
+ * With GCR_FUZZ_STANDALONE it gets a main() that runs every file named on the command line
+ * (directories are walked one level) through the target once: the fixtures then exercise it in
+ * builds without libFuzzer. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* mkdtemp, strdup (normally set by the build) */
+#endif
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/stream.h"
+#include "gcreplay/format.h"
+
+extern const struct gcr_trace_format gcr_format_accelsim;
+
+static char dir_path[4096];
+static char in_path[4200];
+
+static void remove_temps(void)
+{
+    if (in_path[0])
+        unlink(in_path);
+    if (dir_path[0])
+        rmdir(dir_path);
+}
+
+static void put_file(const char *path, const uint8_t *data, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f || (size && fwrite(data, 1, size, f) != size) || fclose(f) != 0) {
+        perror(path);
+        abort();
+    }
+}
+
+static void fail(const char *what, const struct gcr_err *err)
+{
+    fprintf(stderr, "fuzz-accelsim: %s (%s: %s)\n", what, gcr_status_name(err->status), err->msg);
+    abort();
+}
+
+static void check_record(const struct gcr_record *rec, struct gcr_stream_rules *rules,
+                         const struct gcr_err *err)
+{
+    char why[GCR_ERR_MSG_MAX];
+    if (gcr_record_invalid(rec, NULL))
+        fail("reader yielded an invalid record", err);
+    if (gcr_stream_rules_apply(rules, rec, why, sizeof why) != GCR_OK)
+        fail("reader yielded a record that breaks the stream rules", err);
+    if (rec->kind == GCR_REC_WARP_INSN) {
+        for (int lane = 0; lane < GCR_WARP_SIZE; lane++)
+            if (!(rec->u.insn.active_mask >> lane & 1) && rec->u.insn.addr[lane] != 0)
+                fail("inactive lane address not zeroed", err);
+    } else if (rec->kind == GCR_REC_KERNEL_BEGIN) {
+        if (!rec->u.kbegin.name || strlen(rec->u.kbegin.name) > 65535)
+            fail("bad kernel name", err);
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (!dir_path[0]) {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(dir_path, sizeof dir_path, "%s/fuzz-accelsim-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (!mkdtemp(dir_path)) {
+            perror("mkdtemp");
+            abort();
+        }
+        snprintf(in_path, sizeof in_path, "%s/kernel-1.traceg", dir_path);
+        atexit(remove_temps);
+    }
+    put_file(in_path, data, size);
+
+    struct gcr_err err = {GCR_OK, ""};
+    void *r = NULL;
+    size_t plen = strlen(in_path);
+    if (gcr_format_accelsim.reader_open(&r, in_path, &err) < 0) {
+        if (r || err.status == GCR_OK || strncmp(err.msg, in_path, plen) != 0)
+            fail("bad open failure", &err);
+        return 0;
+    }
+    struct gcr_stream_rules rules = {0};
+    struct gcr_record rec;
+    int rc;
+    while ((rc = gcr_format_accelsim.reader_next(r, &rec, &err)) == 1)
+        check_record(&rec, &rules, &err);
+    if (gcr_format_accelsim.reader_bytes_done(r) > size)
+        fail("reader reports more bytes than the file holds", &err);
+    if (rc < 0) {
+        /* Paths of kernel files named by a list start with the directory, like the input's. */
+        if (err.status == GCR_OK || strncmp(err.msg, dir_path, strlen(dir_path)) != 0)
+            fail("bad error report", &err);
+        struct gcr_err again = {GCR_OK, ""};
+        if (gcr_format_accelsim.reader_next(r, &rec, &again) != -1 ||
+            strcmp(again.msg, err.msg) != 0)
+            fail("an error is not final", &err);
+    } else {
+        char why[GCR_ERR_MSG_MAX];
+        if (gcr_stream_rules_finish(&rules, why, sizeof why) != GCR_OK)
+            fail("reader ended a trace inside a kernel", &err);
+    }
+    json_t *info = json_object();
+    gcr_format_accelsim.reader_describe(r, info);
+    json_decref(info);
+    gcr_stream_rules_free(&rules);
+    gcr_format_accelsim.reader_close(r);
+    return 0;
+}
+
+#ifdef GCR_FUZZ_STANDALONE
+static int run_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        perror(path);
+        return 1;
+    }
+    size_t cap = 1 << 16, len = 0, got;
+    uint8_t *buf = malloc(cap);
+    while (buf && (got = fread(buf + len, 1, cap - len, f)) > 0)
+        if ((len += got) == cap)
+            buf = realloc(buf, cap *= 2);
+    fclose(f);
+    if (!buf)
+        return 1;
+    LLVMFuzzerTestOneInput(buf, len);
+    free(buf);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int bad = 0, runs = 0;
+    for (int i = 1; i < argc; i++) {
+        struct stat st;
+        if (stat(argv[i], &st) != 0) {
+            perror(argv[i]);
+            bad++;
+            continue;
+        }
+        if (!S_ISDIR(st.st_mode)) {
+            bad += run_file(argv[i]);
+            runs++;
+            continue;
+        }
+        DIR *d = opendir(argv[i]);
+        struct dirent *e;
+        while (d && (e = readdir(d)) != NULL) {
+            char p[4096];
+            snprintf(p, sizeof p, "%s/%s", argv[i], e->d_name);
+            if (stat(p, &st) == 0 && S_ISREG(st.st_mode)) {
+                bad += run_file(p);
+                runs++;
+            }
+        }
+        if (d)
+            closedir(d);
+    }
+    printf("fuzz-accelsim: %d inputs replayed\n", runs);
+    return bad || runs == 0;
+}
+#endif

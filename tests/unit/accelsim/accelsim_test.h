@@ -1,0 +1,114 @@
+/* Helpers for the Accel-Sim format tests: reading a trace into an array of records, and
+ * comparing records field by field. */
+#ifndef GCR_TEST_ACCELSIM_H
+#define GCR_TEST_ACCELSIM_H
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "gcreplay/format.h"
+#include "gcreplay/trace.h"
+
+extern const struct gcr_trace_format gcr_format_accelsim;
+
+#define FIXTURES GCR_SOURCE_ROOT "/trace-formats/accelsim/fixtures/"
+
+/* The records of a trace, kernel names copied (the reader's pointer lives only until its next
+ * call). */
+struct recs {
+    struct gcr_record *r;
+    size_t n, cap;
+    int rc; /* the reader's last result: 0 at a clean end */
+    struct gcr_err err;
+};
+
+static inline void recs_add(struct recs *v, const struct gcr_record *rec)
+{
+    if (v->n == v->cap) {
+        v->cap = v->cap ? v->cap * 2 : 256;
+        v->r = realloc(v->r, v->cap * sizeof *v->r);
+        if (!v->r)
+            exit(2);
+    }
+    v->r[v->n] = *rec;
+    if (rec->kind == GCR_REC_KERNEL_BEGIN &&
+        !(v->r[v->n].u.kbegin.name = strdup(rec->u.kbegin.name)))
+        exit(2);
+    v->n++;
+}
+
+static inline void recs_free(struct recs *v)
+{
+    for (size_t i = 0; i < v->n; i++)
+        if (v->r[i].kind == GCR_REC_KERNEL_BEGIN)
+            free((char *)v->r[i].u.kbegin.name);
+    free(v->r);
+    memset(v, 0, sizeof *v);
+}
+
+/* Reads path through gcr_reader_open (format NULL: detected) to its end or first error. */
+static inline struct recs read_trace(const char *path, const char *format, bool lazy)
+{
+    struct recs v;
+    memset(&v, 0, sizeof v);
+    struct gcr_reader *rd;
+    if (gcr_reader_open(&rd, path, format, &v.err) != 0) {
+        v.rc = -1;
+        return v;
+    }
+    gcr_reader_set_lazy_addresses(rd, lazy);
+    struct gcr_record rec;
+    while ((v.rc = gcr_reader_next(rd, &rec, &v.err)) == 1)
+        recs_add(&v, &rec);
+    gcr_reader_close(rd);
+    return v;
+}
+
+/* Equal records; hint: also compare the strided hint (when both readers set it). */
+static inline bool same_record(const struct gcr_record *a, const struct gcr_record *b, bool hint)
+{
+    if (a->kind != b->kind)
+        return false;
+    switch (a->kind) {
+    case GCR_REC_KERNEL_BEGIN: {
+        const struct gcr_kernel_begin *x = &a->u.kbegin, *y = &b->u.kbegin;
+        return x->id == y->id && !memcmp(x->grid, y->grid, sizeof x->grid) &&
+               !memcmp(x->block, y->block, sizeof x->block) && x->shmem_bytes == y->shmem_bytes &&
+               x->regs_per_thread == y->regs_per_thread && !strcmp(x->name, y->name);
+    }
+    case GCR_REC_KERNEL_END:
+        return a->u.kend.id == b->u.kend.id;
+    case GCR_REC_WARP_INSN: {
+        const struct gcr_warp_insn *x = &a->u.insn, *y = &b->u.insn;
+        if (hint && (x->strided != y->strided || (x->strided && x->stride != y->stride)))
+            return false;
+        return x->cta == y->cta && x->warp == y->warp && x->pc == y->pc && x->op == y->op &&
+               x->space == y->space && x->cache_op == y->cache_op && x->width == y->width &&
+               x->active_mask == y->active_mask && !memcmp(x->addr, y->addr, sizeof x->addr);
+    }
+    case GCR_REC_NONMEM:
+        return a->u.nonmem.cta == b->u.nonmem.cta && a->u.nonmem.warp == b->u.nonmem.warp &&
+               a->u.nonmem.count == b->u.nonmem.count;
+    case GCR_REC_MEMCPY:
+        return a->u.memcpy.dst == b->u.memcpy.dst && a->u.memcpy.bytes == b->u.memcpy.bytes;
+    }
+    return false;
+}
+
+static inline bool same_records(const struct recs *a, const struct recs *b, bool hint)
+{
+    if (a->n != b->n) {
+        fprintf(stderr, "record counts differ: %zu vs %zu\n", a->n, b->n);
+        return false;
+    }
+    for (size_t i = 0; i < a->n; i++)
+        if (!same_record(&a->r[i], &b->r[i], hint)) {
+            fprintf(stderr, "record %zu differs (kind %d)\n", i, (int)a->r[i].kind);
+            return false;
+        }
+    return true;
+}
+
+#endif
