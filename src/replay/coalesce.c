@@ -1,5 +1,6 @@
 #include "replay/coalesce.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "core/bits.h"
@@ -33,8 +34,19 @@ static inline uint32_t sector_range(uint32_t lo, uint32_t hi, unsigned sector_sh
     return (s1 - s0 == 31 ? ~0u : ((1u << (s1 - s0 + 1)) - 1)) << s0;
 }
 
-uint32_t gcr_coalesce(const struct gcr_warp_insn *insn, uint32_t line_bytes,
-                      uint32_t sector_bytes, struct gcr_line_req *out)
+/* Whether bytes lo..hi (inclusive) of a line are already marked. */
+static bool overlaps(const struct line_bytes *m, uint32_t lo, uint32_t hi)
+{
+    struct line_bytes want = {{0}};
+    mark_bytes(&want, lo, hi);
+    return (m->w[0] & want.w[0]) | (m->w[1] & want.w[1]) | (m->w[2] & want.w[2]) |
+           (m->w[3] & want.w[3]);
+}
+
+/* split_conflicts: a lane whose bytes overlap those of every request already
+ * made for its line starts another request for that line (atomics). */
+static uint32_t coalesce(const struct gcr_warp_insn *insn, uint32_t line_bytes,
+                         uint32_t sector_bytes, struct gcr_line_req *out, bool split_conflicts)
 {
     struct line_bytes masks[GCR_COALESCE_MAX];
     uint32_t n = 0;
@@ -51,10 +63,14 @@ uint32_t gcr_coalesce(const struct gcr_warp_insn *insn, uint32_t line_bytes,
             uint32_t lo = line < a ? (uint32_t)(a - line) : 0;
             uint32_t hi = (end - line > off_mask) ? (uint32_t)off_mask : (uint32_t)(end - line);
             uint32_t i;
-            if (n && out[last].line_addr == line) {
+            /* The most recent request is the usual match; with conflicts
+             * split, a lane must join the first request it fits, so search. */
+            if (n && out[last].line_addr == line && !split_conflicts) {
                 i = last;
             } else {
-                for (i = 0; i < n && out[i].line_addr != line; i++)
+                for (i = 0; i < n && (out[i].line_addr != line ||
+                                      (split_conflicts && overlaps(&masks[i], lo, hi)));
+                     i++)
                     ;
                 if (i == n) {
                     out[n].line_addr = line;
@@ -76,7 +92,8 @@ uint32_t gcr_coalesce(const struct gcr_warp_insn *insn, uint32_t line_bytes,
         out[i].bytes = gcr_bits_popcount64(b->w[0]) + gcr_bits_popcount64(b->w[1]) +
                        gcr_bits_popcount64(b->w[2]) + gcr_bits_popcount64(b->w[3]);
     }
-    /* Ascending line order; n is small and usually already sorted. */
+    /* Ascending line order (stable: requests of one line keep their order);
+     * n is small and usually already sorted. */
     for (uint32_t i = 1; i < n; i++) {
         struct gcr_line_req key = out[i];
         uint32_t j = i;
@@ -87,6 +104,18 @@ uint32_t gcr_coalesce(const struct gcr_warp_insn *insn, uint32_t line_bytes,
         out[j] = key;
     }
     return n;
+}
+
+uint32_t gcr_coalesce(const struct gcr_warp_insn *insn, uint32_t line_bytes,
+                      uint32_t sector_bytes, struct gcr_line_req *out)
+{
+    return coalesce(insn, line_bytes, sector_bytes, out, false);
+}
+
+uint32_t gcr_coalesce_atomic(const struct gcr_warp_insn *insn, uint32_t line_bytes,
+                             uint32_t sector_bytes, struct gcr_line_req *out)
+{
+    return coalesce(insn, line_bytes, sector_bytes, out, true);
 }
 
 uint32_t gcr_coalesce_strided(uint32_t active_mask, uint64_t base, int64_t stride,

@@ -26,6 +26,14 @@ struct gcr_line_req {
 uint32_t gcr_coalesce(const struct gcr_warp_insn *insn, uint32_t line_bytes,
                       uint32_t sector_bytes, struct gcr_line_req *out);
 
+/* Atomics and reductions: as gcr_coalesce, except that lanes whose bytes
+ * overlap (the same word updated by several lanes) go in separate requests,
+ * since each update is its own read-modify-write at L2. A lane joins the first
+ * request of its line it does not overlap (GPGPU-Sim's
+ * memory_coalescing_arch_atomic). */
+uint32_t gcr_coalesce_atomic(const struct gcr_warp_insn *insn, uint32_t line_bytes,
+                             uint32_t sector_bytes, struct gcr_line_req *out);
+
 /* The fast path for strided accesses whose lanes cover one contiguous byte
  * range (|stride| <= width, the coalesced case): the same result as
  * gcr_coalesce for those lane addresses, computed from the range alone.

@@ -492,15 +492,18 @@ static void execute(struct gcr_replay *rp, struct sm *sm, uint32_t s, struct war
      * unit becomes one single-sector request to the L1. */
     bool per_sector = cfg->granularity == GCR_GRAN_SECTOR;
     uint32_t unit = per_sector ? cfg->sector_bytes : cfg->line_bytes;
+    bool atomic = in->op == GCR_OP_ATOMIC || in->op == GCR_OP_REDUCTION;
     uint32_t n = GCR_COALESCE_NOT_CONTIGUOUS;
-    if (shape->strided)
+    if (atomic) {
+        gcr_lane_shape_expand(shape, in);
+        n = gcr_coalesce_atomic(in, unit, cfg->sector_bytes, rp->reqs);
+    } else if (shape->strided)
         n = gcr_coalesce_strided(in->active_mask, shape->base, shape->stride, in->width, unit,
                                  cfg->sector_bytes, rp->reqs);
     if (n == GCR_COALESCE_NOT_CONTIGUOUS) {
         gcr_lane_shape_expand(shape, in);
         n = gcr_coalesce(in, unit, cfg->sector_bytes, rp->reqs);
     }
-    bool atomic = in->op == GCR_OP_ATOMIC || in->op == GCR_OP_REDUCTION;
     bool bypass = in->cache_op == GCR_CACHEOP_BYPASS_L1 ||
                   (cfg->l1_bypass_global && in->space == GCR_SPACE_GLOBAL);
     bool is_write = in->op == GCR_OP_STORE;
@@ -932,6 +935,10 @@ int gcr_replay_trace(struct gcr_replay *rp, struct gcr_reader *r, struct gcr_err
     gcr_reader_set_lazy_addresses(r, true);
     int rc = replay_records(rp, r, err);
     gcr_reader_set_lazy_addresses(r, false);
+    /* What the reader has to say about the trace (e.g. Accel-Sim opcodes it did
+     * not know) goes into the report beside the trace's path. */
+    if (rc == 0)
+        gcr_reader_describe(r, json_array_get(rp->traces, json_array_size(rp->traces) - 1));
     return rc;
 }
 

@@ -111,6 +111,9 @@ import json, sys
 reps = [json.load(open(p)) for p in sys.argv[1:]]
 for r in reps[1:]:
     assert r["kernels"] == reps[0]["kernels"] and r["total"] == reps[0]["total"]
+# The native reader describes its trace in the report.
+gcrt = [r for r in reps if r["traces"][0]["format"] == "gcrt"]
+assert gcrt and all(r["traces"][0]["format_details"]["version"] == "1.0" for r in gcrt)
 PY
     rm -f "$work"/*.json
   done
@@ -218,6 +221,29 @@ import-config)
   expect_exit 2 "$GCR" import-config -o "$work/out.json"
   expect_exit 0 "$GCR" import-config --help
   contains "$work/out" "usage: gcreplay import-config"
+  ;;
+fidelity)
+  # Against Accel-Sim's own statistics for the reference traces (SM7_QV100 plus
+  # -gpgpu_perf_sim_memcpy 0, as they were produced): the same L1D and L2
+  # access counts per global read/write (atomics are reads at L2, as in
+  # GPGPU-Sim), and miss rates within 2 percentage points, Accel-Sim's pending
+  # and MSHR hits counting as hits.
+  shared=../shared
+  printf -- '-gpgpu_perf_sim_memcpy 0\n' >"$work/memcpy-off.config"
+  expect_exit 0 "$GCR" import-config -o "$work/qv100.json" \
+    "$shared/gpgpusim-configs/SM7_QV100/gpgpusim.config" \
+    "$shared/gpgpusim-configs/SM7_QV100/trace.config" "$work/memcpy-off.config"
+  n=0
+  for dir in "$shared"/traces/accelsim/*/; do
+    [ -f "$dir/accelsim-qv100.json" ] || continue
+    n=$((n + 1))
+    name=$(basename "$dir")
+    expect_exit 0 "$GCR" run -q --config "$work/qv100.json" --json "$work/$name.json" "$dir"
+    python3 tests/cli/fidelity.py "$work/$name.json" "$dir/accelsim-qv100.json" "$name" \
+      >>"$work/fidelity.txt" || fail "fidelity: $name"
+  done
+  [ "$n" -ge 5 ] || fail "found only $n reference traces under $shared/traces/accelsim"
+  cat "$work/fidelity.txt"
   ;;
 progress)
   # Progress goes to stderr only when it is a terminal (script gives a pseudo-terminal).

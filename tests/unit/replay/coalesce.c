@@ -103,6 +103,33 @@ int main(void)
     CHECK_EQ_U(gcr_coalesce(&in, 128, 32, out), 1);
     CHECK_EQ_U(out[0].line_addr, UINT64_MAX - 127);
 
+    /* Atomics: lanes updating the same word are separate requests (each is its
+     * own read-modify-write); non-overlapping lanes of a line share one. */
+    in = strided(0x5000, 0, 4, 0xffffffffu); /* 32 lanes, one word */
+    CHECK_EQ_U(gcr_coalesce_atomic(&in, 128, 32, out), 32);
+    CHECK_EQ_U(out[31].line_addr, 0x5000);
+    CHECK_EQ_U(out[31].sector_mask, 0x1);
+    CHECK_EQ_U(out[31].bytes, 4);
+    in = strided(0x5000, 4, 4, 0xffffffffu); /* 32 distinct words of one line */
+    CHECK_EQ_U(gcr_coalesce_atomic(&in, 128, 32, out), 1);
+    CHECK_EQ_U(out[0].sector_mask, 0xf);
+    /* Lanes A, A, B, C (B, C in another line): {A, B}, {A}, {C}... in line order:
+     * line 0x5000: {A, B} then {A}; line 0x6000: {C}. */
+    in = (struct gcr_warp_insn){.width = 4, .active_mask = 0xf};
+    in.addr[0] = 0x5004;
+    in.addr[1] = 0x5004;
+    in.addr[2] = 0x5040;
+    in.addr[3] = 0x6000;
+    CHECK_EQ_U(gcr_coalesce_atomic(&in, 128, 32, out), 3);
+    CHECK_EQ_U(out[0].line_addr, 0x5000);
+    CHECK_EQ_U(out[0].sector_mask, 0x5);
+    CHECK_EQ_U(out[0].bytes, 8);
+    CHECK_EQ_U(out[1].line_addr, 0x5000);
+    CHECK_EQ_U(out[1].sector_mask, 0x1);
+    CHECK_EQ_U(out[2].line_addr, 0x6000);
+    /* Loads of the same words merge as before. */
+    CHECK_EQ_U(gcr_coalesce(&in, 128, 32, out), 2);
+
     /* The strided fast path equals the general coalescer wherever it applies,
      * and declines the shapes it must not handle. */
     static struct gcr_line_req fast[GCR_COALESCE_MAX];
