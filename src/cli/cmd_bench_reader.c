@@ -14,6 +14,7 @@
 #include <zstd.h>
 
 #include "cli/cli.h"
+#include "core/numfmt.h"
 #include "gcreplay/trace.h"
 
 static const char usage[] =
@@ -73,43 +74,6 @@ static void out_str(struct out *o, const char *s)
     size_t n = strlen(s);
     memcpy(out_room(o, n), s, n);
     o->len += n;
-}
-
-static char *put_hex(char *p, uint64_t v, int min_digits)
-{
-    static const char digits[] = "0123456789abcdef";
-    char tmp[16];
-    int n = 0;
-    do {
-        tmp[n++] = digits[v & 15];
-        v >>= 4;
-    } while (v || n < min_digits);
-    while (n)
-        *p++ = tmp[--n];
-    return p;
-}
-
-static char *put_dec(char *p, int64_t sv)
-{
-    char tmp[20];
-    int n = 0;
-    uint64_t v = sv < 0 ? 0 - (uint64_t)sv : (uint64_t)sv;
-    if (sv < 0)
-        *p++ = '-';
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n)
-        *p++ = tmp[--n];
-    return p;
-}
-
-static char *put_str(char *p, const char *s)
-{
-    size_t n = strlen(s);
-    memcpy(p, s, n);
-    return p + n;
 }
 
 /* ---- The synthetic kernel ------------------------------------------------------------------- */
@@ -178,53 +142,53 @@ static void insn_line(struct out *o, uint64_t gw, unsigned k)
     case EXIT_LINE: mask = 0; break;
     default: break;
     }
-    p = put_hex(p, 0x80 + (uint64_t)k * 16, 4);
+    p = gcr_put_hex(p, 0x80 + (uint64_t)k * 16, 4);
     *p++ = ' ';
-    p = put_hex(p, mask, 8);
+    p = gcr_put_hex(p, mask, 8);
     *p++ = ' ';
     switch (program[k].kind) {
-    case NON: p = put_str(p, program[k].text); break;
-    case EXIT_LINE: p = put_str(p, "0 EXIT 0 0 "); break;
+    case NON: p = gcr_put_str(p, program[k].text); break;
+    case EXIT_LINE: p = gcr_put_str(p, "0 EXIT 0 0 "); break;
     case LDG_STRIDE:
     case LDG_HALF:
-        p = put_str(p, "1 R4 LDG.E.SYS 1 R4 4 1 0x");
-        p = put_str(put_hex(p, base, 1), " 4 ");
+        p = gcr_put_str(p, "1 R4 LDG.E.SYS 1 R4 4 1 0x");
+        p = gcr_put_str(gcr_put_hex(p, base, 1), " 4 ");
         break;
     case STG_STRIDE:
-        p = put_str(p, "0 STG.E.SYS 2 R2 R17 4 1 0x");
-        p = put_str(put_hex(p, base, 1), " 4 ");
+        p = gcr_put_str(p, "0 STG.E.SYS 2 R2 R17 4 1 0x");
+        p = gcr_put_str(gcr_put_hex(p, base, 1), " 4 ");
         break;
     case LDS_STRIDE:
-        p = put_str(p, "1 R5 LDS.U.128 1 R3 16 1 0x");
-        p = put_str(put_hex(p, (gw % WARPS_PER_CTA) * 512 + k * 16, 1), " 16 ");
+        p = gcr_put_str(p, "1 R5 LDS.U.128 1 R3 16 1 0x");
+        p = gcr_put_str(gcr_put_hex(p, (gw % WARPS_PER_CTA) * 512 + k * 16, 1), " 16 ");
         break;
     case STS_STRIDE:
-        p = put_str(p, "0 STS 2 R3 R4 4 1 0x");
-        p = put_str(put_hex(p, (gw % WARPS_PER_CTA) * 128, 1), " 4 ");
+        p = gcr_put_str(p, "0 STS 2 R3 R4 4 1 0x");
+        p = gcr_put_str(gcr_put_hex(p, (gw % WARPS_PER_CTA) * 128, 1), " 4 ");
         break;
     case LDG_GATHER:
-        p = put_str(p, "1 R6 LDG.E.64.SYS 1 R12 8 2 0x");
-        p = put_hex(p, base, 1);
+        p = gcr_put_str(p, "1 R6 LDG.E.64.SYS 1 R12 8 2 0x");
+        p = gcr_put_hex(p, base, 1);
         for (uint64_t lane = 1; lane < 32; lane++) { /* a gather: deltas of +-8 KB */
             *p++ = ' ';
-            p = put_dec(p, (int64_t)(mix64(gw << 16 | k << 8 | lane) % 2048) * 8 - 8192);
+            p = gcr_put_sdec(p, (int64_t)(mix64(gw << 16 | k << 8 | lane) % 2048) * 8 - 8192);
         }
         *p++ = ' ';
         break;
     case LDG_LIST:
-        p = put_str(p, "1 R7 LDG.E 1 R16 4 0");
+        p = gcr_put_str(p, "1 R7 LDG.E 1 R16 4 0");
         for (int lane = 0; lane < 8; lane++) {
-            p = put_str(p, " 0x");
-            p = put_hex(p, base + (uint64_t)lane * 132, 16);
+            p = gcr_put_str(p, " 0x");
+            p = gcr_put_hex(p, base + (uint64_t)lane * 132, 16);
         }
         *p++ = ' ';
         break;
     case RED_SPARSE:
-        p = put_str(p, "0 RED.E.ADD.STRONG.GPU 2 R6 R15 4 2 0x");
-        p = put_hex(p, base, 1);
+        p = gcr_put_str(p, "0 RED.E.ADD.STRONG.GPU 2 R6 R15 4 2 0x");
+        p = gcr_put_hex(p, base, 1);
         for (uint64_t lane = 1; lane < 16; lane++) { /* histogram bins: random in 1 KB */
             *p++ = ' ';
-            p = put_dec(p, (int64_t)(mix64(gw << 16 | k << 8 | lane) % 256) * 4 - 512);
+            p = gcr_put_sdec(p, (int64_t)(mix64(gw << 16 | k << 8 | lane) % 256) * 4 - 512);
         }
         *p++ = ' ';
         break;

@@ -11,18 +11,14 @@
  *   - it never reports more bytes consumed than the file holds;
  *   - its description of the trace can be built at any point.
  *
- * With GCR_FUZZ_STANDALONE it gets a main() that runs every file named on the command line
- * (directories are walked one level) through the target once: the fixtures then exercise it in
- * builds without libFuzzer. */
+ * Builds without libFuzzer link it with fuzz_standalone.c, which replays files through it. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, strdup (normally set by the build) */
 #endif
-#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/stream.h"
@@ -125,57 +121,3 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gcr_format_accelsim.reader_close(r);
     return 0;
 }
-
-#ifdef GCR_FUZZ_STANDALONE
-static int run_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        perror(path);
-        return 1;
-    }
-    size_t cap = 1 << 16, len = 0, got;
-    uint8_t *buf = malloc(cap);
-    while (buf && (got = fread(buf + len, 1, cap - len, f)) > 0)
-        if ((len += got) == cap)
-            buf = realloc(buf, cap *= 2);
-    fclose(f);
-    if (!buf)
-        return 1;
-    LLVMFuzzerTestOneInput(buf, len);
-    free(buf);
-    return 0;
-}
-
-int main(int argc, char **argv)
-{
-    int bad = 0, runs = 0;
-    for (int i = 1; i < argc; i++) {
-        struct stat st;
-        if (stat(argv[i], &st) != 0) {
-            perror(argv[i]);
-            bad++;
-            continue;
-        }
-        if (!S_ISDIR(st.st_mode)) {
-            bad += run_file(argv[i]);
-            runs++;
-            continue;
-        }
-        DIR *d = opendir(argv[i]);
-        struct dirent *e;
-        while (d && (e = readdir(d)) != NULL) {
-            char p[4096];
-            snprintf(p, sizeof p, "%s/%s", argv[i], e->d_name);
-            if (stat(p, &st) == 0 && S_ISREG(st.st_mode)) {
-                bad += run_file(p);
-                runs++;
-            }
-        }
-        if (d)
-            closedir(d);
-    }
-    printf("fuzz-accelsim: %d inputs replayed\n", runs);
-    return bad || runs == 0;
-}
-#endif

@@ -12,19 +12,15 @@
  * This file is built with FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION, which makes the gcrt
  * reader ignore checksum mismatches so that mutated inputs reach the decoders behind them.
  *
- * With GCR_FUZZ_STANDALONE it gets a main() that runs every file named on the command line
- * (directories are walked one level) through the target once: the fixtures then exercise it
- * in builds without libFuzzer. */
+ * Builds without libFuzzer link it with fuzz_standalone.c, which replays files through it. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* fileno, strdup, mkstemp (normally set by the build) */
 #endif
-#include <dirent.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gcreplay/format.h"
@@ -204,57 +200,3 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     return 0;
 }
-
-#ifdef GCR_FUZZ_STANDALONE
-static int run_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        perror(path);
-        return 1;
-    }
-    size_t cap = 1 << 16, len = 0, got;
-    uint8_t *buf = malloc(cap);
-    while (buf && (got = fread(buf + len, 1, cap - len, f)) > 0)
-        if ((len += got) == cap)
-            buf = realloc(buf, cap *= 2);
-    fclose(f);
-    if (!buf)
-        return 1;
-    LLVMFuzzerTestOneInput(buf, len);
-    free(buf);
-    return 0;
-}
-
-int main(int argc, char **argv)
-{
-    int bad = 0, runs = 0;
-    for (int i = 1; i < argc; i++) {
-        struct stat st;
-        if (stat(argv[i], &st) != 0) {
-            perror(argv[i]);
-            bad++;
-            continue;
-        }
-        if (!S_ISDIR(st.st_mode)) {
-            bad += run_file(argv[i]);
-            runs++;
-            continue;
-        }
-        DIR *d = opendir(argv[i]);
-        struct dirent *e;
-        while (d && (e = readdir(d)) != NULL) {
-            char p[4096];
-            snprintf(p, sizeof p, "%s/%s", argv[i], e->d_name);
-            if (stat(p, &st) == 0 && S_ISREG(st.st_mode)) {
-                bad += run_file(p);
-                runs++;
-            }
-        }
-        if (d)
-            closedir(d);
-    }
-    printf("fuzz-gcrt: %d inputs replayed\n", runs);
-    return bad || runs == 0;
-}
-#endif

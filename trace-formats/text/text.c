@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "core/numfmt.h"
 #include "core/stream.h"
 #include "gcreplay/format.h"
 
@@ -682,40 +683,12 @@ struct text_writer {
  * plus the other fields fit easily. */
 #define LINE_MAX_NO_NAME 1024
 
-static char *put_dec(char *p, uint64_t v)
-{
-    char tmp[20];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n)
-        *p++ = tmp[--n];
-    return p;
-}
-
+/* Hex with the 0x prefix the text format writes. */
 static char *put_hex(char *p, uint64_t v, int min_digits)
 {
-    static const char digits[] = "0123456789abcdef";
-    char tmp[16];
-    int n = 0;
-    do {
-        tmp[n++] = digits[v & 15];
-        v >>= 4;
-    } while (v || n < min_digits);
     *p++ = '0';
     *p++ = 'x';
-    while (n)
-        *p++ = tmp[--n];
-    return p;
-}
-
-static char *put_str(char *p, const char *s)
-{
-    size_t n = strlen(s);
-    memcpy(p, s, n);
-    return p + n;
+    return gcr_put_hex(p, v, min_digits);
 }
 
 static int write_bytes(struct text_writer *w, const char *p, size_t n, struct gcr_err *err)
@@ -787,7 +760,7 @@ static int text_writer_write(void *state, const struct gcr_record *rec, struct g
     switch (rec->kind) {
     case GCR_REC_KERNEL_BEGIN: {
         const struct gcr_kernel_begin *k = &rec->u.kbegin;
-        p = put_dec(put_str(p, "kernel "), k->id);
+        p = gcr_put_udec(gcr_put_str(p, "kernel "), k->id);
         *p++ = ' ';
         if (write_bytes(w, line, (size_t)(p - line), err) != 0 ||
             write_name(w, k->name, err) != 0)
@@ -795,48 +768,48 @@ static int text_writer_write(void *state, const struct gcr_record *rec, struct g
         p = line;
         const uint32_t *dims[2] = {k->grid, k->block};
         for (int d = 0; d < 2; d++) {
-            p = put_str(p, d == 0 ? " grid=" : " block=");
+            p = gcr_put_str(p, d == 0 ? " grid=" : " block=");
             for (int i = 0; i < 3; i++) {
                 if (i)
                     *p++ = ',';
-                p = put_dec(p, dims[d][i]);
+                p = gcr_put_udec(p, dims[d][i]);
             }
         }
-        p = put_dec(put_str(p, " shmem="), k->shmem_bytes);
-        p = put_dec(put_str(p, " regs="), k->regs_per_thread);
+        p = gcr_put_udec(gcr_put_str(p, " shmem="), k->shmem_bytes);
+        p = gcr_put_udec(gcr_put_str(p, " regs="), k->regs_per_thread);
         break;
     }
     case GCR_REC_KERNEL_END:
-        p = put_dec(put_str(p, "end "), rec->u.kend.id);
+        p = gcr_put_udec(gcr_put_str(p, "end "), rec->u.kend.id);
         break;
     case GCR_REC_MEMCPY:
-        p = put_hex(put_str(p, "memcpy "), rec->u.memcpy.dst, 1);
+        p = put_hex(gcr_put_str(p, "memcpy "), rec->u.memcpy.dst, 1);
         *p++ = ' ';
-        p = put_dec(p, rec->u.memcpy.bytes);
+        p = gcr_put_udec(p, rec->u.memcpy.bytes);
         break;
     case GCR_REC_NONMEM:
-        p = put_dec(p, rec->u.nonmem.cta);
+        p = gcr_put_udec(p, rec->u.nonmem.cta);
         *p++ = ' ';
-        p = put_dec(p, rec->u.nonmem.warp);
-        p = put_dec(put_str(p, " compute "), rec->u.nonmem.count);
+        p = gcr_put_udec(p, rec->u.nonmem.warp);
+        p = gcr_put_udec(gcr_put_str(p, " compute "), rec->u.nonmem.count);
         break;
     case GCR_REC_WARP_INSN: {
         const struct gcr_warp_insn *in = &rec->u.insn;
         uint64_t base;
         int64_t stride;
-        p = put_dec(p, in->cta);
+        p = gcr_put_udec(p, in->cta);
         *p++ = ' ';
-        p = put_dec(p, in->warp);
+        p = gcr_put_udec(p, in->warp);
         *p++ = ' ';
         p = put_hex(p, in->pc, 1);
         *p++ = ' ';
-        p = put_str(p, gcr_op_name((enum gcr_op)in->op));
+        p = gcr_put_str(p, gcr_op_name((enum gcr_op)in->op));
         *p++ = ' ';
-        p = put_str(p, gcr_space_name((enum gcr_space)in->space));
+        p = gcr_put_str(p, gcr_space_name((enum gcr_space)in->space));
         if (in->cache_op != GCR_CACHEOP_DEFAULT)
-            p = put_str(put_str(p, " cache="), gcr_cache_op_name((enum gcr_cache_op)in->cache_op));
+            p = gcr_put_str(gcr_put_str(p, " cache="), gcr_cache_op_name((enum gcr_cache_op)in->cache_op));
         *p++ = ' ';
-        p = put_dec(p, in->width);
+        p = gcr_put_udec(p, in->width);
         *p++ = ' ';
         p = put_hex(p, in->active_mask, 8);
         *p++ = ' ';
@@ -847,7 +820,7 @@ static int text_writer_write(void *state, const struct gcr_record *rec, struct g
             if (__builtin_popcount(in->active_mask) > 1) {
                 /* Negating through uint64_t keeps INT64_MIN well defined. */
                 *p++ = stride < 0 ? '-' : '+';
-                p = put_dec(p, stride < 0 ? 0 - (uint64_t)stride : (uint64_t)stride);
+                p = gcr_put_udec(p, stride < 0 ? 0 - (uint64_t)stride : (uint64_t)stride);
             }
         } else {
             for (uint32_t m = in->active_mask; m; m &= m - 1) {
