@@ -38,6 +38,8 @@ struct gcr_event {
     uint32_t sector_mask;
     bool is_write;
     const struct gcr_access *access;     /* result of the access or eviction info */
+    uint64_t kernel_warp_insns;          /* KERNEL_END: the kernel's warp instructions
+                                            (memory or not): the MPKI/APKI denominator */
 };
 
 struct gcr_sim_info {

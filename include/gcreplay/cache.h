@@ -89,6 +89,7 @@ struct gcr_access {
     uint32_t fetch_mask;   /* sectors to read from the next level */
     uint32_t forward_mask; /* write sectors to send to the next level */
     bool invalidated;      /* write-evict removed the accessed line */
+    bool allocated;        /* the access installed its line (a line miss that allocates) */
     bool evicted;          /* a valid line was replaced to make room */
     uint64_t victim_line;
     uint32_t victim_valid; /* sectors the victim held */

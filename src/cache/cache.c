@@ -239,6 +239,7 @@ static uint32_t allocate(struct gcr_cache *c, uint64_t line_addr, uint32_t b,
     uint32_t set = gcr_set_index_of(&c->index, line_addr);
     uint32_t way, idx;
     struct cache_line *l;
+    out->allocated = true;
     if (c->valid_count[set] == c->ways) {
         /* A full set: the new line takes the victim's way. The way stays valid,
          * so only the hash entry and the replacement order change. */

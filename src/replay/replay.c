@@ -862,7 +862,8 @@ static int replay_kernel(struct gcr_replay *rp, struct gcr_reader *r,
     }
 
     if (gcr_bus_wants(&rp->bus, GCR_EV_KERNEL_END)) {
-        struct gcr_event ev = {.kind = GCR_EV_KERNEL_END, .sm = UINT32_MAX};
+        struct gcr_event ev = {.kind = GCR_EV_KERNEL_END, .sm = UINT32_MAX,
+                               .kernel_warp_insns = rp->kernel_counts.warp_insns};
         gcr_bus_emit(&rp->bus, &ev);
     }
     rp->org->kernel_end(rp->org_self);
@@ -882,6 +883,7 @@ static int replay_kernel(struct gcr_replay *rp, struct gcr_reader *r,
     add_counts(&rp->counts, &rp->kernel_counts);
     if (analyses_report(rp, id, true, err) != 0)
         goto out;
+    gcr_report_classes(id);
     memset(&rp->kernel_counts, 0, sizeof rp->kernel_counts);
     rc = 0;
 out:
@@ -959,6 +961,7 @@ json_t *gcr_replay_report(struct gcr_replay *rp, struct gcr_err *err)
         json_decref(total);
         return NULL;
     }
+    gcr_report_classes(total);
     return json_pack("{s:{s:s, s:I}, s:o, s:O, s:O, s:o}", "gcreplay", "version",
                      GCR_VERSION, "report_format", (json_int_t)1, "config",
                      gcr_config_to_json(rp->cfg), "traces", rp->traces, "kernels", rp->kernels,

@@ -19,6 +19,12 @@ json_t *gcr_report_level(const struct gcr_cache_stats *now, const struct gcr_cac
                          uint32_t n, const char *per_name, uint64_t warp_insns,
                          uint32_t sector_bytes);
 
+/* Adds "classes" to a period (a kernel or the total) from its L1D, L2 and
+ * instruction figures and, when the replication analysis ran, its ratio:
+ * replication-sensitive (seed 000), cache-sensitive and memory-intensive
+ * (seed 004), each with the thresholds and the values it used. */
+void gcr_report_classes(json_t *period);
+
 /* The canonical JSON text of a report (sorted as built, indented, fixed precision). */
 char *gcr_report_dumps(const json_t *report);
 

@@ -249,6 +249,16 @@ static void spaces_and_atomics(void)
     CHECK_EQ_U(jget(r, "total.instructions.warp_total"), 10);
     /* L2 MPKI = 1000 * 1 miss / 10 instructions. */
     CHECK(jreal(r, "total.L2.mpki") > 99.999 && jreal(r, "total.L2.mpki") < 100.001);
+    /* Classes: no L1 accesses (APKI 0), L2 MPKI 100 > 2; replication unknown. */
+    CHECK(json_is_false(json_object_get(
+        json_object_get(json_object_get(json_object_get(r, "total"), "classes"),
+                        "cache_sensitive"), "member")));
+    CHECK(json_is_true(json_object_get(
+        json_object_get(json_object_get(json_object_get(r, "total"), "classes"),
+                        "memory_intensive"), "member")));
+    CHECK(json_is_null(json_object_get(
+        json_object_get(json_object_get(json_object_get(r, "total"), "classes"),
+                        "replication_sensitive"), "member")));
     /* The atomic leaves the line dirty in the write-back L2. */
     json_decref(r);
     unlink(t.path);
