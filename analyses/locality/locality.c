@@ -1,0 +1,342 @@
+/* locality: (a) whether an L2 read hit finds a line brought into L2 by the
+ * same SM (intra-core) or by another SM (inter-core); (b) how many L1 read
+ * misses another L1 of the same cluster could have served (the line was
+ * resident there at that moment). See README.md for the exact definitions.
+ *
+ * Two open-addressing tables follow residency through the replay's events:
+ * L2-resident line -> SM whose request installed it, and (line, cluster) ->
+ * the L1s of the cluster holding the line. Entries are deleted when lines
+ * leave (backward-shift deletion, no tombstones), so both stay as large as the
+ * caches' contents. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gcreplay/analysis.h"
+
+#define EMPTY_KEY UINT64_MAX /* never a line address (those are aligned) */
+#define NO_SM UINT32_MAX     /* installed by a write-back: no requesting SM */
+#define MAX_CLUSTER 64       /* members of a cluster are bits of one word */
+
+struct slot {
+    uint64_t line;
+    uint32_t group; /* cluster for the L1 table, 0 for the L2 table */
+    uint32_t pad;
+    uint64_t value; /* L2: filling SM; L1: bit per L1 of the cluster holding the line */
+};
+
+struct table {
+    struct slot *slots;
+    size_t cap; /* power of two */
+    size_t count;
+};
+
+static inline uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
+static inline size_t home(const struct table *t, uint64_t line, uint32_t group)
+{
+    return (size_t)mix64(line ^ ((uint64_t)group * 0x9e3779b97f4a7c15ull)) & (t->cap - 1);
+}
+
+static int table_init(struct table *t, size_t cap)
+{
+    t->slots = malloc(cap * sizeof *t->slots);
+    if (!t->slots)
+        return -1;
+    t->cap = cap;
+    t->count = 0;
+    for (size_t i = 0; i < cap; i++)
+        t->slots[i].line = EMPTY_KEY;
+    return 0;
+}
+
+static int table_grow(struct table *t)
+{
+    struct table bigger;
+    if (table_init(&bigger, t->cap * 2) != 0)
+        return -1;
+    for (size_t i = 0; i < t->cap; i++) {
+        const struct slot *s = &t->slots[i];
+        if (s->line == EMPTY_KEY)
+            continue;
+        size_t j = home(&bigger, s->line, s->group);
+        while (bigger.slots[j].line != EMPTY_KEY)
+            j = (j + 1) & (bigger.cap - 1);
+        bigger.slots[j] = *s;
+    }
+    bigger.count = t->count;
+    free(t->slots);
+    *t = bigger;
+    return 0;
+}
+
+static struct slot *table_find(struct table *t, uint64_t line, uint32_t group)
+{
+    for (size_t i = home(t, line, group);; i = (i + 1) & (t->cap - 1)) {
+        struct slot *s = &t->slots[i];
+        if (s->line == line && s->group == group)
+            return s;
+        if (s->line == EMPTY_KEY)
+            return NULL;
+    }
+}
+
+/* The slot of (line, group), inserted with value 0 if absent; NULL if out of memory.
+ * The tables are sized for the caches' contents, so growing is rare. */
+static struct slot *table_get(struct table *t, uint64_t line, uint32_t group)
+{
+    size_t i = home(t, line, group);
+    for (;; i = (i + 1) & (t->cap - 1)) {
+        struct slot *s = &t->slots[i];
+        if (s->line == line && s->group == group)
+            return s;
+        if (s->line == EMPTY_KEY)
+            break;
+    }
+    if ((t->count + 1) * 10 > t->cap * 7) {
+        if (table_grow(t) != 0)
+            return NULL;
+        return table_get(t, line, group);
+    }
+    t->slots[i] = (struct slot){.line = line, .group = group};
+    t->count++;
+    return &t->slots[i];
+}
+
+/* Removes a slot, shifting later members of its probe run back so that
+ * lookups never need tombstones. */
+static void table_remove(struct table *t, struct slot *s)
+{
+    size_t hole = (size_t)(s - t->slots);
+    size_t mask = t->cap - 1;
+    for (size_t j = (hole + 1) & mask; t->slots[j].line != EMPTY_KEY; j = (j + 1) & mask) {
+        size_t h = home(t, t->slots[j].line, t->slots[j].group);
+        /* The entry at j may move to the hole only if its home is not in (hole, j]. */
+        bool stays = hole <= j ? (h > hole && h <= j) : (h > hole || h <= j);
+        if (!stays) {
+            t->slots[hole] = t->slots[j];
+            hole = j;
+        }
+    }
+    t->slots[hole].line = EMPTY_KEY;
+    t->count--;
+}
+
+struct locality_counts {
+    uint64_t l2_reads;      /* L2 read requests from SMs */
+    uint64_t l2_read_hits;
+    uint64_t l2_intra;      /* hits on lines the same SM installed */
+    uint64_t l2_inter;      /* hits on lines another SM installed */
+    uint64_t l2_no_sm;      /* hits on lines installed without a requesting SM */
+    uint64_t l1_read_misses;
+    uint64_t l1_servable;   /* misses whose line another L1 of the cluster held */
+};
+
+struct locality {
+    uint32_t cluster_size, num_l1s;
+    struct table l2, l1;
+    bool failed; /* out of memory while observing: reported at the kernel's end */
+    struct locality_counts kernel, total;
+};
+
+static size_t pow2_at_least(uint64_t n)
+{
+    size_t c = 1024;
+    while (c < n && c < ((size_t)1 << 40))
+        c *= 2;
+    return c;
+}
+
+static void locality_destroy(void *self)
+{
+    struct locality *lo = self;
+    if (!lo)
+        return;
+    free(lo->l2.slots);
+    free(lo->l1.slots);
+    free(lo);
+}
+
+static int locality_create(void **self, const json_t *options, const struct gcr_sim_info *info,
+                           struct gcr_err *err)
+{
+    const char *key;
+    const json_t *v;
+    uint64_t cluster_size = 4;
+    json_object_foreach((json_t *)options, key, v) {
+        if (strcmp(key, "cluster_size") != 0)
+            return gcr_fail(err, GCR_E_CONFIG, "%s: $.analyses.locality.%s: unknown key "
+                            "(known: cluster_size)", info->config->origin, key);
+        if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+            json_integer_value(v) > MAX_CLUSTER)
+            return gcr_fail(err, GCR_E_CONFIG, "%s: $.analyses.locality.cluster_size: expected "
+                            "an integer from 1 to %d", info->config->origin, MAX_CLUSTER);
+        cluster_size = (uint64_t)json_integer_value(v);
+    }
+    struct locality *lo = calloc(1, sizeof *lo);
+    if (!lo)
+        return gcr_fail(err, GCR_E_NOMEM, "out of memory");
+    lo->cluster_size = (uint32_t)cluster_size;
+    lo->num_l1s = info->num_l1s;
+    /* Start at twice the caches' line capacity: no growth in a normal run. */
+    const struct gcr_config *cfg = info->config;
+    uint64_t l2_lines = (uint64_t)info->num_l2_slices * cfg->l2.sets * cfg->l2.ways;
+    uint64_t l1_lines = (uint64_t)info->num_l1s * cfg->l1.sets * cfg->l1.ways;
+    if (table_init(&lo->l2, pow2_at_least(2 * l2_lines)) != 0 ||
+        table_init(&lo->l1, pow2_at_least(2 * l1_lines)) != 0) {
+        locality_destroy(lo);
+        return gcr_fail(err, GCR_E_NOMEM, "out of memory");
+    }
+    *self = lo;
+    return 0;
+}
+
+static void on_l2_access(struct locality *lo, const struct gcr_event *ev)
+{
+    const struct gcr_access *a = ev->access;
+    if (ev->sm != NO_SM && !ev->is_write) {
+        lo->kernel.l2_reads++;
+        if (a->outcome == GCR_HIT) {
+            lo->kernel.l2_read_hits++;
+            const struct slot *s = table_find(&lo->l2, ev->line_addr, 0);
+            if (!s || s->value == NO_SM)
+                lo->kernel.l2_no_sm++;
+            else if (s->value == ev->sm)
+                lo->kernel.l2_intra++;
+            else
+                lo->kernel.l2_inter++;
+        }
+    }
+    if (a->allocated) {
+        struct slot *s = table_get(&lo->l2, ev->line_addr, 0);
+        if (!s) {
+            lo->failed = true;
+            return;
+        }
+        s->value = ev->sm;
+    }
+}
+
+static void on_l1_access(struct locality *lo, const struct gcr_event *ev)
+{
+    uint32_t cluster = ev->unit / lo->cluster_size;
+    uint64_t me = 1ull << (ev->unit % lo->cluster_size);
+    const struct gcr_access *a = ev->access;
+    if (!ev->is_write && a->outcome != GCR_HIT) {
+        lo->kernel.l1_read_misses++;
+        const struct slot *s = table_find(&lo->l1, ev->line_addr, cluster);
+        if (s && (s->value & ~me))
+            lo->kernel.l1_servable++;
+    }
+    if (a->allocated) {
+        struct slot *s = table_get(&lo->l1, ev->line_addr, cluster);
+        if (!s) {
+            lo->failed = true;
+            return;
+        }
+        s->value |= me;
+    }
+}
+
+static void on_l1_evict(struct locality *lo, const struct gcr_event *ev)
+{
+    struct slot *s = table_find(&lo->l1, ev->line_addr, ev->unit / lo->cluster_size);
+    if (!s)
+        return;
+    s->value &= ~(1ull << (ev->unit % lo->cluster_size));
+    if (!s->value)
+        table_remove(&lo->l1, s);
+}
+
+static void locality_on_event(void *self, const struct gcr_event *ev)
+{
+    struct locality *lo = self;
+    switch (ev->kind) {
+    case GCR_EV_L2_ACCESS:
+        on_l2_access(lo, ev);
+        break;
+    case GCR_EV_L2_EVICT: {
+        struct slot *s = table_find(&lo->l2, ev->line_addr, 0);
+        if (s)
+            table_remove(&lo->l2, s);
+        break;
+    }
+    case GCR_EV_L1_ACCESS:
+        on_l1_access(lo, ev);
+        break;
+    case GCR_EV_L1_EVICT:
+        on_l1_evict(lo, ev);
+        break;
+    default:
+        break;
+    }
+}
+
+static double share(uint64_t part, uint64_t whole)
+{
+    return whole ? (double)part / (double)whole : 0.0;
+}
+
+static int fill(const struct locality *lo, const struct locality_counts *k, json_t *section)
+{
+    json_t *l2 = json_pack(
+        "{s:I, s:I, s:I, s:I, s:I, s:f}", "read_accesses", (json_int_t)k->l2_reads,
+        "read_hits", (json_int_t)k->l2_read_hits, "intra_core_hits", (json_int_t)k->l2_intra,
+        "inter_core_hits", (json_int_t)k->l2_inter, "no_sm_hits", (json_int_t)k->l2_no_sm,
+        "inter_core_share", share(k->l2_inter, k->l2_intra + k->l2_inter));
+    json_t *l1 = json_pack("{s:I, s:I, s:I, s:f}", "cluster_size", (json_int_t)lo->cluster_size,
+                           "read_misses", (json_int_t)k->l1_read_misses, "servable_in_cluster",
+                           (json_int_t)k->l1_servable, "servable_share",
+                           share(k->l1_servable, k->l1_read_misses));
+    int rc = json_object_set_new(section, "l2_hits", l2);
+    rc |= json_object_set_new(section, "l1_remote", l1);
+    return rc;
+}
+
+static void add_counts(struct locality_counts *sum, const struct locality_counts *k)
+{
+    const uint64_t *from = (const uint64_t *)k;
+    uint64_t *to = (uint64_t *)sum;
+    for (size_t i = 0; i < sizeof *k / sizeof(uint64_t); i++)
+        to[i] += from[i];
+}
+
+static int locality_report_kernel(void *self, json_t *section, struct gcr_err *err)
+{
+    struct locality *lo = self;
+    if (lo->failed)
+        return gcr_fail(err, GCR_E_NOMEM, "analysis locality: out of memory");
+    int rc = fill(lo, &lo->kernel, section);
+    add_counts(&lo->total, &lo->kernel);
+    memset(&lo->kernel, 0, sizeof lo->kernel);
+    return rc ? gcr_fail(err, GCR_E_NOMEM, "out of memory") : 0;
+}
+
+static int locality_report_total(void *self, json_t *section, struct gcr_err *err)
+{
+    struct locality *lo = self;
+    if (lo->failed)
+        return gcr_fail(err, GCR_E_NOMEM, "analysis locality: out of memory");
+    /* Kernels are reported as they end; anything after the last one is added here. */
+    struct locality_counts t = lo->total;
+    add_counts(&t, &lo->kernel);
+    return fill(lo, &t, section) ? gcr_fail(err, GCR_E_NOMEM, "out of memory") : 0;
+}
+
+const struct gcr_analysis_ops gcr_analysis_locality = {
+    .name = "locality",
+    .summary = "intra/inter-core L2 hits; L1 misses servable by another L1 of the cluster",
+    .subscribe = GCR_EV_L1_ACCESS | GCR_EV_L1_EVICT | GCR_EV_L2_ACCESS | GCR_EV_L2_EVICT,
+    .create = locality_create,
+    .on_event = locality_on_event,
+    .report_kernel = locality_report_kernel,
+    .report_total = locality_report_total,
+    .destroy = locality_destroy,
+};

@@ -1,0 +1,339 @@
+/* miss_classes: every L1 and L2 miss split into compulsory / capacity /
+ * conflict (the 3C model), and every L1 miss split by who last touched the
+ * line in that L1: the same warp, another warp of the same CTA, another CTA,
+ * or a previous kernel. Definitions and report layout: README.md.
+ *
+ * Per cache instance the analysis keeps a table of the lines it has seen
+ * (requested sectors and the last requester) and a shadow fully associative
+ * LRU cache of the same capacity, fed the same requests. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gcreplay/analysis.h"
+
+enum { MC_COMPULSORY, MC_CAPACITY, MC_CONFLICT, MC_3C };
+enum { MC_INTRA_WARP = 1, MC_INTRA_CTA, MC_INTER_CTA, MC_INTER_KERNEL, MC_LOC };
+enum { MC_L1, MC_L2, MC_LEVELS };
+
+static const char *const names_3c[MC_3C] = {"compulsory", "capacity", "conflict"};
+static const char *const names_loc[MC_LOC] = {"compulsory", "intra_warp", "intra_cta",
+                                              "inter_cta", "inter_kernel"};
+static const char *const level_names[MC_LEVELS] = {"L1D", "L2"};
+
+#define MC_EMPTY UINT32_MAX
+
+/* A line one cache instance has seen. unit == MC_EMPTY: free slot. */
+struct mc_line {
+    uint64_t line;
+    uint32_t unit;
+    uint32_t seen;   /* sectors ever requested (all ones for unsectored caches) */
+    uint32_t cta;    /* last requester (L1 only) */
+    uint16_t warp;
+    uint16_t kernel; /* kernel sequence number of the last request, modulo 2^16 */
+};
+
+struct mc_table {
+    struct mc_line *slots;
+    uint32_t mask;
+    uint32_t count;
+};
+
+/* Misses of one instance over one period: [read/write][class]. */
+struct mc_counts {
+    uint64_t accesses[2];
+    uint64_t misses[2];
+    uint64_t c3[2][MC_3C];
+    uint64_t loc[2][MC_LOC]; /* L1 only */
+};
+
+struct mc_level {
+    uint32_t units;
+    struct gcr_cache **shadow;
+    uint32_t shadow_lines;
+    bool sectored;
+    struct mc_table seen;
+    struct mc_counts *kernel, *total; /* per unit */
+};
+
+struct miss_classes {
+    const struct gcr_sim_info *info;
+    struct mc_level lv[MC_LEVELS];
+    uint16_t kernel_seq;
+    int oom;
+};
+
+static inline uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+static int table_init(struct mc_table *t, uint32_t n)
+{
+    t->slots = malloc((size_t)n * sizeof *t->slots);
+    if (!t->slots)
+        return -1;
+    for (uint32_t i = 0; i < n; i++)
+        t->slots[i].unit = MC_EMPTY;
+    t->mask = n - 1;
+    t->count = 0;
+    return 0;
+}
+
+static inline uint32_t table_home(uint64_t line, uint32_t unit, uint32_t mask)
+{
+    return (uint32_t)mix64(line ^ ((uint64_t)unit << 56) ^ unit) & mask;
+}
+
+static int table_grow(struct mc_table *t)
+{
+    struct mc_table n;
+    if (table_init(&n, (t->mask + 1) * 2) != 0)
+        return -1;
+    for (uint32_t i = 0; i <= t->mask; i++) {
+        const struct mc_line *e = &t->slots[i];
+        if (e->unit == MC_EMPTY)
+            continue;
+        uint32_t j = table_home(e->line, e->unit, n.mask);
+        while (n.slots[j].unit != MC_EMPTY)
+            j = (j + 1) & n.mask;
+        n.slots[j] = *e;
+    }
+    n.count = t->count;
+    free(t->slots);
+    *t = n;
+    return 0;
+}
+
+/* The entry of (unit, line), created (seen = 0) if absent; NULL if out of memory. */
+static struct mc_line *table_get(struct mc_table *t, uint64_t line, uint32_t unit)
+{
+    if (2 * (t->count + 1) > t->mask && table_grow(t) != 0)
+        return NULL;
+    uint32_t j = table_home(line, unit, t->mask);
+    for (;; j = (j + 1) & t->mask) {
+        struct mc_line *e = &t->slots[j];
+        if (e->unit == unit && e->line == line)
+            return e;
+        if (e->unit == MC_EMPTY) {
+            *e = (struct mc_line){.line = line, .unit = unit};
+            t->count++;
+            return e;
+        }
+    }
+}
+
+static void mc_on_event(void *self, const struct gcr_event *ev)
+{
+    struct miss_classes *mc = self;
+    if (ev->kind == GCR_EV_KERNEL_END) {
+        mc->kernel_seq++;
+        /* The L1s are invalidated right after this event: so are their shadows. */
+        if (mc->info->config->l1_invalidate_at_kernel_end)
+            for (uint32_t u = 0; u < mc->lv[MC_L1].units; u++)
+                gcr_cache_invalidate_all(mc->lv[MC_L1].shadow[u], NULL, NULL);
+        return;
+    }
+    struct mc_level *lv = &mc->lv[ev->kind == GCR_EV_L1_ACCESS ? MC_L1 : MC_L2];
+    if (ev->unit >= lv->units)
+        return;
+    struct gcr_access shadow;
+    gcr_cache_access(lv->shadow[ev->unit], ev->line_addr, ev->sector_mask, ev->is_write, &shadow);
+    struct mc_line *e = table_get(&lv->seen, ev->line_addr, ev->unit);
+    if (!e) {
+        mc->oom = 1;
+        return;
+    }
+    struct mc_counts *c = &lv->kernel[ev->unit];
+    int w = ev->is_write;
+    c->accesses[w]++;
+    if (ev->access->outcome != GCR_HIT) {
+        c->misses[w]++;
+        /* Compulsory: a requested sector (in an unsectored cache: the line) this
+         * instance was never asked for since the run began. */
+        bool first = lv->sectored ? (ev->sector_mask & ~e->seen) != 0 : e->seen == 0;
+        int k = first ? MC_COMPULSORY
+                      : shadow.outcome != GCR_HIT ? MC_CAPACITY : MC_CONFLICT;
+        c->c3[w][k]++;
+        if (ev->kind == GCR_EV_L1_ACCESS) {
+            int l = first ? MC_COMPULSORY
+                    : e->kernel != mc->kernel_seq ? MC_INTER_KERNEL
+                    : e->cta != ev->cta           ? MC_INTER_CTA
+                    : e->warp != (uint16_t)ev->warp ? MC_INTRA_CTA
+                                                    : MC_INTRA_WARP;
+            c->loc[w][l]++;
+        }
+    }
+    e->seen |= lv->sectored ? ev->sector_mask : UINT32_MAX;
+    e->cta = ev->cta;
+    e->warp = (uint16_t)ev->warp;
+    e->kernel = mc->kernel_seq;
+}
+
+/* ------------------------------------------------------------------ create */
+
+static void mc_destroy(void *self)
+{
+    struct miss_classes *mc = self;
+    if (!mc)
+        return;
+    for (int l = 0; l < MC_LEVELS; l++) {
+        struct mc_level *lv = &mc->lv[l];
+        for (uint32_t u = 0; lv->shadow && u < lv->units; u++)
+            gcr_cache_destroy(lv->shadow[u]);
+        free(lv->shadow);
+        free(lv->seen.slots);
+        free(lv->kernel);
+        free(lv->total);
+    }
+    free(mc);
+}
+
+static int level_init(struct mc_level *lv, uint32_t units, const struct gcr_cache_geometry *real,
+                      const char *level, const struct gcr_sim_info *info, struct gcr_err *err)
+{
+    lv->units = units;
+    lv->sectored = real->sectored;
+    uint64_t lines = (uint64_t)real->sets * real->ways;
+    if (lines > 65535)
+        return gcr_fail(err, GCR_E_UNSUPPORTED,
+                        "%s: miss_classes: the %s has %llu lines; its fully associative shadow "
+                        "is limited to 65535",
+                        info->config->origin, level, (unsigned long long)lines);
+    lv->shadow_lines = (uint32_t)lines;
+    /* Same capacity, line and sector sizes and write handling; one set, LRU. */
+    struct gcr_cache_geometry g = *real;
+    g.sets = 1;
+    g.ways = (uint32_t)lines;
+    g.repl = GCR_REPL_LRU;
+    g.index = GCR_INDEX_LINEAR;
+    g.strip_bytes = 0;
+    g.strip_count = 0;
+    lv->shadow = calloc(units ? units : 1, sizeof *lv->shadow);
+    lv->kernel = calloc(units ? units : 1, sizeof *lv->kernel);
+    lv->total = calloc(units ? units : 1, sizeof *lv->total);
+    if (!lv->shadow || !lv->kernel || !lv->total || table_init(&lv->seen, 4096) != 0)
+        return gcr_fail(err, GCR_E_NOMEM, "out of memory");
+    for (uint32_t u = 0; u < units; u++)
+        if (!(lv->shadow[u] = gcr_cache_create(&g, err)))
+            return -1;
+    return 0;
+}
+
+static int mc_create(void **self, const json_t *options, const struct gcr_sim_info *info,
+                     struct gcr_err *err)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)options, key, v) {
+        return gcr_fail(err, GCR_E_CONFIG,
+                        "%s: $.analyses.miss_classes.%s: unknown option (miss_classes has none)",
+                        info->config->origin, key);
+    }
+    struct miss_classes *mc = calloc(1, sizeof *mc);
+    if (!mc)
+        return gcr_fail(err, GCR_E_NOMEM, "out of memory");
+    mc->info = info;
+    if (level_init(&mc->lv[MC_L1], info->num_l1s, &info->config->l1, "L1D", info, err) != 0 ||
+        level_init(&mc->lv[MC_L2], info->num_l2_slices, &info->config->l2, "L2 slice", info,
+                   err) != 0) {
+        mc_destroy(mc);
+        return -1;
+    }
+    *self = mc;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ report */
+
+static void counts_add(struct mc_counts *to, const struct mc_counts *from)
+{
+    uint64_t *a = (uint64_t *)to;
+    const uint64_t *b = (const uint64_t *)from;
+    for (size_t i = 0; i < sizeof *to / sizeof(uint64_t); i++)
+        a[i] += b[i];
+}
+
+static json_t *classes_json(const uint64_t *n, const char *const *names, int count)
+{
+    json_t *o = json_object();
+    for (int i = 0; i < count; i++)
+        json_object_set_new(o, names[i], json_integer((json_int_t)n[i]));
+    return o;
+}
+
+static json_t *rw_json(const struct mc_counts *c, int w, bool l1)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "accesses", json_integer((json_int_t)c->accesses[w]));
+    json_object_set_new(o, "misses", json_integer((json_int_t)c->misses[w]));
+    json_object_set_new(o, "3c", classes_json(c->c3[w], names_3c, MC_3C));
+    if (l1)
+        json_object_set_new(o, "locality", classes_json(c->loc[w], names_loc, MC_LOC));
+    return o;
+}
+
+static json_t *level_json(const struct mc_level *lv, const struct mc_counts *per_unit, bool l1)
+{
+    struct mc_counts sum = {0};
+    json_t *units = json_array();
+    for (uint32_t u = 0; u < lv->units; u++) {
+        counts_add(&sum, &per_unit[u]);
+        /* Per instance: reads and writes together, 3C only. */
+        uint64_t c3[MC_3C];
+        for (int k = 0; k < MC_3C; k++)
+            c3[k] = per_unit[u].c3[0][k] + per_unit[u].c3[1][k];
+        json_array_append_new(units, classes_json(c3, names_3c, MC_3C));
+    }
+    json_t *o = json_object();
+    json_object_set_new(o, "shadow_lines", json_integer(lv->shadow_lines));
+    json_object_set_new(o, "reads", rw_json(&sum, 0, l1));
+    json_object_set_new(o, "writes", rw_json(&sum, 1, l1));
+    json_object_set_new(o, "per_unit", units);
+    return o;
+}
+
+static int mc_report(struct miss_classes *mc, json_t *section, bool kernel, struct gcr_err *err)
+{
+    if (mc->oom)
+        return gcr_fail(err, GCR_E_NOMEM, "miss_classes: out of memory");
+    for (int l = 0; l < MC_LEVELS; l++) {
+        struct mc_level *lv = &mc->lv[l];
+        json_object_set_new(section, level_names[l],
+                            level_json(lv, kernel ? lv->kernel : lv->total, l == MC_L1));
+    }
+    return 0;
+}
+
+static int mc_report_kernel(void *self, json_t *section, struct gcr_err *err)
+{
+    struct miss_classes *mc = self;
+    int rc = mc_report(mc, section, true, err);
+    for (int l = 0; l < MC_LEVELS; l++) {
+        struct mc_level *lv = &mc->lv[l];
+        for (uint32_t u = 0; u < lv->units; u++) {
+            counts_add(&lv->total[u], &lv->kernel[u]);
+            memset(&lv->kernel[u], 0, sizeof lv->kernel[u]);
+        }
+    }
+    return rc;
+}
+
+static int mc_report_total(void *self, json_t *section, struct gcr_err *err)
+{
+    return mc_report(self, section, false, err);
+}
+
+const struct gcr_analysis_ops gcr_analysis_miss_classes = {
+    .name = "miss_classes",
+    .summary = "3C split of L1 and L2 misses; L1 misses by last requester (warp, CTA, kernel)",
+    .subscribe = GCR_EV_L1_ACCESS | GCR_EV_L2_ACCESS | GCR_EV_KERNEL_END,
+    .create = mc_create,
+    .on_event = mc_on_event,
+    .report_kernel = mc_report_kernel,
+    .report_total = mc_report_total,
+    .destroy = mc_destroy,
+};

@@ -1,0 +1,399 @@
+/* Replication across L1 instances (README.md in this folder defines every figure).
+ *
+ * The analysis keeps, for every line resident in at least one L1 (and every line
+ * resident at some point of the current kernel), the set of L1 instances holding
+ * it, built only from L1_ACCESS (access->allocated) and L1_EVICT events, so it
+ * works with any L1 organisation. Lines live in an open-addressing table with
+ * linear probing and backward-shift deletion; each slot owns ceil(num_l1s/64)
+ * words of a parallel bitset array, so nothing is allocated per event. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gcreplay/analysis.h"
+
+/* One line: who holds it now and how long it was held this kernel. */
+struct line_entry {
+    uint64_t key;    /* line_addr | 1 (line addresses are aligned, so bit 0 is free); 0 = empty */
+    uint32_t copies; /* L1 instances holding the line now */
+    uint32_t unused; /* explicit padding */
+    uint64_t since;  /* step of the last change of copies (or of the kernel's start) */
+    uint64_t area;   /* sum over this kernel's steps of copies, while copies >= 1 */
+    uint64_t held;   /* steps of this kernel with copies >= 1 */
+};
+
+/* Counters of one period (a kernel or the whole run). */
+struct period {
+    uint64_t misses[2];            /* [0] reads, [1] writes */
+    uint64_t replicated_misses[2]; /* of which the line was resident in another L1 */
+    uint64_t steps;                /* clock span integrated */
+    uint64_t area_copies;          /* sum over steps of all resident line copies */
+    uint64_t area_lines;           /* sum over steps of distinct resident lines */
+    uint64_t area_replicated;      /* sum over steps of copies of lines with >= 2 copies */
+    uint32_t max_copies;
+    uint64_t lines_held;           /* lines resident for >= 1 step (per-line average) */
+    double line_avg_sum;           /* sum over those lines of their time-averaged copies */
+};
+
+struct replication {
+    uint32_t num_l1s, words;
+    struct line_entry *slots;
+    uint64_t *bits;     /* slot i owns bits[i*words .. (i+1)*words) */
+    size_t cap, used;   /* cap is a power of two */
+    unsigned shift;     /* 64 - log2(cap), for the multiplicative hash */
+
+    /* Live totals, integrated lazily over the clock. */
+    uint64_t now;              /* step up to which the areas are integrated */
+    uint64_t resident_copies;  /* sum over lines of copies */
+    uint64_t resident_lines;   /* lines with copies >= 1 */
+    uint64_t replicated_copies; /* sum of copies over lines with copies >= 2 */
+    bool in_kernel;
+
+    struct period kernel, total;
+};
+
+static size_t slot_of(const struct replication *r, uint64_t key)
+{
+    return (size_t)((key * 0x9e3779b97f4a7c15ull) >> r->shift);
+}
+
+static uint64_t *bits_of(struct replication *r, size_t slot)
+{
+    return r->bits + slot * r->words;
+}
+
+static int table_alloc(struct replication *r, size_t cap)
+{
+    r->slots = calloc(cap, sizeof *r->slots);
+    r->bits = calloc(cap * r->words, sizeof *r->bits);
+    if (!r->slots || !r->bits) {
+        free(r->slots);
+        free(r->bits);
+        r->slots = NULL;
+        r->bits = NULL;
+        return -1;
+    }
+    r->cap = cap;
+    r->used = 0;
+    r->shift = 64u - (unsigned)__builtin_ctzll(cap);
+    return 0;
+}
+
+/* Places an entry (and its bitset) into the current table; the key is absent. */
+static void table_place(struct replication *r, const struct line_entry *e, const uint64_t *bits)
+{
+    size_t mask = r->cap - 1, i = slot_of(r, e->key);
+    while (r->slots[i].key)
+        i = (i + 1) & mask;
+    r->slots[i] = *e;
+    memcpy(bits_of(r, i), bits, r->words * sizeof *bits);
+    r->used++;
+}
+
+/* Rebuilds the table at capacity cap, keeping only lines held now when
+ * keep_all is false (the kernel's touched-but-gone lines are dropped). */
+static int table_rebuild(struct replication *r, size_t cap, bool keep_all)
+{
+    struct line_entry *old = r->slots;
+    uint64_t *old_bits = r->bits;
+    size_t old_cap = r->cap;
+    if (table_alloc(r, cap) != 0) {
+        r->slots = old;
+        r->bits = old_bits;
+        r->cap = old_cap;
+        r->shift = 64u - (unsigned)__builtin_ctzll(old_cap);
+        return -1;
+    }
+    for (size_t i = 0; i < old_cap; i++)
+        if (old[i].key && (keep_all || old[i].copies))
+            table_place(r, &old[i], old_bits + i * r->words);
+    free(old);
+    free(old_bits);
+    return 0;
+}
+
+static struct line_entry *table_find(struct replication *r, uint64_t key, size_t *slot)
+{
+    size_t mask = r->cap - 1;
+    for (size_t i = slot_of(r, key); r->slots[i].key; i = (i + 1) & mask)
+        if (r->slots[i].key == key) {
+            *slot = i;
+            return &r->slots[i];
+        }
+    return NULL;
+}
+
+/* Finds or inserts; NULL only if the table cannot grow (the line is then not tracked). */
+static struct line_entry *table_get(struct replication *r, uint64_t key, size_t *slot)
+{
+    struct line_entry *e = table_find(r, key, slot);
+    if (e)
+        return e;
+    /* Keep the load at most 1/2 so probe sequences stay short. */
+    if ((r->used + 1) * 2 > r->cap && table_rebuild(r, r->cap * 2, true) != 0)
+        return NULL;
+    size_t mask = r->cap - 1, i = slot_of(r, key);
+    while (r->slots[i].key)
+        i = (i + 1) & mask;
+    r->slots[i] = (struct line_entry){.key = key, .since = r->now};
+    memset(bits_of(r, i), 0, r->words * sizeof(uint64_t));
+    r->used++;
+    *slot = i;
+    return &r->slots[i];
+}
+
+/* Adds the time from the last event to step to every area. */
+static void advance(struct replication *r, uint64_t step)
+{
+    if (!r->in_kernel || step <= r->now)
+        return;
+    uint64_t dt = step - r->now;
+    struct period *ps[2] = {&r->kernel, &r->total};
+    for (int k = 0; k < 2; k++) {
+        ps[k]->steps += dt;
+        ps[k]->area_copies += r->resident_copies * dt;
+        ps[k]->area_lines += r->resident_lines * dt;
+        ps[k]->area_replicated += r->replicated_copies * dt;
+    }
+    r->now = step;
+}
+
+/* Closes the line's interval [since, now) at its current number of copies. */
+static void line_settle(struct replication *r, struct line_entry *e)
+{
+    if (e->copies && r->in_kernel && r->now > e->since) {
+        e->area += (uint64_t)e->copies * (r->now - e->since);
+        e->held += r->now - e->since;
+    }
+    e->since = r->now;
+}
+
+/* Changes a line's number of copies by delta (+1 or -1), keeping the live totals. */
+static void line_change(struct replication *r, struct line_entry *e, int delta)
+{
+    line_settle(r, e);
+    uint32_t before = e->copies, after = delta > 0 ? before + 1 : before - 1;
+    r->resident_copies = r->resident_copies + after - before;
+    r->resident_lines = r->resident_lines + (after >= 1) - (before >= 1);
+    r->replicated_copies = r->replicated_copies + (after >= 2 ? after : 0) -
+                           (before >= 2 ? before : 0);
+    e->copies = after;
+    if (after > r->kernel.max_copies)
+        r->kernel.max_copies = after;
+    if (after > r->total.max_copies)
+        r->total.max_copies = after;
+}
+
+static bool bit_test(const uint64_t *b, uint32_t unit)
+{
+    return (b[unit >> 6] >> (unit & 63)) & 1u;
+}
+
+static void on_access(struct replication *r, const struct gcr_event *ev)
+{
+    const struct gcr_access *a = ev->access;
+    uint32_t unit = ev->unit;
+    if (unit >= r->num_l1s)
+        return;
+    uint64_t key = ev->line_addr | 1u;
+    size_t slot = 0;
+    struct line_entry *e = table_find(r, key, &slot);
+    bool here = e && bit_test(bits_of(r, slot), unit);
+    if (a->outcome != GCR_HIT) {
+        /* Held elsewhere: copies other than a (stale or sector-missing) copy in this L1. */
+        uint32_t others = e ? e->copies - (here ? 1u : 0u) : 0u;
+        int w = ev->is_write ? 1 : 0;
+        r->kernel.misses[w]++;
+        r->total.misses[w]++;
+        if (others) {
+            r->kernel.replicated_misses[w]++;
+            r->total.replicated_misses[w]++;
+        }
+    }
+    /* A line miss means this L1 does not hold the line, whatever we believed
+     * (an organisation may drop lines without events, e.g. when resized). */
+    if (a->outcome == GCR_MISS_LINE && here) {
+        bits_of(r, slot)[unit >> 6] &= ~(1ull << (unit & 63));
+        line_change(r, e, -1);
+        here = false;
+    }
+    bool holds = a->allocated || a->outcome != GCR_MISS_LINE;
+    if (holds && !here) {
+        if (!e && !(e = table_get(r, key, &slot)))
+            return;
+        bits_of(r, slot)[unit >> 6] |= 1ull << (unit & 63);
+        line_change(r, e, +1);
+    }
+}
+
+static void on_evict(struct replication *r, const struct gcr_event *ev)
+{
+    uint32_t unit = ev->unit;
+    if (unit >= r->num_l1s)
+        return;
+    size_t slot = 0;
+    struct line_entry *e = table_find(r, ev->access->victim_line | 1u, &slot);
+    if (!e || !bit_test(bits_of(r, slot), unit))
+        return;
+    bits_of(r, slot)[unit >> 6] &= ~(1ull << (unit & 63));
+    line_change(r, e, -1);
+}
+
+static void on_event(void *self, const struct gcr_event *ev)
+{
+    struct replication *r = self;
+    switch (ev->kind) {
+    case GCR_EV_KERNEL_BEGIN:
+        /* Lines kept from the previous kernel start their intervals now. */
+        r->in_kernel = true;
+        r->now = ev->step;
+        memset(&r->kernel, 0, sizeof r->kernel);
+        for (size_t i = 0; i < r->cap; i++)
+            if (r->slots[i].key) {
+                r->slots[i].since = ev->step;
+                if (r->slots[i].copies > r->kernel.max_copies)
+                    r->kernel.max_copies = r->slots[i].copies;
+            }
+        break;
+    case GCR_EV_KERNEL_END:
+        advance(r, ev->step);
+        /* Kernel-boundary invalidations come at the same step: no time passes. */
+        break;
+    case GCR_EV_L1_ACCESS:
+        advance(r, ev->step);
+        on_access(r, ev);
+        break;
+    case GCR_EV_L1_EVICT:
+        advance(r, ev->step);
+        on_evict(r, ev);
+        break;
+    default:
+        break;
+    }
+}
+
+static json_t *ratio(uint64_t num, uint64_t den)
+{
+    return den ? json_real((double)num / (double)den) : json_null();
+}
+
+static json_t *split(uint64_t reads, uint64_t writes)
+{
+    return json_pack("{s:I, s:I, s:I}", "reads", (json_int_t)reads, "writes",
+                     (json_int_t)writes, "all", (json_int_t)(reads + writes));
+}
+
+static int report_period(const struct period *p, json_t *s, struct gcr_err *err)
+{
+    const uint64_t *m = p->misses, *rm = p->replicated_misses;
+    json_t *copies = ratio(p->area_copies, p->area_lines);
+    json_t *per_line = p->lines_held ? json_real(p->line_avg_sum / (double)p->lines_held)
+                                     : json_null();
+    int rc = 0;
+    rc |= json_object_set_new(s, "misses", split(m[0], m[1]));
+    rc |= json_object_set_new(s, "replicated_misses", split(rm[0], rm[1]));
+    rc |= json_object_set_new(s, "replication_ratio",
+                              json_pack("{s:o, s:o, s:o}", "reads", ratio(rm[0], m[0]), "writes",
+                                        ratio(rm[1], m[1]), "all",
+                                        ratio(rm[0] + rm[1], m[0] + m[1])));
+    rc |= json_object_set_new(s, "steps", json_integer((json_int_t)p->steps));
+    rc |= json_object_set_new(s, "copies_per_resident_line", copies);
+    rc |= json_object_set_new(s, "replicas_per_resident_line",
+                              json_is_real(copies) ? json_real(json_real_value(copies) - 1.0)
+                                                   : json_null());
+    rc |= json_object_set_new(s, "lines_resident", json_integer((json_int_t)p->lines_held));
+    rc |= json_object_set_new(s, "copies_per_line", per_line);
+    rc |= json_object_set_new(s, "replicas_per_line",
+                              json_is_real(per_line) ? json_real(json_real_value(per_line) - 1.0)
+                                                     : json_null());
+    rc |= json_object_set_new(s, "max_copies", json_integer((json_int_t)p->max_copies));
+    rc |= json_object_set_new(s, "resident_copies_avg",
+                              ratio(p->area_copies, p->steps));
+    rc |= json_object_set_new(s, "replicated_copies_avg",
+                              ratio(p->area_replicated, p->steps));
+    rc |= json_object_set_new(s, "replicated_fraction",
+                              ratio(p->area_replicated, p->area_copies));
+    if (rc)
+        return gcr_fail(err, GCR_E_NOMEM, "out of memory");
+    return 0;
+}
+
+static int report_kernel(void *self, json_t *section, struct gcr_err *err)
+{
+    struct replication *r = self;
+    /* Close every line's interval at the kernel's end and average per line. */
+    for (size_t i = 0; i < r->cap; i++) {
+        struct line_entry *e = &r->slots[i];
+        if (!e->key)
+            continue;
+        line_settle(r, e);
+        if (e->held) {
+            double avg = (double)e->area / (double)e->held;
+            r->kernel.lines_held++;
+            r->kernel.line_avg_sum += avg;
+            r->total.lines_held++;
+            r->total.line_avg_sum += avg;
+        }
+        e->area = 0;
+        e->held = 0;
+    }
+    r->in_kernel = false;
+    if (report_period(&r->kernel, section, err) != 0)
+        return -1;
+    /* Lines no L1 holds any more were kept only for this kernel's average. */
+    size_t cap = 64;
+    while (cap < 2 * (size_t)r->resident_lines + 2)
+        cap *= 2;
+    if (table_rebuild(r, cap, false) != 0)
+        return gcr_fail(err, GCR_E_NOMEM, "out of memory");
+    return 0;
+}
+
+static int report_total(void *self, json_t *section, struct gcr_err *err)
+{
+    struct replication *r = self;
+    return report_period(&r->total, section, err);
+}
+
+static void destroy(void *self)
+{
+    struct replication *r = self;
+    if (!r)
+        return;
+    free(r->slots);
+    free(r->bits);
+    free(r);
+}
+
+static int create(void **self, const json_t *options, const struct gcr_sim_info *info,
+                  struct gcr_err *err)
+{
+    if (options && json_object_size(options) > 0) {
+        const char *key = json_object_iter_key(json_object_iter((json_t *)options));
+        return gcr_fail(err, GCR_E_CONFIG, "%s: $.analyses.replication.%s: unknown key "
+                        "(replication has no options)", info->config->origin, key);
+    }
+    struct replication *r = calloc(1, sizeof *r);
+    if (!r)
+        return gcr_fail(err, GCR_E_NOMEM, "out of memory");
+    r->num_l1s = info->num_l1s;
+    r->words = (info->num_l1s + 63) / 64;
+    if (r->words == 0)
+        r->words = 1;
+    if (table_alloc(r, 1024) != 0) {
+        free(r);
+        return gcr_fail(err, GCR_E_NOMEM, "out of memory");
+    }
+    *self = r;
+    return 0;
+}
+
+const struct gcr_analysis_ops gcr_analysis_replication = {
+    .name = "replication",
+    .summary = "L1 misses whose line another L1 holds, and copies per line across L1s",
+    .subscribe = GCR_EV_KERNEL_BEGIN | GCR_EV_KERNEL_END | GCR_EV_L1_ACCESS | GCR_EV_L1_EVICT,
+    .create = create,
+    .on_event = on_event,
+    .report_kernel = report_kernel,
+    .report_total = report_total,
+    .destroy = destroy,
+};

@@ -1,0 +1,217 @@
+/* miss_classes: hand-made event sequences with known classes, then traces
+ * replayed through the engine whose 3C split is known by construction. */
+#include <math.h>
+
+#include "../replay/replay_util.h"
+#include "gcreplay/analysis.h"
+
+extern const struct gcr_analysis_ops gcr_analysis_miss_classes;
+static const struct gcr_analysis_ops *const ops = &gcr_analysis_miss_classes;
+
+static struct gcr_config cfg;
+static struct gcr_sim_info info;
+
+static void *make(const char *config_json)
+{
+    struct gcr_err err = {0};
+    if (gcr_config_parse(&cfg, config_json, "cfg.json", &err) != 0) {
+        fprintf(stderr, "config: %s\n", err.msg);
+        exit(2);
+    }
+    info = (struct gcr_sim_info){.config = &cfg, .num_sms = cfg.num_sms, .num_l1s = cfg.num_sms,
+                                 .num_l2_slices = cfg.l2_slices, .line_bytes = cfg.line_bytes,
+                                 .sector_bytes = cfg.sector_bytes};
+    json_t *o = json_object();
+    void *self = NULL;
+    if (ops->create(&self, o, &info, &err) != 0) {
+        fprintf(stderr, "create: %s\n", err.msg);
+        exit(2);
+    }
+    json_decref(o);
+    return self;
+}
+
+static void ev(void *self, enum gcr_event_kind kind, uint32_t cta, uint32_t warp,
+               uint64_t line, uint32_t sectors, bool write, enum gcr_outcome outcome)
+{
+    struct gcr_access a = {.outcome = outcome};
+    struct gcr_event e = {.kind = kind, .sm = 0, .unit = 0, .cta = cta, .warp = warp,
+                          .line_addr = line, .sector_mask = sectors, .is_write = write,
+                          .access = &a};
+    ops->on_event(self, &e);
+}
+
+static void kernel_end(void *self)
+{
+    struct gcr_event e = {.kind = GCR_EV_KERNEL_END, .sm = UINT32_MAX};
+    ops->on_event(self, &e);
+}
+
+#define L1(c, w, line, out) ev(mc, GCR_EV_L1_ACCESS, c, w, line, 0xf, false, out)
+#define A 0x1000
+#define B 0x2000
+#define C 0x3000
+#define D 0x4000
+
+/* A one-line L1 (so its shadow holds one line); outcomes as the real cache
+ * would have reported them. Expected classes in the comments: 3C / locality. */
+static void events(void)
+{
+    void *mc = make("{\"gpu\": {\"sms\": 1}, \"l1d\": {\"sets\": 1, \"ways\": 1},"
+                    " \"l2\": {\"slices\": 1, \"sets\": 1, \"ways\": 4, \"sectored\": true}}");
+    struct gcr_err err = {0};
+    L1(0, 0, A, GCR_MISS_LINE); /* compulsory / compulsory */
+    L1(0, 0, A, GCR_MISS_LINE); /* shadow holds A: conflict / intra-warp */
+    L1(0, 1, A, GCR_MISS_LINE); /* conflict / intra-CTA */
+    L1(1, 1, A, GCR_MISS_LINE); /* conflict / inter-CTA (same warp index, other CTA) */
+    L1(1, 1, B, GCR_MISS_LINE); /* compulsory / compulsory */
+    ev(mc, GCR_EV_L1_ACCESS, 0, 0, C, 0x1, true, GCR_MISS_LINE); /* write: compulsory */
+    kernel_end(mc);
+    json_t *k0 = json_object();
+    CHECK(ops->report_kernel(mc, k0, &err) == 0);
+    L1(1, 1, A, GCR_MISS_LINE); /* shadow flushed at kernel end: capacity / inter-kernel */
+    L1(0, 0, A, GCR_HIT);       /* a hit is not classified, but becomes the last requester */
+    L1(0, 0, A, GCR_MISS_LINE); /* conflict / intra-warp */
+    /* L2, sectored: a new sector is compulsory even when the line was seen. */
+    ev(mc, GCR_EV_L2_ACCESS, 0, 0, D, 0x1, false, GCR_MISS_LINE);   /* compulsory */
+    ev(mc, GCR_EV_L2_ACCESS, 0, 0, D, 0x2, false, GCR_MISS_SECTOR); /* compulsory */
+    ev(mc, GCR_EV_L2_ACCESS, 0, 0, D, 0x1, false, GCR_MISS_SECTOR); /* shadow hit: conflict */
+    ev(mc, GCR_EV_L2_ACCESS, 0, 0, D, 0x3, false, GCR_HIT);
+    kernel_end(mc);
+    json_t *k1 = json_object(), *t = json_object();
+    CHECK(ops->report_kernel(mc, k1, &err) == 0);
+    CHECK(ops->report_total(mc, t, &err) == 0);
+
+    CHECK_EQ_U(jget(k0, "L1D.shadow_lines"), 1);
+    CHECK_EQ_U(jget(k0, "L1D.reads.accesses"), 5);
+    CHECK_EQ_U(jget(k0, "L1D.reads.misses"), 5);
+    CHECK_EQ_U(jget(k0, "L1D.reads.3c.compulsory"), 2);
+    CHECK_EQ_U(jget(k0, "L1D.reads.3c.capacity"), 0);
+    CHECK_EQ_U(jget(k0, "L1D.reads.3c.conflict"), 3);
+    CHECK_EQ_U(jget(k0, "L1D.reads.locality.compulsory"), 2);
+    CHECK_EQ_U(jget(k0, "L1D.reads.locality.intra_warp"), 1);
+    CHECK_EQ_U(jget(k0, "L1D.reads.locality.intra_cta"), 1);
+    CHECK_EQ_U(jget(k0, "L1D.reads.locality.inter_cta"), 1);
+    CHECK_EQ_U(jget(k0, "L1D.reads.locality.inter_kernel"), 0);
+    CHECK_EQ_U(jget(k0, "L1D.writes.misses"), 1);
+    CHECK_EQ_U(jget(k0, "L1D.writes.3c.compulsory"), 1);
+    CHECK_EQ_U(jget(k0, "L1D.writes.locality.compulsory"), 1);
+    CHECK_EQ_U(jget(k0, "L1D.per_unit.0.compulsory"), 3);
+    CHECK_EQ_U(jget(k0, "L2.reads.misses"), 0);
+
+    CHECK_EQ_U(jget(k1, "L1D.reads.accesses"), 3);
+    CHECK_EQ_U(jget(k1, "L1D.reads.misses"), 2);
+    CHECK_EQ_U(jget(k1, "L1D.reads.3c.compulsory"), 0);
+    CHECK_EQ_U(jget(k1, "L1D.reads.3c.capacity"), 1);
+    CHECK_EQ_U(jget(k1, "L1D.reads.3c.conflict"), 1);
+    CHECK_EQ_U(jget(k1, "L1D.reads.locality.inter_kernel"), 1);
+    CHECK_EQ_U(jget(k1, "L1D.reads.locality.intra_warp"), 1);
+    CHECK_EQ_U(jget(k1, "L2.shadow_lines"), 4);
+    CHECK_EQ_U(jget(k1, "L2.reads.accesses"), 4);
+    CHECK_EQ_U(jget(k1, "L2.reads.misses"), 3);
+    CHECK_EQ_U(jget(k1, "L2.reads.3c.compulsory"), 2);
+    CHECK_EQ_U(jget(k1, "L2.reads.3c.conflict"), 1);
+    CHECK(json_object_get(json_object_get(json_object_get(k1, "L2"), "reads"), "locality") ==
+          NULL);
+
+    CHECK_EQ_U(jget(t, "L1D.reads.misses"), 7);
+    CHECK_EQ_U(jget(t, "L1D.reads.3c.compulsory"), 2);
+    CHECK_EQ_U(jget(t, "L1D.reads.3c.capacity"), 1);
+    CHECK_EQ_U(jget(t, "L1D.reads.3c.conflict"), 4);
+    CHECK_EQ_U(jget(t, "L1D.reads.locality.intra_warp"), 2);
+    CHECK_EQ_U(jget(t, "L1D.writes.accesses"), 1);
+    CHECK_EQ_U(jget(t, "L2.reads.3c.compulsory"), 2);
+    json_decref(k0);
+    json_decref(k1);
+    json_decref(t);
+    ops->destroy(mc);
+    gcr_config_free(&cfg);
+}
+
+static json_t *run(const char *path)
+{
+    return must_replay("{\"gpu\": {\"sms\": 1}, \"l1d\": {\"sets\": 2, \"ways\": 1,"
+                       " \"index\": \"linear\"}, \"analyses\": {\"miss_classes\": {}}}",
+                       path);
+}
+
+#define P "total.analyses.miss_classes."
+
+/* Lines 0 and 256 share set 0 of a 2-set direct-mapped L1: alternating them
+ * misses every time, though a 2-line fully associative cache would hit. */
+static void replay_conflict(void)
+{
+    struct tb t;
+    tb_open(&t, "mc-conflict");
+    tb_kernel(&t, 1, 1, 32, 0, 0);
+    for (int i = 0; i < 4; i++)
+        tb_load(&t, 0, 0, 0x100000 + (uint64_t)(i % 2) * 256);
+    tb_end(&t, 1);
+    tb_close(&t);
+    json_t *r = run(t.path);
+    CHECK_EQ_U(jget(r, "total.L1D.misses"), 4);
+    CHECK_EQ_U(jget(r, P "L1D.reads.misses"), 4);
+    CHECK_EQ_U(jget(r, P "L1D.reads.3c.compulsory"), 2);
+    CHECK_EQ_U(jget(r, P "L1D.reads.3c.capacity"), 0);
+    CHECK_EQ_U(jget(r, P "L1D.reads.3c.conflict"), 2);
+    CHECK_EQ_U(jget(r, P "L1D.reads.locality.intra_warp"), 2);
+    CHECK_EQ_U(jget(r, "kernels.0.analyses.miss_classes.L1D.reads.3c.conflict"), 2);
+    /* The L2 holds both lines: two compulsory misses, then hits. */
+    CHECK_EQ_U(jget(r, P "L2.reads.misses"), 2);
+    CHECK_EQ_U(jget(r, P "L2.reads.3c.compulsory"), 2);
+    json_decref(r);
+    unlink(t.path);
+}
+
+/* Lines 0, 128, 256, then 0 again: 256 evicts 0 from set 0, and a 2-line
+ * fully associative LRU cache has lost 0 too (it holds 128 and 256). */
+static void replay_capacity(void)
+{
+    struct tb t;
+    tb_open(&t, "mc-capacity");
+    tb_kernel(&t, 1, 1, 32, 0, 0);
+    const uint64_t seq[4] = {0, 128, 256, 0};
+    for (int i = 0; i < 4; i++)
+        tb_load(&t, 0, 0, 0x100000 + seq[i]);
+    tb_end(&t, 1);
+    /* A second kernel: the L1 was flushed, so the first load misses, and so
+     * does the flushed shadow: capacity, from a previous kernel. */
+    tb_kernel(&t, 2, 1, 32, 0, 0);
+    tb_load(&t, 0, 0, 0x100000 + 128);
+    tb_end(&t, 2);
+    tb_close(&t);
+    json_t *r = run(t.path);
+    CHECK_EQ_U(jget(r, P "L1D.reads.misses"), 5);
+    CHECK_EQ_U(jget(r, P "L1D.reads.3c.compulsory"), 3);
+    CHECK_EQ_U(jget(r, P "L1D.reads.3c.capacity"), 2);
+    CHECK_EQ_U(jget(r, P "L1D.reads.3c.conflict"), 0);
+    CHECK_EQ_U(jget(r, P "L1D.reads.locality.intra_warp"), 1);
+    CHECK_EQ_U(jget(r, P "L1D.reads.locality.inter_kernel"), 1);
+    CHECK_EQ_U(jget(r, "kernels.1.analyses.miss_classes.L1D.reads.3c.capacity"), 1);
+    CHECK_EQ_U(jget(r, P "L1D.shadow_lines"), 2);
+    json_decref(r);
+    unlink(t.path);
+}
+
+static void options(void)
+{
+    struct gcr_err err = {0};
+    CHECK(gcr_config_parse(&cfg, "{\"analyses\": {\"miss_classes\": {\"x\": 1}}}", "cfg.json",
+                           &err) == 0);
+    struct gcr_replay *rp = NULL;
+    CHECK(gcr_replay_create(&rp, &cfg, &err) != 0);
+    CHECK(err.status == GCR_E_CONFIG);
+    CHECK_STR_CONTAINS(err.msg, "cfg.json: $.analyses.miss_classes.x");
+    gcr_config_free(&cfg);
+}
+
+int main(void)
+{
+    (void)jreal; /* shared helpers this test does not need */
+    (void)tb_nonmem;
+    events();
+    replay_conflict();
+    replay_capacity();
+    options();
+    CHECK_DONE();
+}

@@ -1,0 +1,232 @@
+/* Replication analysis: tiny traces whose replication is known by construction. */
+#include <math.h>
+
+#include "replay/replay_util.h"
+
+#define A 0x100000ull
+#define STORE(t, cta, mask, base) \
+    tb_access(t, cta, 0, GCR_OP_STORE, GCR_SPACE_GLOBAL, 4, mask, base, 4)
+
+#define CHECK_REAL(r, path, want)                                                            \
+    do {                                                                                     \
+        double got_ = jreal(r, path);                                                        \
+        if (fabs(got_ - (want)) > 1e-9) {                                                    \
+            fprintf(stderr, "%s:%d: %s = %.12g, want %.12g\n", __FILE__, __LINE__, path,     \
+                    got_, (double)(want));                                                   \
+            check_failures++;                                                                \
+        }                                                                                    \
+    } while (0)
+
+#define P "kernels.0.analyses.replication."
+#define T "total.analyses.replication."
+
+/* n one-warp CTAs (one per SM, round-robin); CTA c loads `lines` lines from
+ * base + c * stride (stride 0: every CTA reads the same array). */
+static void stream_trace(struct tb *t, const char *name, uint32_t n, uint32_t lines,
+                         uint64_t stride)
+{
+    tb_open(t, name);
+    tb_kernel(t, 1, n, 32, 0, 0);
+    for (uint32_t c = 0; c < n; c++)
+        for (uint32_t i = 0; i < lines; i++)
+            tb_load(t, c, 0, A + c * stride + i * 128);
+    tb_end(t, 1);
+    tb_close(t);
+}
+
+static json_t *run(uint32_t sms, const char *l1d, const char *path)
+{
+    char cfg[512];
+    snprintf(cfg, sizeof cfg,
+             "{\"gpu\": {\"sms\": %u}, \"l1d\": {%s}, \"analyses\": {\"replication\": {}}}", sms,
+             l1d);
+    return must_replay(cfg, path);
+}
+
+/* N SMs reading one array: the first miss on each line finds no copy, the
+ * N-1 others find one; every line ends with N copies installed at one step. */
+static void shared_array(uint32_t n)
+{
+    struct tb t;
+    stream_trace(&t, "repl-shared", n, 10, 0);
+    json_t *r = run(n, "\"sets\": 4, \"ways\": 4", t.path);
+    CHECK_EQ_U(jget(r, P "misses.reads"), 10 * n);
+    CHECK_EQ_U(jget(r, P "misses.writes"), 0);
+    CHECK_EQ_U(jget(r, P "replicated_misses.reads"), 10 * (n - 1));
+    CHECK_REAL(r, P "replication_ratio.reads", (double)(n - 1) / n);
+    CHECK_REAL(r, P "replication_ratio.all", (double)(n - 1) / n);
+    /* No write missed: the write ratio is undefined (null, which jreal reads as -1). */
+    CHECK_REAL(r, P "replication_ratio.writes", -1.0);
+    CHECK_REAL(r, P "copies_per_resident_line", n);
+    CHECK_REAL(r, P "replicas_per_resident_line", n - 1);
+    CHECK_REAL(r, P "copies_per_line", n);
+    CHECK_REAL(r, P "replicas_per_line", n - 1);
+    CHECK_EQ_U(jget(r, P "lines_resident"), 10);
+    CHECK_EQ_U(jget(r, P "max_copies"), n);
+    CHECK_REAL(r, P "replicated_fraction", n > 1 ? 1.0 : 0.0);
+    CHECK_EQ_U(jget(r, T "replicated_misses.all"), 10 * (n - 1));
+    CHECK_REAL(r, T "copies_per_resident_line", n);
+    json_decref(r);
+    unlink(t.path);
+}
+
+/* Disjoint streams: no miss finds its line elsewhere; one copy per line. */
+static void disjoint(void)
+{
+    struct tb t;
+    stream_trace(&t, "repl-disjoint", 4, 10, 0x10000);
+    json_t *r = run(4, "\"sets\": 4, \"ways\": 4", t.path);
+    CHECK_EQ_U(jget(r, P "misses.all"), 40);
+    CHECK_EQ_U(jget(r, P "replicated_misses.all"), 0);
+    CHECK_REAL(r, P "replication_ratio.all", 0.0);
+    CHECK_REAL(r, P "copies_per_resident_line", 1.0);
+    CHECK_REAL(r, P "copies_per_line", 1.0);
+    CHECK_REAL(r, P "replicated_fraction", 0.0);
+    CHECK_EQ_U(jget(r, P "lines_resident"), 40);
+    CHECK_EQ_U(jget(r, P "max_copies"), 1);
+    json_decref(r);
+    unlink(t.path);
+}
+
+/* One-line L1s: two SMs alternate over lines 0 and 1 in lockstep. Each access
+ * evicts the SM's previous line, so the first SM never finds a copy elsewhere
+ * (the other SM still holds the previous line) and the second always does.
+ * Evictions must be tracked, or stale copies would count. */
+static void evictions(void)
+{
+    struct tb t;
+    tb_open(&t, "repl-evict");
+    tb_kernel(&t, 1, 2, 32, 0, 0);
+    for (uint32_t c = 0; c < 2; c++)
+        for (uint32_t i = 0; i < 6; i++)
+            tb_load(&t, c, 0, A + (i % 2) * 128);
+    tb_end(&t, 1);
+    tb_close(&t);
+    json_t *r = run(2, "\"sets\": 1, \"ways\": 1", t.path);
+    CHECK_EQ_U(jget(r, P "misses.reads"), 12);
+    CHECK_EQ_U(jget(r, P "replicated_misses.reads"), 6);
+    CHECK_REAL(r, P "copies_per_resident_line", 2.0);
+    CHECK_EQ_U(jget(r, P "max_copies"), 2);
+    json_decref(r);
+    unlink(t.path);
+}
+
+/* Reads and writes apart (write-evict, no write allocation), 4 SMs:
+ *   load sector 0 of line 0:  4 read misses, 3 find a copy;
+ *   store sector 3 of line 0: 4 write (sector) misses, each invalidating its
+ *     own copy, so all but the last to write find a copy: 3;
+ *   store to line 1 (never resident): 4 write misses, none replicated. */
+static void reads_writes(void)
+{
+    struct tb t;
+    tb_open(&t, "repl-rw");
+    tb_kernel(&t, 1, 4, 32, 0, 0);
+    for (uint32_t c = 0; c < 4; c++) {
+        tb_access(&t, c, 0, GCR_OP_LOAD, GCR_SPACE_GLOBAL, 4, 0xffu, A, 4);
+        STORE(&t, c, 0xffu, A + 96);
+        STORE(&t, c, 0xffu, A + 128);
+    }
+    tb_end(&t, 1);
+    tb_close(&t);
+    json_t *r = run(4, "\"sets\": 4, \"ways\": 4", t.path);
+    CHECK_EQ_U(jget(r, P "misses.reads"), 4);
+    CHECK_EQ_U(jget(r, P "misses.writes"), 8);
+    CHECK_EQ_U(jget(r, P "misses.all"), 12);
+    CHECK_EQ_U(jget(r, P "replicated_misses.reads"), 3);
+    CHECK_EQ_U(jget(r, P "replicated_misses.writes"), 3);
+    CHECK_REAL(r, P "replication_ratio.reads", 0.75);
+    CHECK_REAL(r, P "replication_ratio.writes", 3.0 / 8);
+    CHECK_REAL(r, P "replication_ratio.all", 0.5);
+    json_decref(r);
+    unlink(t.path);
+}
+
+/* Two kernels: per-kernel figures restart, the total adds them; with the L1s
+ * kept across kernels, the second kernel's lines are already resident (hits). */
+static void two_kernels(void)
+{
+    struct tb t;
+    tb_open(&t, "repl-2k");
+    for (uint32_t k = 1; k <= 2; k++) {
+        tb_kernel(&t, k, 2, 32, 0, 0);
+        for (uint32_t c = 0; c < 2; c++)
+            for (uint32_t i = 0; i < 3; i++)
+                tb_load(&t, c, 0, A + i * 128);
+        tb_end(&t, k);
+    }
+    tb_close(&t);
+    json_t *r = run(2, "\"sets\": 4, \"ways\": 4", t.path);
+    CHECK_EQ_U(jget(r, "kernels.0.analyses.replication.misses.all"), 6);
+    CHECK_EQ_U(jget(r, "kernels.1.analyses.replication.misses.all"), 6);
+    CHECK_EQ_U(jget(r, "kernels.1.analyses.replication.replicated_misses.all"), 3);
+    CHECK_EQ_U(jget(r, T "misses.all"), 12);
+    CHECK_EQ_U(jget(r, T "replicated_misses.all"), 6);
+    CHECK_EQ_U(jget(r, T "lines_resident"), 6);
+    CHECK_REAL(r, T "copies_per_line", 2.0);
+    json_decref(r);
+
+    r = run(2, "\"sets\": 4, \"ways\": 4, \"invalidate_at_kernel_end\": false", t.path);
+    CHECK_EQ_U(jget(r, "kernels.1.analyses.replication.misses.all"), 0);
+    CHECK_EQ_U(jget(r, "kernels.1.analyses.replication.lines_resident"), 3);
+    CHECK_REAL(r, "kernels.1.analyses.replication.copies_per_line", 2.0);
+    CHECK_REAL(r, "kernels.1.analyses.replication.copies_per_resident_line", 2.0);
+    CHECK_EQ_U(jget(r, "kernels.1.analyses.replication.max_copies"), 2);
+    json_decref(r);
+    unlink(t.path);
+}
+
+/* Different residence times: line 0 is held by both SMs from the first step,
+ * line 1 only by SM 0 and only from its second instruction, so the per-line
+ * and the per-resident-line averages differ in a known way. */
+static void averages(void)
+{
+    struct tb t;
+    tb_open(&t, "repl-avg");
+    tb_kernel(&t, 1, 2, 32, 0, 0);
+    tb_load(&t, 0, 0, A);
+    tb_load(&t, 0, 0, A + 128);
+    tb_load(&t, 1, 0, A);
+    tb_load(&t, 1, 0, A);
+    tb_end(&t, 1);
+    tb_close(&t);
+    json_t *r = run(2, "\"sets\": 4, \"ways\": 4", t.path);
+    /* Step s0: both SMs install line 0; s0+1: SM 0 installs line 1. The kernel
+     * ends at step e, so line 0 has 2 copies for (e - s0) steps and line 1
+     * one copy for (e - s0 - 1) steps. */
+    long long steps = jget(r, P "steps");
+    CHECK(steps >= 2);
+    double d0 = (double)steps, d1 = (double)(steps - 1);
+    CHECK_REAL(r, P "copies_per_resident_line", (2 * d0 + d1) / (d0 + d1));
+    CHECK_REAL(r, P "copies_per_line", 1.5);
+    CHECK_REAL(r, P "replicated_fraction", 2 * d0 / (2 * d0 + d1));
+    CHECK_REAL(r, P "resident_copies_avg", (2 * d0 + d1) / d0);
+    CHECK_REAL(r, P "replicated_copies_avg", 2.0);
+    json_decref(r);
+    unlink(t.path);
+}
+
+static void bad_options(void)
+{
+    struct tb t;
+    stream_trace(&t, "repl-opt", 1, 1, 0);
+    struct gcr_err err = {0};
+    CHECK(replay_with("{\"analyses\": {\"replication\": {\"bogus\": 1}}}", t.path, &err) == NULL);
+    CHECK_STR_CONTAINS(err.msg, "$.analyses.replication.bogus");
+    unlink(t.path);
+}
+
+int main(void)
+{
+    (void)tb_nonmem; /* replay_util.h helpers this test does not use */
+    (void)tb_load;
+    shared_array(4);
+    shared_array(100); /* more than 64 L1s: a bitset of two words per line */
+    shared_array(1);
+    disjoint();
+    evictions();
+    reads_writes();
+    two_kernels();
+    averages();
+    bad_options();
+    CHECK_DONE();
+}

@@ -1,0 +1,274 @@
+/* Sharing analysis: tiny traces whose sharing is known by construction.
+ * One one-warp CTA per SM (round-robin puts CTA c on SM c); with the default
+ * 4 chips and n CTAs, chip = c / ceil(n / 4). */
+#include "replay/replay_util.h"
+
+#define A 0x100000ull /* 4-KB aligned */
+#define P "kernels.0.analyses.sharing."
+#define T "total.analyses.sharing."
+
+/* One lane (4 bytes, or `width`) of a global access at addr. */
+static void one_lane(struct tb *t, uint32_t cta, enum gcr_op op, uint16_t width, uint64_t addr)
+{
+    tb_access(t, cta, 0, op, GCR_SPACE_GLOBAL, width, 1u, addr, 0);
+}
+
+static json_t *run(const char *path, const char *options)
+{
+    char cfg[512];
+    snprintf(cfg, sizeof cfg, "{\"gpu\": {\"sms\": 8}, \"analyses\": {\"sharing\": %s}}",
+             options);
+    return must_replay(cfg, path);
+}
+
+static void check_classes(json_t *r, const char *cls, long long not_shared,
+                          long long false_shared, long long true_shared)
+{
+    char path[128];
+    snprintf(path, sizeof path, P "%s.not_shared_bytes", cls);
+    CHECK_EQ_U(jget(r, path), not_shared);
+    snprintf(path, sizeof path, P "%s.false_shared_bytes", cls);
+    CHECK_EQ_U(jget(r, path), false_shared);
+    snprintf(path, sizeof path, P "%s.true_shared_bytes", cls);
+    CHECK_EQ_U(jget(r, path), true_shared);
+}
+
+/* 8 SMs (2 clusters of 4, 4 chips of 2 CTAs) all read the same 4 lines. */
+static void read_by_all(void)
+{
+    struct tb t;
+    tb_open(&t, "sharing-all");
+    tb_kernel(&t, 1, 8, 32, 0, 0);
+    for (uint32_t c = 0; c < 8; c++)
+        for (uint32_t i = 0; i < 4; i++)
+            tb_load(&t, c, 0, A + i * 128);
+    tb_end(&t, 1);
+    tb_close(&t);
+    json_t *r = run(t.path, "{}");
+    CHECK_EQ_U(jget(r, P "lines"), 4);
+    CHECK_EQ_U(jget(r, P "pages"), 1);
+    CHECK_EQ_U(jget(r, P "bytes_touched"), 512);
+    CHECK_EQ_U(jget(r, P "sms_per_line.1"), 0);
+    CHECK_EQ_U(jget(r, P "sms_per_line.5-8"), 4);
+    CHECK_EQ_U(jget(r, P "clusters_per_line.2"), 4);
+    CHECK_EQ_U(jget(r, P "chips_per_line.3-4"), 4);
+    CHECK_EQ_U(jget(r, P "chips_per_line.1"), 0);
+    check_classes(r, "sac", 0, 0, 512);
+    check_classes(r, "line", 0, 0, 512);
+    check_classes(r, "page", 0, 0, 4096);
+    /* One cluster of 8: every line in exactly one cluster. */
+    json_decref(r);
+    r = run(t.path, "{\"cluster_size\": 8, \"chips\": 1}");
+    CHECK_EQ_U(jget(r, P "clusters_per_line.1"), 4);
+    CHECK_EQ_U(jget(r, P "chips_per_line.1"), 4);
+    check_classes(r, "sac", 512, 0, 0);
+    check_classes(r, "page", 4096, 0, 0);
+    json_decref(r);
+    unlink(t.path);
+}
+
+/* 4 CTAs = 4 chips, each reading 2 lines of its own page: nothing shared. */
+static void disjoint_chips(void)
+{
+    struct tb t;
+    tb_open(&t, "sharing-disjoint");
+    tb_kernel(&t, 1, 4, 32, 0, 0);
+    for (uint32_t c = 0; c < 4; c++)
+        for (uint32_t i = 0; i < 2; i++)
+            tb_load(&t, c, 0, A + c * 4096 + i * 128);
+    tb_end(&t, 1);
+    tb_close(&t);
+    json_t *r = run(t.path, "{}");
+    CHECK_EQ_U(jget(r, P "lines"), 8);
+    CHECK_EQ_U(jget(r, P "pages"), 4);
+    CHECK_EQ_U(jget(r, P "sms_per_line.1"), 8);
+    CHECK_EQ_U(jget(r, P "chips_per_line.1"), 8);
+    check_classes(r, "sac", 1024, 0, 0);
+    check_classes(r, "line", 1024, 0, 0);
+    check_classes(r, "page", 4 * 4096, 0, 0);
+    json_decref(r);
+    unlink(t.path);
+}
+
+/* 2 chips on disjoint halves of one line: SAC calls the line truly shared
+ * (two chips access it); at byte level it is false sharing. */
+static void halves_of_a_line(void)
+{
+    struct tb t;
+    tb_open(&t, "sharing-halves");
+    tb_kernel(&t, 1, 2, 32, 0, 0);
+    tb_access(&t, 0, 0, GCR_OP_LOAD, GCR_SPACE_GLOBAL, 4, 0xffffu, A, 4);
+    tb_access(&t, 1, 0, GCR_OP_STORE, GCR_SPACE_GLOBAL, 4, 0xffffu, A + 64, 4);
+    tb_end(&t, 1);
+    tb_close(&t);
+    json_t *r = run(t.path, "{\"chips\": 2}");
+    CHECK_EQ_U(jget(r, P "lines"), 1);
+    CHECK_EQ_U(jget(r, P "bytes_touched"), 128);
+    CHECK_EQ_U(jget(r, P "chips_per_line.2"), 1);
+    check_classes(r, "sac", 0, 0, 128);
+    check_classes(r, "line", 0, 128, 0);
+    check_classes(r, "page", 0, 4096, 0);
+    json_decref(r);
+    unlink(t.path);
+}
+
+/* 2 chips on different lines of one page: SAC false sharing for both lines. */
+static void lines_of_a_page(void)
+{
+    struct tb t;
+    tb_open(&t, "sharing-page");
+    tb_kernel(&t, 1, 2, 32, 0, 0);
+    tb_load(&t, 0, 0, A);
+    tb_load(&t, 1, 0, A + 128);
+    tb_end(&t, 1);
+    tb_close(&t);
+    json_t *r = run(t.path, "{\"chips\": 2}");
+    check_classes(r, "sac", 0, 256, 0);
+    check_classes(r, "line", 256, 0, 0);
+    check_classes(r, "page", 0, 4096, 0);
+    json_decref(r);
+    /* 128-B pages: each line is its own page, nobody shares. */
+    r = run(t.path, "{\"chips\": 2, \"page_bytes\": 128}");
+    check_classes(r, "sac", 256, 0, 0);
+    check_classes(r, "page", 256, 0, 0);
+    json_decref(r);
+    unlink(t.path);
+}
+
+/* The same word from 2 chips (a load and a store): true sharing. */
+static void same_word(void)
+{
+    struct tb t;
+    tb_open(&t, "sharing-word");
+    tb_kernel(&t, 1, 2, 32, 0, 0);
+    one_lane(&t, 0, GCR_OP_LOAD, 4, A + 8);
+    one_lane(&t, 1, GCR_OP_STORE, 4, A + 8);
+    tb_end(&t, 1);
+    tb_close(&t);
+    json_t *r = run(t.path, "{\"chips\": 2}");
+    CHECK_EQ_U(jget(r, P "bytes_touched"), 4);
+    check_classes(r, "sac", 0, 0, 128);
+    check_classes(r, "line", 0, 0, 128);
+    check_classes(r, "page", 0, 0, 4096);
+    json_decref(r);
+    unlink(t.path);
+}
+
+/* Overlaps between chips other than the line's first one (3 chips, 1 CTA each):
+ * line A: chip 0 bytes 0-3, chips 1 and 2 both bytes 8-11 -> true;
+ * line A+128: chip 0 bytes 0-3, chip 1 bytes 8-11, chip 2 bytes 12-15 -> false;
+ * chip 1 then re-reads its own bytes of A+128: still false. */
+static void later_chips(void)
+{
+    struct tb t;
+    tb_open(&t, "sharing-later");
+    tb_kernel(&t, 1, 3, 32, 0, 0);
+    one_lane(&t, 0, GCR_OP_LOAD, 4, A);
+    one_lane(&t, 0, GCR_OP_LOAD, 4, A + 128);
+    one_lane(&t, 1, GCR_OP_LOAD, 4, A + 8);
+    one_lane(&t, 1, GCR_OP_LOAD, 4, A + 128 + 8);
+    one_lane(&t, 1, GCR_OP_LOAD, 4, A + 128 + 8);
+    one_lane(&t, 2, GCR_OP_LOAD, 4, A + 8);
+    one_lane(&t, 2, GCR_OP_LOAD, 4, A + 128 + 12);
+    tb_end(&t, 1);
+    tb_close(&t);
+    json_t *r = run(t.path, "{\"chips\": 3}");
+    CHECK_EQ_U(jget(r, P "chips_per_line.3"), 2);
+    CHECK_EQ_U(jget(r, P "bytes_touched"), 8 + 12);
+    check_classes(r, "line", 0, 128, 128);
+    check_classes(r, "page", 0, 0, 4096);
+    json_decref(r);
+    unlink(t.path);
+}
+
+/* An 8-byte access at the last 4 bytes of a line touches two lines; shared
+ * memory never counts. Two kernels: per-kernel figures restart, total sums. */
+static void spans_and_kernels(void)
+{
+    struct tb t;
+    tb_open(&t, "sharing-span");
+    for (uint32_t k = 1; k <= 2; k++) {
+        tb_kernel(&t, k, 1, 32, 0, 0);
+        one_lane(&t, 0, GCR_OP_LOAD, 8, A + 124);
+        tb_access(&t, 0, 0, GCR_OP_LOAD, GCR_SPACE_SHARED, 4, 0xffffffffu, 0, 4);
+        tb_end(&t, k);
+    }
+    tb_close(&t);
+    json_t *r = run(t.path, "{}");
+    CHECK_EQ_U(jget(r, P "lines"), 2);
+    CHECK_EQ_U(jget(r, P "bytes_touched"), 8);
+    CHECK_EQ_U(jget(r, "kernels.1.analyses.sharing.lines"), 2);
+    CHECK_EQ_U(jget(r, T "lines"), 4);
+    CHECK_EQ_U(jget(r, T "bytes_touched"), 16);
+    CHECK_EQ_U(jget(r, T "sac.not_shared_bytes"), 4 * 128);
+    CHECK_EQ_U(jget(r, T "page.not_shared_bytes"), 2 * 4096);
+    json_decref(r);
+    unlink(t.path);
+}
+
+/* Many lines touched by many SMs: the tables grow past their first size. */
+static void many_lines(void)
+{
+    struct tb t;
+    tb_open(&t, "sharing-many");
+    tb_kernel(&t, 1, 8, 32, 0, 0);
+    for (uint32_t c = 0; c < 8; c++)
+        for (uint32_t i = 0; i < 1500; i++)
+            tb_access(&t, c, 0, GCR_OP_LOAD, GCR_SPACE_GLOBAL, 4, 0xffffffffu,
+                      A + (uint64_t)i * 256 + c * 4, 256);
+    tb_end(&t, 1);
+    tb_close(&t);
+    json_t *r = run(t.path, "{}");
+    /* Lane k of instruction i reads word c of line 2(i + k): lines 0, 2, ...,
+     * 2*1530, each touched by every CTA, at a different word per CTA. */
+    CHECK_EQ_U(jget(r, P "lines"), 1531);
+    CHECK_EQ_U(jget(r, P "sms_per_line.5-8"), 1531);
+    CHECK_EQ_U(jget(r, P "line.true_shared_bytes"), 0);
+    CHECK_EQ_U(jget(r, P "line.false_shared_bytes"), 1531 * 128);
+    json_decref(r);
+    unlink(t.path);
+}
+
+static void bad_options(void)
+{
+    struct tb t;
+    tb_open(&t, "sharing-opts");
+    tb_kernel(&t, 1, 1, 32, 0, 0);
+    tb_load(&t, 0, 0, A);
+    tb_end(&t, 1);
+    tb_close(&t);
+    const char *bad[][2] = {
+        {"{\"analyses\": {\"sharing\": {\"colour\": 1}}}", "$.analyses.sharing.colour"},
+        {"{\"analyses\": {\"sharing\": {\"chips\": 0}}}", "$.analyses.sharing.chips"},
+        {"{\"analyses\": {\"sharing\": {\"chips\": 65}}}", "$.analyses.sharing.chips"},
+        {"{\"analyses\": {\"sharing\": {\"cluster_size\": \"4\"}}}",
+         "$.analyses.sharing.cluster_size"},
+        {"{\"analyses\": {\"sharing\": {\"page_bytes\": 3000}}}", "$.analyses.sharing.page_bytes"},
+        {"{\"analyses\": {\"sharing\": {\"page_bytes\": 64}}}", "$.analyses.sharing.page_bytes"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct gcr_err err = {0};
+        json_t *r = replay_with(bad[i][0], t.path, &err);
+        CHECK(r == NULL);
+        CHECK(err.status == GCR_E_CONFIG);
+        CHECK_STR_CONTAINS(err.msg, bad[i][1]);
+        json_decref(r);
+    }
+    unlink(t.path);
+}
+
+int main(void)
+{
+    (void)tb_nonmem;
+    (void)jreal;
+    read_by_all();
+    disjoint_chips();
+    halves_of_a_line();
+    lines_of_a_page();
+    same_word();
+    later_chips();
+    spans_and_kernels();
+    many_lines();
+    bad_options();
+    CHECK_DONE();
+}
