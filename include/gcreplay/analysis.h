@@ -30,7 +30,9 @@ struct gcr_event {
     enum gcr_event_kind kind;
     uint64_t step;                       /* global issue step: a clock without timing */
     const struct gcr_kernel_begin *kernel;
-    const struct gcr_warp_insn *insn;    /* instruction behind the access; NULL for write-backs */
+    const struct gcr_warp_insn *insn;    /* instruction behind the access; NULL for write-backs.
+                                            Its lane addresses are filled when some analysis
+                                            subscribes to GCR_EV_INSN (they cost time) */
     uint32_t sm;                         /* requesting SM (UINT32_MAX if none, e.g. write-back) */
     uint32_t cta, warp;
     uint32_t unit;                       /* cache instance index at its level */

@@ -74,8 +74,9 @@ int cmd_info(int argc, char **argv)
         case GCR_REC_KERNEL_BEGIN: {
             const struct gcr_kernel_begin *b = &rec.u.kbegin;
             k.obj = json_pack("{s:I, s:o, s:[I,I,I], s:[I,I,I], s:I, s:I}", "id",
-                              (json_int_t)b->id, "name", gcr_report_text(b->name), "grid", (json_int_t)b->grid[0],
-                              (json_int_t)b->grid[1], (json_int_t)b->grid[2], "block",
+                              (json_int_t)b->id, "name", gcr_report_text(b->name), "grid",
+                              (json_int_t)b->grid[0], (json_int_t)b->grid[1],
+                              (json_int_t)b->grid[2], "block",
                               (json_int_t)b->block[0], (json_int_t)b->block[1],
                               (json_int_t)b->block[2], "shmem_bytes",
                               (json_int_t)b->shmem_bytes, "regs_per_thread",

@@ -475,12 +475,10 @@ static void execute(struct gcr_replay *rp, struct sm *sm, uint32_t s, struct war
     in->warp = w->id;
     rp->kernel_counts.mem[in->space][in->op]++;
 
-    /* Observers see the lane addresses of every instruction. */
-    if (rp->bus.mask) {
-        gcr_lane_shape_expand(shape, in);
-        shape->strided = false;
-    }
+    /* Observers of instructions see every lane address; the strided
+     * coalescing path below does not need them. */
     if (gcr_bus_wants(&rp->bus, GCR_EV_INSN)) {
+        gcr_lane_shape_expand(shape, in);
         struct gcr_event ev = {.kind = GCR_EV_INSN, .insn = in, .sm = s, .cta = in->cta,
                                .warp = in->warp};
         gcr_bus_emit(&rp->bus, &ev);

@@ -100,6 +100,20 @@ static void on_dirty(void *vctx, uint64_t line, uint32_t dirty)
     gcr_memsys_writeback(p->ctx.mem, line, dirty);
 }
 
+struct evict_ctx {
+    struct private_l1 *p;
+    uint32_t unit;
+};
+
+static void emit_invalidation(void *vctx, const struct gcr_line_state *line)
+{
+    struct evict_ctx *ec = vctx;
+    struct gcr_access a = {.invalidated = true, .victim_line = line->line_addr,
+                           .victim_valid = line->valid, .victim_dirty = line->dirty,
+                           .victim_used = line->used};
+    emit(ec->p, GCR_EV_L1_EVICT, ec->unit, NULL, line->line_addr, line->valid, false, &a);
+}
+
 /* A new size for every L1 (unified L1/shared carve-out). The L1s are empty at
  * a kernel boundary when invalidation is on; otherwise resizing still starts
  * them empty, like the hardware reconfiguring its L1. Counts carry over. */
@@ -115,6 +129,11 @@ static int private_kernel_begin(void *self, const struct gcr_cache_geometry *l1,
         struct gcr_cache *c = gcr_cache_create(&g, err);
         if (!c)
             return -1;
+        /* The lines of the old L1 leave it: observers see them go. */
+        if (gcr_bus_wants(p->ctx.bus, GCR_EV_L1_EVICT)) {
+            struct evict_ctx ec = {p, i};
+            gcr_cache_for_each_line(p->l1[i], emit_invalidation, &ec);
+        }
         gcr_cache_invalidate_all(p->l1[i], on_dirty, p);
         const uint64_t *old = (const uint64_t *)gcr_cache_stats(p->l1[i]);
         uint64_t *sum = (uint64_t *)&p->retired[i];
@@ -124,20 +143,6 @@ static int private_kernel_begin(void *self, const struct gcr_cache_geometry *l1,
         p->l1[i] = c;
     }
     return 0;
-}
-
-struct evict_ctx {
-    struct private_l1 *p;
-    uint32_t unit;
-};
-
-static void emit_invalidation(void *vctx, const struct gcr_line_state *line)
-{
-    struct evict_ctx *ec = vctx;
-    struct gcr_access a = {.invalidated = true, .victim_line = line->line_addr,
-                           .victim_valid = line->valid, .victim_dirty = line->dirty,
-                           .victim_used = line->used};
-    emit(ec->p, GCR_EV_L1_EVICT, ec->unit, NULL, line->line_addr, line->valid, false, &a);
 }
 
 static void private_kernel_end(void *self)
