@@ -316,6 +316,36 @@ static void on_insn(struct sharing *s, const struct gcr_event *ev)
     uint32_t chip = chip64 < s->chips ? (uint32_t)chip64 : s->chips - 1;
     uint64_t lb = s->line_bytes;
     size_t n = 0;
+    /* The common coalesced case: the replay's stride hint says the lanes
+     * cover one contiguous byte range, so mark it line by line at once. */
+    uint64_t span = in->active_mask ? (uint64_t)gcr_bits_popcount32(in->active_mask) - 1 : 0;
+    uint64_t mag = in->stride < 0 ? 0 - (uint64_t)in->stride : (uint64_t)in->stride;
+    if (in->strided && in->active_mask && mag <= in->width && span * mag < (1ull << 40)) {
+        uint64_t first = in->addr[gcr_bits_ctz32(in->active_mask)];
+        uint64_t lo = in->stride < 0 ? first - span * mag : first;
+        uint64_t last = (in->stride < 0 ? first : first + span * mag) + in->width - 1;
+        if (lo <= first && last >= lo) { /* no wrap-around */
+            for (uint64_t a = lo;;) {
+                uint64_t line = a & ~(lb - 1);
+                uint64_t hi = last - line < lb ? last : line + lb - 1;
+                if (n == PENDING_MAX) {
+                    for (size_t j = 0; j < n; j++)
+                        apply(s, &s->pend[j], chip, ev->sm);
+                    n = 0;
+                }
+                s->pend[n].line = line;
+                memset(s->pend[n].mask, 0, sizeof s->pend[n].mask);
+                mask_set_range(s->pend[n].mask, (uint32_t)(a - line), (uint32_t)(hi - line));
+                n++;
+                if (hi == last)
+                    break;
+                a = hi + 1;
+            }
+            for (size_t j = 0; j < n; j++)
+                apply(s, &s->pend[j], chip, ev->sm);
+            return;
+        }
+    }
     for (uint32_t rest = in->active_mask; rest; rest &= rest - 1) {
         uint64_t a = in->addr[gcr_bits_ctz32(rest)];
         uint64_t last = a + in->width - 1;

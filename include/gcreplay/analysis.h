@@ -19,7 +19,8 @@
 enum gcr_event_kind {
     GCR_EV_KERNEL_BEGIN = 1u << 0, /* kernel set */
     GCR_EV_KERNEL_END = 1u << 1,   /* kernel set; sent before L1s are invalidated */
-    GCR_EV_INSN = 1u << 2,         /* a warp memory instruction issues: insn, sm */
+    GCR_EV_INSN = 1u << 2,         /* a warp memory instruction issues: insn (lane addresses
+                                      filled, strided hint valid), sm */
     GCR_EV_L1_ACCESS = 1u << 3,    /* one request at an L1: unit = L1 instance, sm = requester */
     GCR_EV_L2_ACCESS = 1u << 4,    /* one request at an L2 slice: unit = slice */
     GCR_EV_L1_EVICT = 1u << 5,     /* a line leaves an L1 (replacement or invalidation) */

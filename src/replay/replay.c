@@ -479,6 +479,8 @@ static void execute(struct gcr_replay *rp, struct sm *sm, uint32_t s, struct war
      * coalescing path below does not need them. */
     if (gcr_bus_wants(&rp->bus, GCR_EV_INSN)) {
         gcr_lane_shape_expand(shape, in);
+        in->strided = shape->strided; /* the hint, for observers' fast paths */
+        in->stride = shape->stride;
         struct gcr_event ev = {.kind = GCR_EV_INSN, .insn = in, .sm = s, .cta = in->cta,
                                .warp = in->warp};
         gcr_bus_emit(&rp->bus, &ev);

@@ -183,7 +183,7 @@ void gcr_report_classes(json_t *period)
     int have_l2 = ok && warp > 0;
     int rep_ok = 1;
     const json_t *rep = json_object_get(json_object_get(period, "analyses"), "replication");
-    double ratio = number_at(rep, "ratio", NULL, &rep_ok);
+    double ratio = number_at(rep, "replication_ratio", "all", &rep_ok);
     rep_ok = rep_ok && rep;
 
     json_t *classes = json_object();

@@ -257,7 +257,7 @@ progress)
 golden)
   # Full reports compared byte for byte with committed ones. After a deliberate
   # change, regenerate with GCR_UPDATE_GOLDEN=1 and review the diff.
-  for pair in "volta80 vecadd" "volta80 stencil" "fermi28 stencil"; do
+  for pair in "volta80 vecadd" "volta80 stencil" "fermi28 stencil" "volta80-analyses stencil"; do
     set -- $pair
     want=tests/cli/golden/$2--$1.json
     expect_exit 0 "$GCR" run -q --config "examples/configs/$1.json" --json "$work/got.json" \

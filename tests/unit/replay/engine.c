@@ -319,6 +319,33 @@ static void bypass_and_carveout(void)
     unlink(t.path);
 }
 
+/* Workload classes with the replication analysis: 4 SMs each read the same 8
+ * lines once: 32 L1 misses, 24 with the line already in another L1 (ratio
+ * 0.75), L1 miss rate 1: replication-sensitive by both rules. */
+static void classes_with_replication(void)
+{
+    struct tb t;
+    tb_open(&t, "classes");
+    tb_kernel(&t, 1, 4, 32, 0, 0);
+    for (uint32_t c = 0; c < 4; c++)
+        for (uint64_t l = 0; l < 8; l++)
+            tb_load(&t, c, 0, A + l * 128);
+    tb_end(&t, 1);
+    tb_close(&t);
+    json_t *r = must_replay("{\"gpu\": {\"sms\": 4}, \"analyses\": {\"replication\": {}}}",
+                            t.path);
+    const json_t *cl = json_object_get(json_object_get(r, "total"), "classes");
+    const json_t *rs = json_object_get(cl, "replication_sensitive");
+    CHECK(json_is_true(json_object_get(rs, "member")));
+    double ratio = json_real_value(json_object_get(json_object_get(rs, "values"),
+                                                   "replication_ratio"));
+    CHECK(ratio > 0.7499 && ratio < 0.7501);
+    CHECK(json_is_true(json_object_get(json_object_get(cl, "replication_sensitive_ch4"),
+                                       "member")));
+    json_decref(r);
+    unlink(t.path);
+}
+
 static void errors_and_determinism(void)
 {
     struct tb t;
@@ -368,6 +395,7 @@ int main(void)
     spaces_and_atomics();
     slices();
     bypass_and_carveout();
+    classes_with_replication();
     errors_and_determinism();
     CHECK_DONE();
 }
