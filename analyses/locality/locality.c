@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/bits.h"
 #include "gcreplay/analysis.h"
 
 #define EMPTY_KEY UINT64_MAX /* never a line address (those are aligned) */
@@ -30,19 +31,9 @@ struct table {
     size_t count;
 };
 
-static inline uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
-    return x;
-}
-
 static inline size_t home(const struct table *t, uint64_t line, uint32_t group)
 {
-    return (size_t)mix64(line ^ ((uint64_t)group * 0x9e3779b97f4a7c15ull)) & (t->cap - 1);
+    return (size_t)gcr_hash_fmix64(line ^ ((uint64_t)group * 0x9e3779b97f4a7c15ull)) & (t->cap - 1);
 }
 
 static int table_init(struct table *t, size_t cap)
@@ -300,21 +291,14 @@ static int fill(const struct locality *lo, const struct locality_counts *k, json
     return rc;
 }
 
-static void add_counts(struct locality_counts *sum, const struct locality_counts *k)
-{
-    const uint64_t *from = (const uint64_t *)k;
-    uint64_t *to = (uint64_t *)sum;
-    for (size_t i = 0; i < sizeof *k / sizeof(uint64_t); i++)
-        to[i] += from[i];
-}
-
 static int locality_report_kernel(void *self, json_t *section, struct gcr_err *err)
 {
     struct locality *lo = self;
     if (lo->failed)
         return gcr_fail(err, GCR_E_NOMEM, "analysis locality: out of memory");
     int rc = fill(lo, &lo->kernel, section);
-    add_counts(&lo->total, &lo->kernel);
+    gcr_add_u64s((uint64_t *)&lo->total, (const uint64_t *)&lo->kernel,
+                 sizeof(struct locality_counts) / sizeof(uint64_t));
     memset(&lo->kernel, 0, sizeof lo->kernel);
     return rc ? gcr_fail(err, GCR_E_NOMEM, "out of memory") : 0;
 }
@@ -326,7 +310,8 @@ static int locality_report_total(void *self, json_t *section, struct gcr_err *er
         return gcr_fail(err, GCR_E_NOMEM, "analysis locality: out of memory");
     /* Kernels are reported as they end; anything after the last one is added here. */
     struct locality_counts t = lo->total;
-    add_counts(&t, &lo->kernel);
+    gcr_add_u64s((uint64_t *)&t, (const uint64_t *)&lo->kernel,
+                 sizeof(struct locality_counts) / sizeof(uint64_t));
     return fill(lo, &t, section) ? gcr_fail(err, GCR_E_NOMEM, "out of memory") : 0;
 }
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/bits.h"
 #include "gcreplay/analysis.h"
 
 enum { MC_COMPULSORY, MC_CAPACITY, MC_CONFLICT, MC_3C };
@@ -62,15 +63,6 @@ struct miss_classes {
     int oom;
 };
 
-static inline uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
 static int table_init(struct mc_table *t, uint32_t n)
 {
     t->slots = malloc((size_t)n * sizeof *t->slots);
@@ -85,7 +77,7 @@ static int table_init(struct mc_table *t, uint32_t n)
 
 static inline uint32_t table_home(uint64_t line, uint32_t unit, uint32_t mask)
 {
-    return (uint32_t)mix64(line ^ ((uint64_t)unit << 56) ^ unit) & mask;
+    return (uint32_t)gcr_hash_splitmix64(line ^ ((uint64_t)unit << 56) ^ unit) & mask;
 }
 
 static int table_grow(struct mc_table *t)

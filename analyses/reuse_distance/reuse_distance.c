@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/bits.h"
 #include "gcreplay/analysis.h"
 
 #define RD_EXACT_MAX 16     /* distances 0..15 are counted one by one */
@@ -37,15 +38,6 @@ struct rd_stack {
     uint32_t cap;       /* times available before a compaction */
     uint32_t now;       /* next time */
 };
-
-static inline uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
 
 static int stack_init(struct rd_stack *s)
 {
@@ -143,7 +135,7 @@ static int stack_grow_map(struct rd_stack *s)
     for (uint32_t i = 0; i <= s->slot_mask; i++) {
         if (s->slots[i].time == RD_EMPTY)
             continue;
-        uint32_t j = (uint32_t)mix64(s->slots[i].key) & (n - 1);
+        uint32_t j = (uint32_t)gcr_hash_splitmix64(s->slots[i].key) & (n - 1);
         while (slots[j].time != RD_EMPTY)
             j = (j + 1) & (n - 1);
         slots[j] = s->slots[i];
@@ -259,7 +251,7 @@ static inline void access_key(struct reuse_distance *rd, uint32_t sm, uint64_t k
     g->kernel.accesses++;
     if (p)
         p->kernel.accesses++;
-    uint64_t h = mix64(key);
+    uint64_t h = gcr_hash_splitmix64(key);
     /* The sampling decision uses the high hash bits, the map the low ones, so
      * the sampled keys still spread over the whole map. */
     if (rd->rate < 1.0 && (h >> (64 - RD_SAMPLE_BITS)) >= rd->threshold)

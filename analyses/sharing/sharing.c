@@ -29,16 +29,6 @@ struct table {
     size_t words; /* per slot */
 };
 
-static inline uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
-    return x;
-}
-
 static int table_init(struct table *t, size_t cap, size_t words)
 {
     t->slots = malloc(cap * words * sizeof *t->slots);
@@ -54,7 +44,7 @@ static int table_init(struct table *t, size_t cap, size_t words)
 
 static inline size_t table_home(const struct table *t, uint64_t k0, uint64_t k1)
 {
-    return (size_t)mix64(k0 ^ (k1 * 0x9e3779b97f4a7c15ull)) & (t->cap - 1);
+    return (size_t)gcr_hash_fmix64(k0 ^ (k1 * 0x9e3779b97f4a7c15ull)) & (t->cap - 1);
 }
 
 static int table_grow(struct table *t)
@@ -509,14 +499,6 @@ static int fill(const struct sharing *s, const struct sharing_counts *k, json_t 
     return rc;
 }
 
-static void add_counts(struct sharing_counts *sum, const struct sharing_counts *k)
-{
-    const uint64_t *from = (const uint64_t *)k;
-    uint64_t *to = (uint64_t *)sum;
-    for (size_t i = 0; i < sizeof *k / sizeof(uint64_t); i++)
-        to[i] += from[i];
-}
-
 static int sharing_report_kernel(void *self, json_t *section, struct gcr_err *err)
 {
     struct sharing *s = self;
@@ -525,7 +507,8 @@ static int sharing_report_kernel(void *self, json_t *section, struct gcr_err *er
     memset(&s->kernel, 0, sizeof s->kernel);
     if (summarise(s, err) != 0)
         return -1;
-    add_counts(&s->total, &s->kernel);
+    gcr_add_u64s((uint64_t *)&s->total, (const uint64_t *)&s->kernel,
+                 sizeof(struct sharing_counts) / sizeof(uint64_t));
     if (fill(s, &s->kernel, section) != 0)
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     return 0;

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/bits.h"
 #include "cli/cli.h"
 #include "gcreplay/config.h"
 #include "gcreplay/trace.h"
@@ -46,16 +47,6 @@ enum { BENCH_WARPS = 8, BENCH_INSNS_PER_WARP = 256, BENCH_CTAS_PER_KERNEL = 2048
 
 enum bench_mix { MIX_TYPICAL, MIX_STREAMING, MIX_DIVERGENT, MIX_COUNT };
 static const char *const mix_names[MIX_COUNT] = {"typical", "streaming", "divergent"};
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
-    return x;
-}
 
 enum access_kind { STREAM, STREAM8, TILE, NEIGHBOUR, TABLE, GATHER, STORE, SHARED };
 
@@ -97,7 +88,8 @@ static void bench_insn(struct gcr_warp_insn *in, enum bench_mix mix, uint64_t g,
     case GATHER: /* 4 lanes per random line */
         for (int lane = 0; lane < 32; lane++)
             in->addr[lane] = 0x3000000000ull +
-                             (mix64(g * 1000003 + k * 131 + (uint64_t)lane / 4) % 524288) * 128 +
+                             (gcr_hash_fmix64(g * 1000003 + k * 131 + (uint64_t)lane / 4) %
+                              524288) * 128 +
                              (uint64_t)(lane % 4) * 4;
         return;
     case STORE:

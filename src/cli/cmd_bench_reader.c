@@ -13,6 +13,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "core/bits.h"
 #include "cli/cli.h"
 #include "core/numfmt.h"
 #include "gcreplay/trace.h"
@@ -80,16 +81,6 @@ static void out_str(struct out *o, const char *s)
 
 /* A 64-bit mixer (splitmix64's finaliser): repeatable pseudo-random address deltas, so that the
  * compressed copies are about as large as those of real traces (xz: a few % of the text). */
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    x ^= x >> 31;
-    return x;
-}
-
 /* One warp's program, in order. Non-memory lines carry their text after the mask; memory
  * lines are built from their kind. About a third of the lines access memory, as in the real
  * traces of shared/traces/accelsim (22 to 43 %). */
@@ -171,7 +162,8 @@ static void insn_line(struct out *o, uint64_t gw, unsigned k)
         p = gcr_put_hex(p, base, 1);
         for (uint64_t lane = 1; lane < 32; lane++) { /* a gather: deltas of +-8 KB */
             *p++ = ' ';
-            p = gcr_put_sdec(p, (int64_t)(mix64(gw << 16 | k << 8 | lane) % 2048) * 8 - 8192);
+            uint64_t h = gcr_hash_splitmix64(gw << 16 | k << 8 | lane);
+            p = gcr_put_sdec(p, (int64_t)(h % 2048) * 8 - 8192);
         }
         *p++ = ' ';
         break;
@@ -188,7 +180,8 @@ static void insn_line(struct out *o, uint64_t gw, unsigned k)
         p = gcr_put_hex(p, base, 1);
         for (uint64_t lane = 1; lane < 16; lane++) { /* histogram bins: random in 1 KB */
             *p++ = ' ';
-            p = gcr_put_sdec(p, (int64_t)(mix64(gw << 16 | k << 8 | lane) % 256) * 4 - 512);
+            uint64_t h = gcr_hash_splitmix64(gw << 16 | k << 8 | lane);
+            p = gcr_put_sdec(p, (int64_t)(h % 256) * 4 - 512);
         }
         *p++ = ' ';
         break;

@@ -4,6 +4,7 @@
 #define GCREPLAY_CORE_BITS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #if defined(__POPCNT__)
@@ -42,6 +43,36 @@ static inline unsigned gcr_bits_ctz64(uint64_t x) { return (unsigned)__builtin_c
 static inline unsigned gcr_bits_ctz32(uint32_t x) { return (unsigned)__builtin_ctz(x); }
 
 static inline bool gcr_is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
+
+/* 64-bit mixers for hash tables and sampling: MurmurHash3's finaliser and
+ * SplitMix64's. Each user keeps the one it was written with, so tables and
+ * samples stay as they were. */
+static inline uint64_t gcr_hash_fmix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
+static inline uint64_t gcr_hash_splitmix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* Element-wise sum of two arrays of counters (statistics structs made only
+ * of uint64_t fields, summed over kernels or units). */
+static inline void gcr_add_u64s(uint64_t *to, const uint64_t *from, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        to[i] += from[i];
+}
 
 /* log2 of a power of two. */
 static inline unsigned gcr_bits_log2(uint64_t pow2) { return gcr_bits_ctz64(pow2); }

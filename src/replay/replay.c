@@ -1,5 +1,6 @@
 /* The replay engine: CTA dispatch, warp interleaving, coalescing, and the
  * per-kernel accounting that becomes the report. */
+#include "core/bits.h"
 #include "gcreplay/replay.h"
 
 #include <assert.h>
@@ -638,14 +639,6 @@ static void snapshot(struct gcr_replay *rp)
     memset(&rp->kernel_counts, 0, sizeof rp->kernel_counts);
 }
 
-static void add_counts(struct insn_counts *to, const struct insn_counts *from)
-{
-    const uint64_t *f = (const uint64_t *)from;
-    uint64_t *t = (uint64_t *)to;
-    for (size_t i = 0; i < sizeof *from / sizeof(uint64_t); i++)
-        t[i] += f[i];
-}
-
 static json_t *counts_json(const struct insn_counts *c)
 {
     json_t *by_space = json_object();
@@ -880,7 +873,8 @@ static int replay_kernel(struct gcr_replay *rp, struct gcr_reader *r,
     json_object_update(id, k); /* identity first, then the figures */
     json_decref(k);
     json_array_append_new(rp->kernels, id);
-    add_counts(&rp->counts, &rp->kernel_counts);
+    gcr_add_u64s((uint64_t *)&rp->counts, (const uint64_t *)&rp->kernel_counts,
+                 sizeof rp->counts / sizeof(uint64_t));
     if (analyses_report(rp, id, true, err) != 0)
         goto out;
     gcr_report_classes(id);

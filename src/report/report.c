@@ -1,3 +1,4 @@
+#include "core/bits.h"
 #include "report/report.h"
 
 #include "core/atomic_file.h"
@@ -64,14 +65,6 @@ static void diff(const struct gcr_cache_stats *now, const struct gcr_cache_stats
         o[i] = a[i] - (b ? b[i] : 0);
 }
 
-static void add(struct gcr_cache_stats *to, const struct gcr_cache_stats *x)
-{
-    uint64_t *t = (uint64_t *)to;
-    const uint64_t *a = (const uint64_t *)x;
-    for (size_t i = 0; i < NSTATS; i++)
-        t[i] += a[i];
-}
-
 static json_t *ratio(uint64_t num, uint64_t den)
 {
     return den ? json_real((double)num / (double)den) : json_null();
@@ -101,7 +94,7 @@ json_t *gcr_report_level(const struct gcr_cache_stats *now, const struct gcr_cac
     for (uint32_t i = 0; i < n; i++) {
         struct gcr_cache_stats d;
         diff(&now[i], then ? &then[i] : NULL, &d);
-        add(&sum, &d);
+        gcr_add_u64s((uint64_t *)&sum, (const uint64_t *)&d, NSTATS);
         uint64_t line_m = d.outcomes[0][GCR_MISS_LINE] + d.outcomes[1][GCR_MISS_LINE];
         uint64_t sect_m = d.outcomes[0][GCR_MISS_SECTOR] + d.outcomes[1][GCR_MISS_SECTOR];
         uint64_t v[NCOLS] = {d.accesses[0] + d.accesses[1],

@@ -806,8 +806,10 @@ static int text_writer_write(void *state, const struct gcr_record *rec, struct g
         p = gcr_put_str(p, gcr_op_name((enum gcr_op)in->op));
         *p++ = ' ';
         p = gcr_put_str(p, gcr_space_name((enum gcr_space)in->space));
-        if (in->cache_op != GCR_CACHEOP_DEFAULT)
-            p = gcr_put_str(gcr_put_str(p, " cache="), gcr_cache_op_name((enum gcr_cache_op)in->cache_op));
+        if (in->cache_op != GCR_CACHEOP_DEFAULT) {
+            p = gcr_put_str(p, " cache=");
+            p = gcr_put_str(p, gcr_cache_op_name((enum gcr_cache_op)in->cache_op));
+        }
         *p++ = ' ';
         p = gcr_put_udec(p, in->width);
         *p++ = ' ';

@@ -30,7 +30,8 @@ static const char *base =
     "-gpgpu_scheduler gto\n"
     "-gpgpu_cache:dl1 S:4:128:64,L:T:m:L:L,A:512:8,16:0,32\n"
     "-gpgpu_cache:dl2 N:64:128:8,F:B:f:W:X,A:256:4,4:0,64\n"
-    "-gpgpu_mem_addr_mapping dramid@9;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.RBBBCCCB.CCCSSSSS\n"
+    "-gpgpu_mem_addr_mapping dramid@9;00000000.00000000.00000000.00000000."
+    "0000RRRR.RRRRRRRR.RBBBCCCB.CCCSSSSS\n"
     "-gpgpu_memory_partition_indexing 1\n"
     "-gpgpu_dram_timing_opt \"nbk=16:CCD=1:RRD=3:\n"
     "                        CL=12:WL=2\"\n"
@@ -109,7 +110,8 @@ int main(void)
     json_decref(c);
 
     /* A later file overrides an earlier one, as in Accel-Sim (trace.config). */
-    write_file(1, "-gpgpu_perf_sim_memcpy 0\n-gpgpu_n_clusters 3\n-trace_opcode_latency_initiation_int 2,2\n");
+    write_file(1, "-gpgpu_perf_sim_memcpy 0\n-gpgpu_n_clusters 3\n"
+                  "-trace_opcode_latency_initiation_int 2,2\n");
     c = import(2, "two", &err);
     CHECK(c != NULL);
     CHECK_EQ_U(num(c, "gpu", "sms"), 6);
