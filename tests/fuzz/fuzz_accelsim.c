@@ -24,6 +24,9 @@
 #include "core/stream.h"
 #include "gcreplay/format.h"
 
+#define FUZZ_TARGET "fuzz-accelsim"
+#include "fuzz_util.h"
+
 extern const struct gcr_trace_format gcr_format_accelsim;
 
 static char dir_path[4096];
@@ -35,21 +38,6 @@ static void remove_temps(void)
         unlink(in_path);
     if (dir_path[0])
         rmdir(dir_path);
-}
-
-static void put_file(const char *path, const uint8_t *data, size_t size)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f || (size && fwrite(data, 1, size, f) != size) || fclose(f) != 0) {
-        perror(path);
-        abort();
-    }
-}
-
-static void fail(const char *what, const struct gcr_err *err)
-{
-    fprintf(stderr, "fuzz-accelsim: %s (%s: %s)\n", what, gcr_status_name(err->status), err->msg);
-    abort();
 }
 
 static void check_record(const struct gcr_record *rec, struct gcr_stream_rules *rules,

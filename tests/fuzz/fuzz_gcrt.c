@@ -25,6 +25,9 @@
 
 #include "gcreplay/format.h"
 
+#define FUZZ_TARGET "fuzz-gcrt"
+#include "fuzz_util.h"
+
 extern const struct gcr_trace_format gcr_format_gcrt;
 
 #define MAX_KEPT 4096 /* records kept for the write/re-read check */
@@ -50,21 +53,6 @@ static void make_temp(char *path, size_t n, const char *tag)
         abort();
     }
     close(fd);
-}
-
-static void put_file(const char *path, const uint8_t *data, size_t size)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f || (size && fwrite(data, 1, size, f) != size) || fclose(f) != 0) {
-        perror(path);
-        abort();
-    }
-}
-
-static void fail(const char *what, const struct gcr_err *err)
-{
-    fprintf(stderr, "fuzz-gcrt: %s (%s: %s)\n", what, gcr_status_name(err->status), err->msg);
-    abort();
 }
 
 /* Kept records; kernel names are copied because the reader's pointer is only valid until its

@@ -3,6 +3,7 @@
 #ifndef GCR_TEST_CHECK_H
 #define GCR_TEST_CHECK_H
 
+#include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,34 @@ static int check_failures;
             check_failures++;                                                                \
         }                                                                                    \
     } while (0)
+
+/* Every bad-* file of a fixtures directory is listed exactly once in a table
+ * whose entries start with a NUL-terminated file name (entries of `stride`
+ * bytes, as read from that directory's README). */
+static inline void check_bad_fixtures_listed(const char *dir, const void *entries, size_t stride,
+                                             int n)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    int bad_files = 0;
+    CHECK(d != NULL);
+    while (d && (de = readdir(d)) != NULL) {
+        if (strncmp(de->d_name, "bad-", 4) != 0)
+            continue;
+        bad_files++;
+        int found = 0;
+        for (int i = 0; i < n; i++)
+            found += strcmp((const char *)entries + (size_t)i * stride, de->d_name) == 0;
+        if (found != 1) {
+            fprintf(stderr, "%s:%d: %s is listed %d times in fixtures/README.md\n", __FILE__,
+                    __LINE__, de->d_name, found);
+            check_failures++;
+        }
+    }
+    if (d)
+        closedir(d);
+    CHECK_EQ_U(bad_files, n);
+}
 
 /* End of main(): the exit status meson reads. */
 #define CHECK_DONE()                                                                         \

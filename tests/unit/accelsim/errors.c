@@ -3,7 +3,6 @@
  * and an error is final (the reader keeps returning it). A few entries are also pinned here,
  * so that an edited README cannot weaken them. Runs in the fixture folder, so that messages
  * carry the bare names. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,30 +108,6 @@ static void test_listed(const struct entry *e, int n)
     }
 }
 
-static void test_every_fixture_listed(const struct entry *e, int n)
-{
-    DIR *d = opendir(".");
-    struct dirent *de;
-    int bad_files = 0;
-    CHECK(d != NULL);
-    while (d && (de = readdir(d)) != NULL) {
-        if (strncmp(de->d_name, "bad-", 4) != 0)
-            continue;
-        bad_files++;
-        int found = 0;
-        for (int i = 0; i < n; i++)
-            found += strcmp(e[i].name, de->d_name) == 0;
-        if (found != 1) {
-            fprintf(stderr, "%s:%d: %s is listed %d times in fixtures/README.md\n", __FILE__,
-                    __LINE__, de->d_name, found);
-            check_failures++;
-        }
-    }
-    if (d)
-        closedir(d);
-    CHECK_EQ_U(bad_files, n);
-}
-
 static void test_pinned(void)
 {
     static const struct {
@@ -174,7 +149,7 @@ int main(void)
     for (int i = 0; i < n; i++)
         CHECK(entries[i].status[0] != '\0' && entries[i].msg[0] != '\0');
     test_listed(entries, n);
-    test_every_fixture_listed(entries, n);
+    check_bad_fixtures_listed(".", entries, sizeof *entries, n);
     test_pinned();
     CHECK_DONE();
 }

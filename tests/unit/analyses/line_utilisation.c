@@ -1,5 +1,4 @@
 /* Line utilisation analysis: lines leaving an L1 with a known number of used sectors. */
-#include <math.h>
 
 #include "replay/replay_util.h"
 
@@ -7,15 +6,6 @@
 #define P "kernels.0.analyses.line_utilisation."
 #define T "total.analyses.line_utilisation."
 
-#define CHECK_REAL(r, path, want)                                                            \
-    do {                                                                                     \
-        double got_ = jreal(r, path);                                                        \
-        if (fabs(got_ - (want)) > 1e-9) {                                                    \
-            fprintf(stderr, "%s:%d: %s = %.12g, want %.12g\n", __FILE__, __LINE__, path,     \
-                    got_, (double)(want));                                                   \
-            check_failures++;                                                                \
-        }                                                                                    \
-    } while (0)
 
 /* A load of `sectors` consecutive 32-B sectors from the start of a line. */
 static void load_sectors(struct tb *t, uint32_t cta, uint64_t line, uint32_t sectors)

@@ -1,7 +1,6 @@
 /* Locality analysis: tiny traces whose L2-hit origin and in-cluster remote
  * hits are known by construction. One one-warp CTA per SM (round-robin puts
  * CTA c on SM c); each step SM 0 issues before SM 1, and so on. */
-#include <math.h>
 
 #include "replay/replay_util.h"
 
@@ -9,15 +8,6 @@
 #define B 0x900000ull
 #define P "kernels.0.analyses.locality."
 
-#define CHECK_REAL(r, path, want)                                                            \
-    do {                                                                                     \
-        double got_ = jreal(r, path);                                                        \
-        if (fabs(got_ - (want)) > 1e-9) {                                                    \
-            fprintf(stderr, "%s:%d: %s = %.12g, want %.12g\n", __FILE__, __LINE__, path,     \
-                    got_, (double)(want));                                                   \
-            check_failures++;                                                                \
-        }                                                                                    \
-    } while (0)
 
 static json_t *run(const char *path, uint32_t sms, const char *l1d, const char *options)
 {

@@ -1,5 +1,4 @@
 /* Replication analysis: tiny traces whose replication is known by construction. */
-#include <math.h>
 
 #include "replay/replay_util.h"
 
@@ -7,15 +6,6 @@
 #define STORE(t, cta, mask, base) \
     tb_access(t, cta, 0, GCR_OP_STORE, GCR_SPACE_GLOBAL, 4, mask, base, 4)
 
-#define CHECK_REAL(r, path, want)                                                            \
-    do {                                                                                     \
-        double got_ = jreal(r, path);                                                        \
-        if (fabs(got_ - (want)) > 1e-9) {                                                    \
-            fprintf(stderr, "%s:%d: %s = %.12g, want %.12g\n", __FILE__, __LINE__, path,     \
-                    got_, (double)(want));                                                   \
-            check_failures++;                                                                \
-        }                                                                                    \
-    } while (0)
 
 #define P "kernels.0.analyses.replication."
 #define T "total.analyses.replication."

@@ -3,6 +3,7 @@
 #ifndef GCR_TEST_REPLAY_UTIL_H
 #define GCR_TEST_REPLAY_UTIL_H
 
+#include <math.h>
 #include <stdarg.h>
 #include <unistd.h>
 
@@ -155,5 +156,16 @@ static double jreal(const json_t *root, const char *path)
         x = json_is_array(x) ? json_array_get(x, (size_t)atoi(tok)) : json_object_get(x, tok);
     return json_is_number(x) ? json_number_value(x) : -1.0;
 }
+
+/* A real number of the report at path equals want (within 1e-9). */
+#define CHECK_REAL(r, path, want)                                                            \
+    do {                                                                                     \
+        double got_ = jreal(r, path);                                                        \
+        if (fabs(got_ - (want)) > 1e-9) {                                                    \
+            fprintf(stderr, "%s:%d: %s = %.12g, want %.12g\n", __FILE__, __LINE__, path,     \
+                    got_, (double)(want));                                                   \
+            check_failures++;                                                                \
+        }                                                                                    \
+    } while (0)
 
 #endif

@@ -1,7 +1,6 @@
 /* Text reader errors: every bad fixture gives exactly the status and message
  * listed in trace-formats/text/fixtures/README.md, and every bad-*.txt in the
  * fixture folder is listed there (so the documentation cannot drift). */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,30 +121,6 @@ static void test_listed_fixtures(const struct entry *e, int n)
     }
 }
 
-static void test_every_fixture_listed(const struct entry *e, int n)
-{
-    DIR *d = opendir(FIXTURES);
-    struct dirent *de;
-    int bad_files = 0;
-    CHECK(d != NULL);
-    while (d && (de = readdir(d)) != NULL) {
-        if (strncmp(de->d_name, "bad-", 4) != 0)
-            continue;
-        bad_files++;
-        int found = 0;
-        for (int i = 0; i < n; i++)
-            found += strcmp(e[i].name, de->d_name) == 0;
-        if (found != 1) {
-            fprintf(stderr, "%s:%d: %s is listed %d times in fixtures/README.md\n", __FILE__,
-                    __LINE__, de->d_name, found);
-            check_failures++;
-        }
-    }
-    if (d)
-        closedir(d);
-    CHECK_EQ_U(bad_files, n);
-}
-
 /* A few entries checked against values written here, independently of the
  * README, so that an edited README cannot weaken them. */
 static void test_pinned(void)
@@ -185,7 +160,7 @@ int main(void)
     for (int i = 0; i < n; i++)
         CHECK(entries[i].status[0] != '\0' && entries[i].msg[0] != '\0');
     test_listed_fixtures(entries, n);
-    test_every_fixture_listed(entries, n);
+    check_bad_fixtures_listed(FIXTURES, entries, sizeof *entries, n);
     test_pinned();
     CHECK_DONE();
 }
