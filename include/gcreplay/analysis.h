@@ -25,7 +25,27 @@ enum gcr_event_kind {
     GCR_EV_L2_ACCESS = 1u << 4,    /* one request at an L2 slice: unit = slice */
     GCR_EV_L1_EVICT = 1u << 5,     /* a line leaves an L1 (replacement or invalidation) */
     GCR_EV_L2_EVICT = 1u << 6,     /* a line leaves an L2 slice */
+    GCR_EV_TRANSFER = 1u << 7,     /* one message crosses a network: net, from, to, bytes,
+                                      downstream (the timing backend's input) */
 };
+
+/* The networks a message can cross. Endpoints (`from`/`to` of a transfer):
+ *  GCR_NET_L2        L1 side <-> L2 slices (the crossbar; DC-L1's NoC#2): the L1-side
+ *                    endpoint is the memory port (the SM for private L1s, the DC-L1
+ *                    node for DC-L1), the other is the L2 slice (global index).
+ *  GCR_NET_CORE_L1   cores <-> L1 instances they do not own (DC-L1's NoC#1, a shared
+ *                    L1's remote home, a COLAB redirect): SM <-> L1 instance.
+ *  GCR_NET_CHIP_LINK inter-chip links: chip <-> chip.
+ *  GCR_NET_DRAM      L2 slice <-> its DRAM channel: slice <-> slice.
+ * Organisations publish the messages of their own networks; the memory system
+ * publishes GCR_NET_L2 and GCR_NET_DRAM. */
+enum gcr_net {
+    GCR_NET_L2 = 0,
+    GCR_NET_CORE_L1 = 1,
+    GCR_NET_CHIP_LINK = 2,
+    GCR_NET_DRAM = 3,
+};
+#define GCR_NUM_NETS 4
 
 struct gcr_event {
     enum gcr_event_kind kind;
@@ -43,6 +63,13 @@ struct gcr_event {
     const struct gcr_access *access;     /* result of the access or eviction info */
     uint64_t kernel_warp_insns;          /* KERNEL_END: the kernel's warp instructions
                                             (memory or not): the MPKI/APKI denominator */
+    /* TRANSFER only. A message is a request (downstream, toward DRAM, carrying
+     * store data if any) or a reply (upstream, carrying read data); `bytes` is
+     * its data payload, 0 for a read request (consumers add header sizes). */
+    enum gcr_net net;
+    uint32_t from, to;
+    uint32_t bytes;
+    bool downstream;
 };
 
 struct gcr_sim_info {

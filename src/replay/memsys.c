@@ -44,16 +44,42 @@ static void emit(struct gcr_memsys *m, enum gcr_event_kind kind, uint32_t slice,
     gcr_bus_emit(m->bus, &ev);
 }
 
-/* One access to the slice owning the line, with everything it sends to DRAM. */
-static void slice_access(struct gcr_memsys *m, uint32_t sm, uint64_t line, uint32_t sectors,
-                         bool is_write, const struct gcr_warp_insn *insn, struct gcr_access *a)
+/* One message on a network, for the timing backend and traffic observers. */
+static void transfer(struct gcr_memsys *m, enum gcr_net net, uint32_t from, uint32_t to,
+                     uint32_t bytes, bool downstream, uint32_t sm,
+                     const struct gcr_warp_insn *insn)
+{
+    struct gcr_event ev = {.kind = GCR_EV_TRANSFER, .net = net, .from = from, .to = to,
+                           .bytes = bytes, .downstream = downstream, .sm = sm, .insn = insn};
+    gcr_bus_emit(m->bus, &ev);
+}
+
+/* One access to the slice owning the line, with everything it sends to DRAM.
+ * The request and its reply cross the L2 network between port and slice. */
+static void slice_access(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t line,
+                         uint32_t sectors, bool is_write, uint32_t write_bytes,
+                         const struct gcr_warp_insn *insn, struct gcr_access *a)
 {
     uint32_t slice = gcr_config_slice_of(m->cfg, line);
+    bool timed = gcr_bus_wants(m->bus, GCR_EV_TRANSFER);
+    if (timed)
+        transfer(m, GCR_NET_L2, port, slice, is_write ? write_bytes : 0, true, sm, insn);
     gcr_cache_access(m->slices[slice], line, sectors, is_write, a);
     uint32_t sb = m->cfg->sector_bytes;
-    m->traffic.dram_read_bytes += (uint64_t)popcount32(a->fetch_mask) * sb;
-    m->traffic.dram_write_bytes +=
-        (uint64_t)(popcount32(a->forward_mask) + popcount32(a->victim_dirty)) * sb;
+    uint32_t dram_read = popcount32(a->fetch_mask) * sb;
+    uint32_t dram_write = (popcount32(a->forward_mask) + popcount32(a->victim_dirty)) * sb;
+    m->traffic.dram_read_bytes += dram_read;
+    m->traffic.dram_write_bytes += dram_write;
+    if (timed) {
+        if (dram_write)
+            transfer(m, GCR_NET_DRAM, slice, slice, dram_write, true, sm, insn);
+        if (dram_read) {
+            transfer(m, GCR_NET_DRAM, slice, slice, 0, true, sm, insn);
+            transfer(m, GCR_NET_DRAM, slice, slice, dram_read, false, sm, insn);
+        }
+        if (!is_write) /* reads (and atomics) are answered with their sectors */
+            transfer(m, GCR_NET_L2, slice, port, popcount32(sectors) * sb, false, sm, insn);
+    }
     if (gcr_bus_wants(m->bus, GCR_EV_L2_ACCESS))
         emit(m, GCR_EV_L2_ACCESS, slice, sm, line, sectors, is_write, insn, a);
     if (a->evicted && gcr_bus_wants(m->bus, GCR_EV_L2_EVICT))
@@ -62,50 +88,56 @@ static void slice_access(struct gcr_memsys *m, uint32_t sm, uint64_t line, uint3
 
 /* In sector granularity every sector is its own L2 request, as GPGPU-Sim
  * breaks L1 misses into 32-B sector requests at the memory partition. */
-static void l2_request(struct gcr_memsys *m, uint32_t sm, uint64_t line, uint32_t sectors,
-                       bool is_write, const struct gcr_warp_insn *insn)
+static void l2_request(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t line,
+                       uint32_t sectors, bool is_write, uint32_t write_bytes,
+                       const struct gcr_warp_insn *insn)
 {
     struct gcr_access a;
     if (m->cfg->granularity == GCR_GRAN_LINE) {
-        slice_access(m, sm, line, sectors, is_write, insn, &a);
+        slice_access(m, sm, port, line, sectors, is_write, write_bytes, insn, &a);
         return;
     }
-    for (uint32_t rest = sectors; rest; rest &= rest - 1)
-        slice_access(m, sm, line, rest & -rest, is_write, insn, &a);
+    /* Store data is split evenly over the sector requests (whole bytes). */
+    uint32_t n = popcount32(sectors), k = 0;
+    for (uint32_t rest = sectors; rest; rest &= rest - 1, k++) {
+        uint32_t share = write_bytes / n + (k < write_bytes % n);
+        slice_access(m, sm, port, line, rest & -rest, is_write, share, insn, &a);
+    }
 }
 
-void gcr_memsys_read(struct gcr_memsys *m, uint32_t sm, uint64_t line, uint32_t sectors,
-                     bool bypass_l1, const struct gcr_warp_insn *insn)
+void gcr_memsys_read(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t line,
+                     uint32_t sectors, bool bypass_l1, const struct gcr_warp_insn *insn)
 {
     uint64_t bytes = (uint64_t)popcount32(sectors) * m->cfg->sector_bytes;
     if (bypass_l1)
         m->traffic.l2_to_sm_bypass_bytes += bytes;
     else
         m->traffic.l2_to_l1_bytes += bytes;
-    l2_request(m, sm, line, sectors, false, insn);
+    l2_request(m, sm, port, line, sectors, false, 0, insn);
 }
 
-void gcr_memsys_write(struct gcr_memsys *m, uint32_t sm, uint64_t line, uint32_t sectors,
-                      uint32_t bytes, const struct gcr_warp_insn *insn)
+void gcr_memsys_write(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t line,
+                      uint32_t sectors, uint32_t bytes, const struct gcr_warp_insn *insn)
 {
     m->traffic.l1_to_l2_write_bytes += bytes;
-    l2_request(m, sm, line, sectors, true, insn);
+    l2_request(m, sm, port, line, sectors, true, bytes, insn);
 }
 
-void gcr_memsys_writeback(struct gcr_memsys *m, uint64_t line, uint32_t dirty)
+void gcr_memsys_writeback(struct gcr_memsys *m, uint32_t port, uint64_t line, uint32_t dirty)
 {
-    m->traffic.l1_writeback_bytes += (uint64_t)popcount32(dirty) * m->cfg->sector_bytes;
-    l2_request(m, UINT32_MAX, line, dirty, true, NULL);
+    uint32_t bytes = popcount32(dirty) * m->cfg->sector_bytes;
+    m->traffic.l1_writeback_bytes += bytes;
+    l2_request(m, UINT32_MAX, port, line, dirty, true, bytes, NULL);
 }
 
-void gcr_memsys_atomic(struct gcr_memsys *m, uint32_t sm, uint64_t line, uint32_t sectors,
-                       const struct gcr_warp_insn *insn)
+void gcr_memsys_atomic(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t line,
+                       uint32_t sectors, const struct gcr_warp_insn *insn)
 {
     /* An atomic needs the old value: it is a read at L2 (fetching what is
      * missing from DRAM), after which a write-back L2 holds the line dirty. */
     uint32_t slice = gcr_config_slice_of(m->cfg, line);
     struct gcr_access a;
-    l2_request(m, sm, line, sectors, false, insn);
+    l2_request(m, sm, port, line, sectors, false, 0, insn);
     if (m->cfg->l2.write_policy == GCR_WRITE_BACK) {
         gcr_cache_fill(m->slices[slice], line, sectors, true, &a);
     } else {

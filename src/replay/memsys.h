@@ -29,17 +29,21 @@ int gcr_memsys_init(struct gcr_memsys *m, const struct gcr_config *cfg, struct g
                     struct gcr_err *err);
 void gcr_memsys_fini(struct gcr_memsys *m);
 
+/* `sm` is the requesting SM (what analyses see); `port` the endpoint the
+ * request leaves from on the L2 network (GCR_NET_L2 transfers): the SM itself
+ * for private L1s and L1 bypasses, the node for DC-L1. */
+
 /* An L1 (or an L1-bypassing load) reads sectors of a line. */
-void gcr_memsys_read(struct gcr_memsys *m, uint32_t sm, uint64_t line, uint32_t sectors,
-                     bool bypass_l1, const struct gcr_warp_insn *insn);
+void gcr_memsys_read(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t line,
+                     uint32_t sectors, bool bypass_l1, const struct gcr_warp_insn *insn);
 /* Store data leaving an SM or L1 (write-through, write-evict, write-around). */
-void gcr_memsys_write(struct gcr_memsys *m, uint32_t sm, uint64_t line, uint32_t sectors,
-                      uint32_t bytes, const struct gcr_warp_insn *insn);
-/* A dirty L1 line being written back. */
-void gcr_memsys_writeback(struct gcr_memsys *m, uint64_t line, uint32_t dirty);
+void gcr_memsys_write(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t line,
+                      uint32_t sectors, uint32_t bytes, const struct gcr_warp_insn *insn);
+/* A dirty L1 line being written back from port. */
+void gcr_memsys_writeback(struct gcr_memsys *m, uint32_t port, uint64_t line, uint32_t dirty);
 /* An atomic or reduction executed at L2 (read-modify-write). */
-void gcr_memsys_atomic(struct gcr_memsys *m, uint32_t sm, uint64_t line, uint32_t sectors,
-                       const struct gcr_warp_insn *insn);
+void gcr_memsys_atomic(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t line,
+                       uint32_t sectors, const struct gcr_warp_insn *insn);
 /* Host-to-device copy written into L2 before kernels (config l2.prefill_memcpy). */
 void gcr_memsys_prefill(struct gcr_memsys *m, uint64_t dst, uint64_t bytes);
 

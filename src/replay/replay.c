@@ -520,13 +520,13 @@ static void execute(struct gcr_replay *rp, struct sm *sm, uint32_t s, struct war
                                       : rp->reqs[i].sector_mask;
         if (atomic) {
             rp->kernel_counts.atomic_requests++;
-            gcr_memsys_atomic(&rp->mem, s, line, sectors, in);
+            gcr_memsys_atomic(&rp->mem, s, s, line, sectors, in);
         } else if (bypass) {
             rp->kernel_counts.bypass_requests++;
             if (is_write)
-                gcr_memsys_write(&rp->mem, s, line, sectors, rp->reqs[i].bytes, in);
+                gcr_memsys_write(&rp->mem, s, s, line, sectors, rp->reqs[i].bytes, in);
             else
-                gcr_memsys_read(&rp->mem, s, line, sectors, true, in);
+                gcr_memsys_read(&rp->mem, s, s, line, sectors, true, in);
         } else {
             struct gcr_req req = {.line_addr = line, .sector_mask = sectors,
                                   .bytes = rp->reqs[i].bytes, .is_write = is_write, .sm = s,

@@ -85,25 +85,25 @@ static enum gcr_outcome private_access(void *self, const struct gcr_req *req)
         if (gcr_bus_wants(p->ctx.bus, GCR_EV_L1_EVICT))
             emit(p, GCR_EV_L1_EVICT, req->sm, NULL, a.victim_line, a.victim_valid, false, &a);
         if (a.victim_dirty)
-            gcr_memsys_writeback(mem, a.victim_line, a.victim_dirty);
+            gcr_memsys_writeback(mem, req->sm, a.victim_line, a.victim_dirty);
     }
     if (a.fetch_mask)
-        gcr_memsys_read(mem, req->sm, req->line_addr, a.fetch_mask, false, req->insn);
+        gcr_memsys_read(mem, req->sm, req->sm, req->line_addr, a.fetch_mask, false, req->insn);
     if (a.forward_mask)
-        gcr_memsys_write(mem, req->sm, req->line_addr, a.forward_mask, req->bytes, req->insn);
+        gcr_memsys_write(mem, req->sm, req->sm, req->line_addr, a.forward_mask, req->bytes, req->insn);
     return a.outcome;
-}
-
-static void on_dirty(void *vctx, uint64_t line, uint32_t dirty)
-{
-    struct private_l1 *p = vctx;
-    gcr_memsys_writeback(p->ctx.mem, line, dirty);
 }
 
 struct evict_ctx {
     struct private_l1 *p;
     uint32_t unit;
 };
+
+static void on_dirty(void *vctx, uint64_t line, uint32_t dirty)
+{
+    struct evict_ctx *ec = vctx;
+    gcr_memsys_writeback(ec->p->ctx.mem, ec->unit, line, dirty);
+}
 
 static void emit_invalidation(void *vctx, const struct gcr_line_state *line)
 {
@@ -130,11 +130,10 @@ static int private_kernel_begin(void *self, const struct gcr_cache_geometry *l1,
         if (!c)
             return -1;
         /* The lines of the old L1 leave it: observers see them go. */
-        if (gcr_bus_wants(p->ctx.bus, GCR_EV_L1_EVICT)) {
-            struct evict_ctx ec = {p, i};
+        struct evict_ctx ec = {p, i};
+        if (gcr_bus_wants(p->ctx.bus, GCR_EV_L1_EVICT))
             gcr_cache_for_each_line(p->l1[i], emit_invalidation, &ec);
-        }
-        gcr_cache_invalidate_all(p->l1[i], on_dirty, p);
+        gcr_cache_invalidate_all(p->l1[i], on_dirty, &ec);
         const uint64_t *old = (const uint64_t *)gcr_cache_stats(p->l1[i]);
         uint64_t *sum = (uint64_t *)&p->retired[i];
         for (size_t k = 0; k < sizeof p->retired[i] / sizeof(uint64_t); k++)
@@ -151,11 +150,10 @@ static void private_kernel_end(void *self)
     if (!p->ctx.config->l1_invalidate_at_kernel_end)
         return;
     for (uint32_t i = 0; i < p->n; i++) {
-        if (gcr_bus_wants(p->ctx.bus, GCR_EV_L1_EVICT)) {
-            struct evict_ctx ec = {p, i};
+        struct evict_ctx ec = {p, i};
+        if (gcr_bus_wants(p->ctx.bus, GCR_EV_L1_EVICT))
             gcr_cache_for_each_line(p->l1[i], emit_invalidation, &ec);
-        }
-        gcr_cache_invalidate_all(p->l1[i], on_dirty, p);
+        gcr_cache_invalidate_all(p->l1[i], on_dirty, &ec);
     }
 }
 
