@@ -55,4 +55,29 @@ struct gcr_l1org_ops {
 
 extern const struct gcr_l1org_ops *const gcr_l1orgs[];
 
+/* Building blocks every organisation made of gcr_cache L1 instances needs
+ * (src/replay/l1org.c), so each one publishes the same events the same way. */
+
+/* Publishes one L1 event (access or eviction) of instance `unit`; req names the
+ * requester and may be NULL (write-backs, invalidations). */
+void gcr_l1org_emit(struct gcr_bus *bus, enum gcr_event_kind kind, uint32_t unit,
+                    const struct gcr_req *req, uint64_t line, uint32_t sectors, bool is_write,
+                    const struct gcr_access *a);
+
+/* Empties L1 instance `unit`: observers see every line leave (GCR_EV_L1_EVICT)
+ * and dirty sectors are written back to memory from port `port`. */
+void gcr_l1org_invalidate(struct gcr_cache *c, uint32_t unit, uint32_t port,
+                          struct gcr_memsys *mem, struct gcr_bus *bus);
+
+/* Replaces *c by an empty cache of geometry g (seed g->seed), invalidating the
+ * old one as above and adding its counters to *retired so cumulative
+ * statistics survive a resize (unified L1/shared carve-out). */
+int gcr_l1org_resize(struct gcr_cache **c, const struct gcr_cache_geometry *g, uint32_t unit,
+                     uint32_t port, struct gcr_cache_stats *retired, struct gcr_memsys *mem,
+                     struct gcr_bus *bus, struct gcr_err *err);
+
+/* out = a + b, counter by counter (out may be a or b). */
+void gcr_cache_stats_sum(struct gcr_cache_stats *out, const struct gcr_cache_stats *a,
+                         const struct gcr_cache_stats *b);
+
 #endif

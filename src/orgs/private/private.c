@@ -54,21 +54,6 @@ static int private_create(void **self, const struct gcr_l1org_ctx *ctx, const js
     return 0;
 }
 
-static void emit(struct private_l1 *p, enum gcr_event_kind kind, uint32_t unit,
-                 const struct gcr_req *req, uint64_t line, uint32_t sectors, bool is_write,
-                 const struct gcr_access *a)
-{
-    struct gcr_event ev = {.kind = kind, .unit = unit, .line_addr = line, .sector_mask = sectors,
-                           .is_write = is_write, .access = a, .sm = UINT32_MAX};
-    if (req) {
-        ev.sm = req->sm;
-        ev.cta = req->cta;
-        ev.warp = req->warp;
-        ev.insn = req->insn;
-    }
-    gcr_bus_emit(p->ctx.bus, &ev);
-}
-
 static enum gcr_outcome private_access(void *self, const struct gcr_req *req)
 {
     struct private_l1 *p = self;
@@ -77,41 +62,23 @@ static enum gcr_outcome private_access(void *self, const struct gcr_req *req)
     gcr_cache_access(p->l1[req->sm], req->line_addr, req->sector_mask, req->is_write, &a);
 
     if (gcr_bus_wants(p->ctx.bus, GCR_EV_L1_ACCESS))
-        emit(p, GCR_EV_L1_ACCESS, req->sm, req, req->line_addr, req->sector_mask, req->is_write,
-             &a);
+        gcr_l1org_emit(p->ctx.bus, GCR_EV_L1_ACCESS, req->sm, req, req->line_addr,
+                       req->sector_mask, req->is_write, &a);
     /* A line left the L1: replaced (evicted) or removed by write-evict
      * (invalidated); the victim fields describe it either way. */
     if (a.evicted || a.invalidated) {
         if (gcr_bus_wants(p->ctx.bus, GCR_EV_L1_EVICT))
-            emit(p, GCR_EV_L1_EVICT, req->sm, NULL, a.victim_line, a.victim_valid, false, &a);
+            gcr_l1org_emit(p->ctx.bus, GCR_EV_L1_EVICT, req->sm, NULL, a.victim_line,
+                           a.victim_valid, false, &a);
         if (a.victim_dirty)
             gcr_memsys_writeback(mem, req->sm, a.victim_line, a.victim_dirty);
     }
     if (a.fetch_mask)
         gcr_memsys_read(mem, req->sm, req->sm, req->line_addr, a.fetch_mask, false, req->insn);
     if (a.forward_mask)
-        gcr_memsys_write(mem, req->sm, req->sm, req->line_addr, a.forward_mask, req->bytes, req->insn);
+        gcr_memsys_write(mem, req->sm, req->sm, req->line_addr, a.forward_mask, req->bytes,
+                         req->insn);
     return a.outcome;
-}
-
-struct evict_ctx {
-    struct private_l1 *p;
-    uint32_t unit;
-};
-
-static void on_dirty(void *vctx, uint64_t line, uint32_t dirty)
-{
-    struct evict_ctx *ec = vctx;
-    gcr_memsys_writeback(ec->p->ctx.mem, ec->unit, line, dirty);
-}
-
-static void emit_invalidation(void *vctx, const struct gcr_line_state *line)
-{
-    struct evict_ctx *ec = vctx;
-    struct gcr_access a = {.invalidated = true, .victim_line = line->line_addr,
-                           .victim_valid = line->valid, .victim_dirty = line->dirty,
-                           .victim_used = line->used};
-    emit(ec->p, GCR_EV_L1_EVICT, ec->unit, NULL, line->line_addr, line->valid, false, &a);
 }
 
 /* A new size for every L1 (unified L1/shared carve-out). The L1s are empty at
@@ -126,20 +93,9 @@ static int private_kernel_begin(void *self, const struct gcr_cache_geometry *l1,
     for (uint32_t i = 0; i < p->n; i++) {
         struct gcr_cache_geometry g = *l1;
         g.seed = l1->seed + i;
-        struct gcr_cache *c = gcr_cache_create(&g, err);
-        if (!c)
+        if (gcr_l1org_resize(&p->l1[i], &g, i, i, &p->retired[i], p->ctx.mem, p->ctx.bus,
+                             err) != 0)
             return -1;
-        /* The lines of the old L1 leave it: observers see them go. */
-        struct evict_ctx ec = {p, i};
-        if (gcr_bus_wants(p->ctx.bus, GCR_EV_L1_EVICT))
-            gcr_cache_for_each_line(p->l1[i], emit_invalidation, &ec);
-        gcr_cache_invalidate_all(p->l1[i], on_dirty, &ec);
-        const uint64_t *old = (const uint64_t *)gcr_cache_stats(p->l1[i]);
-        uint64_t *sum = (uint64_t *)&p->retired[i];
-        for (size_t k = 0; k < sizeof p->retired[i] / sizeof(uint64_t); k++)
-            sum[k] += old[k];
-        gcr_cache_destroy(p->l1[i]);
-        p->l1[i] = c;
     }
     return 0;
 }
@@ -149,12 +105,8 @@ static void private_kernel_end(void *self)
     struct private_l1 *p = self;
     if (!p->ctx.config->l1_invalidate_at_kernel_end)
         return;
-    for (uint32_t i = 0; i < p->n; i++) {
-        struct evict_ctx ec = {p, i};
-        if (gcr_bus_wants(p->ctx.bus, GCR_EV_L1_EVICT))
-            gcr_cache_for_each_line(p->l1[i], emit_invalidation, &ec);
-        gcr_cache_invalidate_all(p->l1[i], on_dirty, &ec);
-    }
+    for (uint32_t i = 0; i < p->n; i++)
+        gcr_l1org_invalidate(p->l1[i], i, i, p->ctx.mem, p->ctx.bus);
 }
 
 static uint32_t private_instances(void *self)
@@ -166,13 +118,8 @@ static uint32_t private_instances(void *self)
 static void private_collect_stats(void *self, struct gcr_cache_stats *per_sm)
 {
     struct private_l1 *p = self;
-    for (uint32_t i = 0; i < p->n; i++) {
-        const uint64_t *now = (const uint64_t *)gcr_cache_stats(p->l1[i]);
-        const uint64_t *old = (const uint64_t *)&p->retired[i];
-        uint64_t *out = (uint64_t *)&per_sm[i];
-        for (size_t k = 0; k < sizeof per_sm[i] / sizeof(uint64_t); k++)
-            out[k] = old[k] + now[k];
-    }
+    for (uint32_t i = 0; i < p->n; i++)
+        gcr_cache_stats_sum(&per_sm[i], &p->retired[i], gcr_cache_stats(p->l1[i]));
 }
 
 const struct gcr_l1org_ops gcr_l1org_private = {

@@ -1,0 +1,73 @@
+/* Building blocks shared by the L1 organisations (see l1org.h). */
+#include "replay/l1org.h"
+
+#include "core/bits.h"
+
+void gcr_l1org_emit(struct gcr_bus *bus, enum gcr_event_kind kind, uint32_t unit,
+                    const struct gcr_req *req, uint64_t line, uint32_t sectors, bool is_write,
+                    const struct gcr_access *a)
+{
+    struct gcr_event ev = {.kind = kind, .unit = unit, .line_addr = line, .sector_mask = sectors,
+                           .is_write = is_write, .access = a, .sm = UINT32_MAX};
+    if (req) {
+        ev.sm = req->sm;
+        ev.cta = req->cta;
+        ev.warp = req->warp;
+        ev.insn = req->insn;
+    }
+    gcr_bus_emit(bus, &ev);
+}
+
+struct leaving {
+    struct gcr_bus *bus;
+    struct gcr_memsys *mem;
+    uint32_t unit, port;
+};
+
+static void publish_line(void *vctx, const struct gcr_line_state *line)
+{
+    struct leaving *l = vctx;
+    struct gcr_access a = {.invalidated = true, .victim_line = line->line_addr,
+                           .victim_valid = line->valid, .victim_dirty = line->dirty,
+                           .victim_used = line->used};
+    gcr_l1org_emit(l->bus, GCR_EV_L1_EVICT, l->unit, NULL, line->line_addr, line->valid, false,
+                   &a);
+}
+
+static void write_back(void *vctx, uint64_t line, uint32_t dirty)
+{
+    struct leaving *l = vctx;
+    gcr_memsys_writeback(l->mem, l->port, line, dirty);
+}
+
+void gcr_l1org_invalidate(struct gcr_cache *c, uint32_t unit, uint32_t port,
+                          struct gcr_memsys *mem, struct gcr_bus *bus)
+{
+    struct leaving l = {bus, mem, unit, port};
+    if (gcr_bus_wants(bus, GCR_EV_L1_EVICT))
+        gcr_cache_for_each_line(c, publish_line, &l);
+    gcr_cache_invalidate_all(c, write_back, &l);
+}
+
+void gcr_cache_stats_sum(struct gcr_cache_stats *out, const struct gcr_cache_stats *a,
+                         const struct gcr_cache_stats *b)
+{
+    /* gcr_cache_stats is a plain block of uint64_t counters. */
+    struct gcr_cache_stats sum = *a;
+    gcr_add_u64s((uint64_t *)&sum, (const uint64_t *)b, sizeof sum / sizeof(uint64_t));
+    *out = sum;
+}
+
+int gcr_l1org_resize(struct gcr_cache **c, const struct gcr_cache_geometry *g, uint32_t unit,
+                     uint32_t port, struct gcr_cache_stats *retired, struct gcr_memsys *mem,
+                     struct gcr_bus *bus, struct gcr_err *err)
+{
+    struct gcr_cache *fresh = gcr_cache_create(g, err);
+    if (!fresh)
+        return -1;
+    gcr_l1org_invalidate(*c, unit, port, mem, bus);
+    gcr_cache_stats_sum(retired, retired, gcr_cache_stats(*c));
+    gcr_cache_destroy(*c);
+    *c = fresh;
+    return 0;
+}
