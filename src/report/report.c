@@ -280,6 +280,19 @@ static void row(FILE *out, const char *id, const char *name, const json_t *p)
             (double)geti(tr, "dram_write_bytes", NULL) / 1024.0);
 }
 
+/* One line of COLAB figures under the table (src/orgs/README.md defines them). */
+static void colab_line(FILE *out, const json_t *c)
+{
+    json_int_t misses = geti(c, "read_misses", NULL), served = geti(c, "served", NULL);
+    fprintf(out, "COLAB: %lld L1 read misses, %lld redirected: %lld served (%.2f %% of misses), "
+            "%lld stale; %lld false negatives; %lld L2 read requests avoided (%.1f KB)\n",
+            (long long)misses, (long long)geti(c, "redirected", NULL), (long long)served,
+            misses ? 100.0 * (double)served / (double)misses : 0.0,
+            (long long)geti(c, "stale", NULL), (long long)geti(c, "false_negatives", NULL),
+            (long long)geti(c, "l2_read_requests_avoided", NULL),
+            (double)geti(c, "noc_read_bytes_saved", NULL) / 1024.0);
+}
+
 void gcr_report_print_table(const json_t *report, FILE *out)
 {
     const json_t *cfg = json_object_get(report, "config");
@@ -299,4 +312,8 @@ void gcr_report_print_table(const json_t *report, FILE *out)
         row(out, id, json_string_value(json_object_get(k, "name")), k);
     }
     row(out, "total", "", json_object_get(report, "total"));
+    const json_t *colab =
+        json_object_get(json_object_get(json_object_get(report, "total"), "L1D"), "colab");
+    if (colab)
+        colab_line(out, colab);
 }

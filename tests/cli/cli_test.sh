@@ -276,6 +276,45 @@ bench-small)
   contains "$work/out" "mem-insn/s"
   contains "$work/out" "peak-RSS-MB"
   ;;
+colab)
+  # COLAB on every trace format (Accel-Sim directory, its native conversion,
+  # the text examples) and beside every analysis; it cuts L2 reads on the
+  # broadcast example.
+  acc=../shared/traces/accelsim/sgemm_tiled
+  expect_exit 0 "$GCR" run --config examples/configs/volta80-colab.json --json "$work/a.json" "$acc"
+  contains "$work/out" "COLAB: "
+  check_report "$work/a.json"
+  expect_exit 0 "$GCR" convert "$acc" "$work/sg.gcrt"
+  expect_exit 0 "$GCR" run -q --config examples/configs/volta80-colab.json --json "$work/n.json" "$work/sg.gcrt"
+  python3 - "$work/a.json" "$work/n.json" <<'PY' || fail "COLAB: Accel-Sim and native reports differ"
+import json, sys
+a, n = (json.load(open(p))["total"] for p in sys.argv[1:])
+assert a == n
+assert a["L1D"]["colab"]["served"] > 0
+PY
+  python3 - examples/configs/volta80-analyses.json "$work/all.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["l1d"]["organization"] = "colab"
+c["analyses"]["remote_probe"] = {"group_size": 8, "policies": [{}, {"C": 4, "S": 2, "P": 0.5}]}
+json.dump(c, open(sys.argv[2], "w"))
+PY
+  for tr in "$acc" examples/traces/stencil.txt; do
+    expect_exit 0 "$GCR" run -q --config "$work/all.json" --json "$work/r.json" "$tr"
+    check_report "$work/r.json"
+  done
+  expect_exit 0 "$GCR" run -q --config examples/configs/volta80.json --json "$work/p.json" examples/traces/broadcast.txt
+  expect_exit 0 "$GCR" run -q --config examples/configs/volta80-colab.json --json "$work/c.json" examples/traces/broadcast.txt
+  python3 - "$work/p.json" "$work/c.json" <<'PY' || fail "COLAB: L2 reads on broadcast.txt"
+import json, sys
+p, c = (json.load(open(f))["total"] for f in sys.argv[1:])
+# 40 SMs x 8 lines of x + 320 private lines of W; COLAB fetches x once per
+# cluster of 8 SMs (5 clusters): 40 + 320.
+assert p["L2"]["reads"]["accesses"] == 640, p["L2"]["reads"]
+assert c["L2"]["reads"]["accesses"] == 360, c["L2"]["reads"]
+assert c["L1D"]["colab"]["l2_read_requests_avoided"] == 280
+PY
+  ;;
 *)
   echo "unknown case $case_name" >&2
   exit 2
