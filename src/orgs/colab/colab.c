@@ -7,29 +7,21 @@
  * requester the line's owner. README.md of src/orgs/ and the l1d.colab section
  * of examples/configs/README.md define every figure and option.
  *
- * The table is a gcr_cache used as a tag store (so it has the replacement
- * policies and hashed lookups of every cache) and, beside it, a map from line
- * to owner SM holding exactly the lines the tag store holds: entries enter on
- * an update and leave when the tag store evicts them or is invalidated. */
+ * The table is a gcr_cache used as a tag store, so it has the replacement
+ * policies and hashed lookups of every cache; the owner of each entry is kept
+ * in an array parallel to the tag store's ways (gcr_cache_slot), so an entry
+ * and its owner come and go together. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/bits.h"
 #include "replay/l1org.h"
 
-/* Line -> owner SM, open addressing with linear probing; at most half full
- * because it never holds more lines than its table has entries. */
-struct owner_map {
-    uint64_t *keys;  /* line_addr | 1 (lines are aligned, so bit 0 is free); 0 = empty */
-    uint32_t *owner;
-    size_t cap, used; /* cap is a power of two */
-    unsigned shift;   /* 64 - log2(cap) */
-};
-
 struct cluster {
-    struct gcr_cache *table;
-    struct owner_map owners;
-    uint32_t *members; /* SM indices */
+    struct gcr_cache *table; /* tag store: which lines have an entry, and replacement */
+    uint32_t *owner;         /* per table slot (gcr_cache_slot): the owner SM */
+    uint64_t valid;          /* entries in the table */
+    uint32_t *members;       /* SM indices */
     uint32_t nmembers;
 };
 
@@ -69,81 +61,6 @@ struct colab {
 
     struct colab_counts c;
 };
-
-/* ------------------------------------------------------------- owner map */
-
-static size_t map_slot(const struct owner_map *m, uint64_t key)
-{
-    return (size_t)(gcr_hash_fmix64(key) >> m->shift);
-}
-
-static int map_init(struct owner_map *m, uint64_t entries)
-{
-    size_t cap = 16;
-    while (cap < 2 * entries)
-        cap *= 2;
-    m->keys = calloc(cap, sizeof *m->keys);
-    m->owner = calloc(cap, sizeof *m->owner);
-    m->cap = cap;
-    m->used = 0;
-    m->shift = 64u - gcr_bits_log2(cap);
-    return m->keys && m->owner ? 0 : -1;
-}
-
-static bool map_find(const struct owner_map *m, uint64_t line, uint32_t *owner)
-{
-    uint64_t key = line | 1u;
-    size_t mask = m->cap - 1;
-    for (size_t i = map_slot(m, key); m->keys[i]; i = (i + 1) & mask)
-        if (m->keys[i] == key) {
-            *owner = m->owner[i];
-            return true;
-        }
-    return false;
-}
-
-static void map_put(struct owner_map *m, uint64_t line, uint32_t owner)
-{
-    uint64_t key = line | 1u;
-    size_t mask = m->cap - 1, i = map_slot(m, key);
-    while (m->keys[i] && m->keys[i] != key)
-        i = (i + 1) & mask;
-    if (!m->keys[i]) {
-        m->keys[i] = key;
-        m->used++;
-    }
-    m->owner[i] = owner;
-}
-
-/* Deletes by backward shift, so lookups never need tombstones. */
-static void map_erase(struct owner_map *m, uint64_t line)
-{
-    uint64_t key = line | 1u;
-    size_t mask = m->cap - 1, i = map_slot(m, key);
-    while (m->keys[i] != key) {
-        if (!m->keys[i])
-            return;
-        i = (i + 1) & mask;
-    }
-    m->used--;
-    for (size_t j = (i + 1) & mask; m->keys[j]; j = (j + 1) & mask) {
-        size_t home = map_slot(m, m->keys[j]);
-        /* Move j into the hole at i unless its home lies cyclically in (i, j]. */
-        bool stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
-        if (!stays) {
-            m->keys[i] = m->keys[j];
-            m->owner[i] = m->owner[j];
-            i = j;
-        }
-    }
-    m->keys[i] = 0;
-}
-
-static void map_clear(struct owner_map *m)
-{
-    memset(m->keys, 0, m->cap * sizeof *m->keys);
-    m->used = 0;
-}
 
 /* --------------------------------------------------------------- options */
 
@@ -239,8 +156,7 @@ static void colab_destroy(void *self)
     if (cb->clusters)
         for (uint32_t c = 0; c < cb->nclusters; c++) {
             gcr_cache_destroy(cb->clusters[c].table);
-            free(cb->clusters[c].owners.keys);
-            free(cb->clusters[c].owners.owner);
+            free(cb->clusters[c].owner);
             free(cb->clusters[c].members);
         }
     free(cb->clusters);
@@ -295,7 +211,7 @@ static int build_clusters(struct colab *cb, struct gcr_err *err)
         }
         if (!(cl->table = gcr_cache_create(&g, err)))
             return -1;
-        if (map_init(&cl->owners, (uint64_t)g.sets * g.ways) != 0)
+        if (!(cl->owner = calloc((size_t)g.sets * g.ways, sizeof *cl->owner)))
             return gcr_fail(err, GCR_E_NOMEM, "out of memory");
         cb->table_entries += (uint64_t)g.sets * g.ways;
     }
@@ -347,9 +263,10 @@ static void table_update(struct colab *cb, struct cluster *cl, uint64_t line, ui
 {
     struct gcr_access ta;
     gcr_cache_access(cl->table, line, 1u, false, &ta);
-    if (ta.evicted)
-        map_erase(&cl->owners, ta.victim_line);
-    map_put(&cl->owners, line, owner);
+    if (ta.allocated && !ta.evicted)
+        cl->valid++;
+    /* The entry's slot: a replaced entry's owner is overwritten with it. */
+    cl->owner[gcr_cache_slot(cl->table, line)] = owner;
     cb->c.table_updates++;
 }
 
@@ -357,7 +274,7 @@ static void table_clear(struct colab *cb)
 {
     for (uint32_t c = 0; c < cb->nclusters; c++) {
         gcr_cache_invalidate_all(cb->clusters[c].table, NULL, NULL);
-        map_clear(&cb->clusters[c].owners);
+        cb->clusters[c].valid = 0;
     }
 }
 
@@ -443,8 +360,9 @@ static enum gcr_outcome colab_access(void *self, const struct gcr_req *req)
 
     /* Writes and own-L1 hits never consult the table. */
     if (!req->is_write && !(present && (req->sector_mask & ~valid) == 0)) {
-        uint32_t owner = 0;
-        bool found = map_find(&cl->owners, req->line_addr, &owner);
+        int64_t slot = gcr_cache_slot(cl->table, req->line_addr);
+        bool found = slot >= 0;
+        uint32_t owner = found ? cl->owner[slot] : 0;
         cb->c.lookups++;
         if (found && owner != s) {
             cb->c.table_hits++;
@@ -500,7 +418,7 @@ static void colab_kernel_end(void *self)
     struct colab *cb = self;
     uint64_t valid = 0;
     for (uint32_t c = 0; c < cb->nclusters; c++)
-        valid += cb->clusters[c].owners.used;
+        valid += cb->clusters[c].valid;
     cb->c.occupancy_samples++;
     cb->c.occupancy_sum += (double)valid / (double)cb->table_entries;
     if (valid > cb->c.valid_entries_max)
