@@ -449,9 +449,6 @@ static int parse_policy(struct remote_probe *rp, const json_t *o, size_t idx, co
                             origin, path);
         }
     }
-    /* C beyond the group means every other member. */
-    if (pol->targets > rp->group_size - 1)
-        pol->targets = rp->group_size - 1;
     return 0;
 }
 
@@ -504,6 +501,7 @@ static int parse_options(struct remote_probe *rp, const json_t *options, const c
                                           .selector = SELECT_INDEX};
         if (policies && parse_policy(rp, json_array_get(policies, p), p, origin, err) != 0)
             return -1;
+        /* C beyond the group means every other member. */
         if (rp->policies[p].targets > rp->group_size - 1)
             rp->policies[p].targets = rp->group_size - 1;
     }
