@@ -275,6 +275,33 @@ static void false_negative(void)
     rig_close(&r);
 }
 
+/* The table's replacement policy decides which entry a fill evicts: a
+ * served redirect refreshes its entry under LRU, not under FIFO. */
+static void replacement(void)
+{
+    const char *opts[2] = {"{\"cluster_size\": 2, \"table_ways\": 2}",
+                           "{\"cluster_size\": 2, \"table_ways\": 2, "
+                           "\"table_replacement\": \"fifo\"}"};
+    for (int fifo = 0; fifo < 2; fifo++) {
+        struct rig r;
+        rig_open(&r, opts[fifo]);
+        rd(&r, 0, A, 0xf); /* table: A */
+        rd(&r, 0, B, 0xf); /* table: A, B */
+        rd(&r, 1, A, 0xf); /* served by SM 0; LRU refreshes A, FIFO does not */
+        rd(&r, 0, C, 0xf); /* the table evicts B (LRU) or A (FIFO); SM 0's L1 evicts B */
+        rd(&r, 1, A, 0xf); /* LRU: served again; FIFO: table miss while SM 0 holds A */
+        json_t *s = report(&r);
+        CHECK_EQ_U(num(s, "served"), fifo ? 1 : 2);
+        CHECK_EQ_U(num(s, "false_negatives"), fifo ? 1 : 0);
+        CHECK_EQ_U(num(s, "servable_in_cluster"), 2);
+        CHECK_STR_CONTAINS(json_string_value(json_object_get(json_object_get(s, "table"),
+                                                             "replacement")),
+                           fifo ? "fifo" : "lru");
+        json_decref(s);
+        rig_close(&r);
+    }
+}
+
 /* Writes never consult or update the table under write-evict; the kernel
  * boundary empties L1s and table together. */
 static void writes_and_kernel_end(void)
@@ -314,6 +341,7 @@ int main(void)
     self_pointer();
     stale_but_held_elsewhere();
     false_negative();
+    replacement();
     writes_and_kernel_end();
     CHECK_DONE();
 }
