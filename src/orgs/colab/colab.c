@@ -306,8 +306,9 @@ static bool held_elsewhere(const struct colab *cb, const struct cluster *cl, uin
 }
 
 /* The owner's L1 serves the requester's read miss (every sector valid there). */
-static enum gcr_outcome serve_remote(struct colab *cb, struct cluster *cl, const struct gcr_req *req,
-                                     uint32_t owner, bool present, uint32_t valid)
+static enum gcr_outcome serve_remote(struct colab *cb, struct cluster *cl,
+                                     const struct gcr_req *req, uint32_t owner, bool present,
+                                     uint32_t valid)
 {
     const struct gcr_config *cfg = cb->ctx.config;
     uint32_t s = req->sm, sb = cfg->sector_bytes;

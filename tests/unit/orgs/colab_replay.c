@@ -74,8 +74,9 @@ static void broadcast(void)
     json_decref(c);
 
     /* Sector granularity: every line request is 4 sector requests. */
-    p = run(t.path, "\"organization\": \"private\"", ", \"coalescer\": {\"granularity\": \"sector\"}");
-    c = run(t.path, "\"organization\": \"colab\"", ", \"coalescer\": {\"granularity\": \"sector\"}");
+    const char *sector = ", \"coalescer\": {\"granularity\": \"sector\"}";
+    p = run(t.path, "\"organization\": \"private\"", sector);
+    c = run(t.path, "\"organization\": \"colab\"", sector);
     CHECK_EQ_U(jget(p, "total.L2.reads.accesses"), 8 * LINES * 4);
     CHECK_EQ_U(jget(c, "total.L2.reads.accesses"), LINES * 4);
     CHECK_EQ_U(jget(c, T "l2_read_requests_avoided"), 7 * LINES * 4);
