@@ -280,6 +280,42 @@ static void row(FILE *out, const char *id, const char *name, const json_t *p)
             (double)geti(tr, "dram_write_bytes", NULL) / 1024.0);
 }
 
+/* An L1 organisation's key figures: the scalars of total.L1D.<org>.summary
+ * (src/orgs/README.md), a few per line. */
+static void org_summary(FILE *out, const json_t *report)
+{
+    const char *org = json_string_value(
+        json_object_get(json_object_get(json_object_get(report, "config"), "l1d"),
+                        "organization"));
+    const json_t *total_l1 = json_object_get(json_object_get(report, "total"), "L1D");
+    const json_t *summary = json_object_get(json_object_get(total_l1, org ? org : ""), "summary");
+    if (!json_is_object(summary) || !json_object_size(summary))
+        return;
+    const char *key;
+    const json_t *v;
+    int col = 0;
+    json_object_foreach((json_t *)summary, key, v) {
+        char val[32];
+        if (json_is_integer(v))
+            snprintf(val, sizeof val, "%lld", (long long)json_integer_value(v));
+        else if (json_is_real(v))
+            snprintf(val, sizeof val, "%.4g", json_real_value(v));
+        else if (json_is_string(v))
+            snprintf(val, sizeof val, "%s", json_string_value(v));
+        else
+            snprintf(val, sizeof val, "-");
+        if (col == 0)
+            col = fprintf(out, "L1D %s:", org);
+        col += fprintf(out, "  %s %s", key, val);
+        if (col > 90) {
+            fputc('\n', out);
+            col = 0;
+        }
+    }
+    if (col)
+        fputc('\n', out);
+}
+
 void gcr_report_print_table(const json_t *report, FILE *out)
 {
     const json_t *cfg = json_object_get(report, "config");
@@ -299,4 +335,5 @@ void gcr_report_print_table(const json_t *report, FILE *out)
         row(out, id, json_string_value(json_object_get(k, "name")), k);
     }
     row(out, "total", "", json_object_get(report, "total"));
+    org_summary(out, report);
 }
