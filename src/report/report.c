@@ -299,9 +299,10 @@ static void org_summary(FILE *out, const json_t *report)
         char val[32];
         if (json_is_integer(v))
             snprintf(val, sizeof val, "%lld", (long long)json_integer_value(v));
-        else if (json_is_real(v)) /* shares with 4 digits, sizes to a tenth */
-            snprintf(val, sizeof val, fabs(json_real_value(v)) < 10 ? "%.4g" : "%.1f",
-                     json_real_value(v));
+        else if (json_is_real(v) && fabs(json_real_value(v)) < 10) /* shares: 4 digits */
+            snprintf(val, sizeof val, "%.4g", json_real_value(v));
+        else if (json_is_real(v)) /* sizes: to a tenth */
+            snprintf(val, sizeof val, "%.1f", json_real_value(v));
         else if (json_is_string(v))
             snprintf(val, sizeof val, "%s", json_string_value(v));
         else
