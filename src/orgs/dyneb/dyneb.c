@@ -46,7 +46,7 @@ struct core {
     uint64_t exec_local; /* local accesses of the current execution phase */
     struct half half[2];
     uint64_t decisions[2], below_threshold;
-    uint64_t requests[3]; /* the SM's requests while sampling, executing private, executing shared */
+    uint64_t requests[3]; /* its requests while sampling, executing private, executing shared */
 };
 
 struct decision {
@@ -90,25 +90,25 @@ static int parse_option(struct dyneb *d, struct gcr_shared_opts *o, const char *
     if (rc != 0)
         return rc < 0 ? -1 : 0;
     if (strcmp(key, "sample_accesses") == 0)
-        return gcr_org_opt_uint(origin, "dyneb", key, v, 1, UINT64_C(1) << 40,
+        return gcr_l1org_opt_uint(origin, "dyneb", key, v, 1, UINT64_C(1) << 40,
                                 &d->sample_accesses, err);
     if (strcmp(key, "execution_accesses") == 0)
-        return gcr_org_opt_uint(origin, "dyneb", key, v, 1, UINT64_C(1) << 40,
+        return gcr_l1org_opt_uint(origin, "dyneb", key, v, 1, UINT64_C(1) << 40,
                                 &d->execution_accesses, err);
     if (strcmp(key, "private_miss_rate_threshold") == 0)
-        return gcr_org_opt_real(origin, "dyneb", key, v, 0.0, 1.0, &d->threshold, err);
+        return gcr_l1org_opt_real(origin, "dyneb", key, v, 0.0, 1.0, &d->threshold, err);
     if (strcmp(key, "decision_log") == 0)
-        return gcr_org_opt_uint(origin, "dyneb", key, v, 0, 1000000, &d->log_cap, err);
+        return gcr_l1org_opt_uint(origin, "dyneb", key, v, 0, 1000000, &d->log_cap, err);
     if (strcmp(key, "eb_counting") == 0) {
         int e;
-        if (gcr_org_opt_enum(origin, "dyneb", key, v, counting_names, COUNT_KINDS, &e, err))
+        if (gcr_l1org_opt_enum(origin, "dyneb", key, v, counting_names, COUNT_KINDS, &e, err))
             return -1;
         d->counting = (enum eb_counting)e;
         return 0;
     }
     char known[256];
     snprintf(known, sizeof known, "%s, %s", gcr_shared_opt_keys, dyneb_keys);
-    return gcr_org_unknown_key(origin, "dyneb", key, known, err);
+    return gcr_l1org_unknown_key(origin, "dyneb", key, known, err);
 }
 
 static int dyneb_create(void **self, const struct gcr_l1org_ctx *ctx, const json_t *options,
@@ -181,8 +181,9 @@ static void decide(struct dyneb *d, uint32_t r)
     if (d->nlog < d->log_cap) {
         const struct gcr_bus *bus = d->sh.ctx.bus;
         struct decision *e = &d->log[d->nlog++];
-        *e = (struct decision){.step = bus->step, .kernel = bus->kernel ? (int64_t)bus->kernel->id : -1,
-                               .core = r, .mode = mode, .below_threshold = below};
+        *e = (struct decision){.step = bus->step, .core = r, .mode = mode,
+                               .below_threshold = below,
+                               .kernel = bus->kernel ? (int64_t)bus->kernel->id : -1};
         memcpy(e->half, c->half, sizeof e->half);
     }
     d->ndecisions++;

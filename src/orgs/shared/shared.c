@@ -26,7 +26,7 @@ static int shared_create(void **self, const struct gcr_l1org_ctx *ctx, const jso
         if (rc < 0)
             return -1;
         if (rc == 0)
-            return gcr_org_unknown_key(origin, "shared", key, gcr_shared_opt_keys, err);
+            return gcr_l1org_unknown_key(origin, "shared", key, gcr_shared_opt_keys, err);
     }
     struct gcr_shared_l1 *s = malloc(sizeof *s);
     if (!s)

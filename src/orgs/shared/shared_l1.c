@@ -13,78 +13,6 @@ const char gcr_shared_opt_keys[] = "home_shift, home_bits, home_hash, home_map, 
 
 /* ------------------------------------------------------------ options */
 
-static const char *json_kind(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a real number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    case JSON_NULL: return "null";
-    }
-    return "a value";
-}
-
-int gcr_org_opt_uint(const char *origin, const char *org, const char *key, const json_t *v,
-                     uint64_t min, uint64_t max, uint64_t *out, struct gcr_err *err)
-{
-    if (!json_is_integer(v))
-        return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.%s.%s: expected an integer between %llu "
-                        "and %llu, got %s", origin, org, key, (unsigned long long)min,
-                        (unsigned long long)max, json_kind(v));
-    json_int_t x = json_integer_value(v);
-    if (x < 0 || (uint64_t)x < min || (uint64_t)x > max)
-        return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.%s.%s: expected an integer between %llu "
-                        "and %llu, got %lld", origin, org, key, (unsigned long long)min,
-                        (unsigned long long)max, (long long)x);
-    *out = (uint64_t)x;
-    return 0;
-}
-
-int gcr_org_opt_real(const char *origin, const char *org, const char *key, const json_t *v,
-                     double min, double max, double *out, struct gcr_err *err)
-{
-    if (!json_is_number(v))
-        return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.%s.%s: expected a number between %g and "
-                        "%g, got %s", origin, org, key, min, max, json_kind(v));
-    double x = json_number_value(v);
-    if (!(x >= min && x <= max))
-        return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.%s.%s: expected a number between %g and "
-                        "%g, got %g", origin, org, key, min, max, x);
-    *out = x;
-    return 0;
-}
-
-int gcr_org_opt_enum(const char *origin, const char *org, const char *key, const json_t *v,
-                     const char *const *names, int count, int *out, struct gcr_err *err)
-{
-    char known[256] = "";
-    for (int i = 0; i < count; i++) {
-        size_t u = strlen(known);
-        snprintf(known + u, sizeof known - u, "%s\"%s\"", i ? ", " : "", names[i]);
-    }
-    if (!json_is_string(v))
-        return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.%s.%s: expected one of %s, got %s", origin,
-                        org, key, known, json_kind(v));
-    for (int i = 0; i < count; i++)
-        if (strcmp(json_string_value(v), names[i]) == 0) {
-            *out = i;
-            return 0;
-        }
-    return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.%s.%s: unknown value \"%s\" (known: %s)",
-                    origin, org, key, json_string_value(v), known);
-}
-
-int gcr_org_unknown_key(const char *origin, const char *org, const char *key, const char *known,
-                        struct gcr_err *err)
-{
-    return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.%s.%s: unknown key (known keys here: %s)",
-                    origin, org, key, known);
-}
-
 void gcr_shared_opts_default(struct gcr_shared_opts *o)
 {
     *o = (struct gcr_shared_opts){.home_shift = -1, .home_bits = -1, .hash = GCR_HOME_BITS,
@@ -103,34 +31,34 @@ int gcr_shared_opts_parse(struct gcr_shared_opts *o, const char *origin, const c
         }
         if (!json_is_integer(v))
             return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.%s.home_shift: expected \"tag\" or an "
-                            "integer between 0 and 63, got %s", origin, org, json_kind(v));
-        if (gcr_org_opt_uint(origin, org, key, v, 0, 63, &u, err) != 0)
+                            "integer between 0 and 63", origin, org);
+        if (gcr_l1org_opt_uint(origin, org, key, v, 0, 63, &u, err) != 0)
             return -1;
         o->home_shift = (int64_t)u;
         return 1;
     }
     if (strcmp(key, "home_bits") == 0) {
-        if (gcr_org_opt_uint(origin, org, key, v, 0, 32, &u, err) != 0)
+        if (gcr_l1org_opt_uint(origin, org, key, v, 0, 32, &u, err) != 0)
             return -1;
         o->home_bits = (int64_t)u;
         return 1;
     }
     if (strcmp(key, "home_hash") == 0) {
-        if (gcr_org_opt_enum(origin, org, key, v, gcr_home_hash_names, GCR_HOME_HASH_COUNT, &e,
+        if (gcr_l1org_opt_enum(origin, org, key, v, gcr_home_hash_names, GCR_HOME_HASH_COUNT, &e,
                              err) != 0)
             return -1;
         o->hash = (enum gcr_home_hash)e;
         return 1;
     }
     if (strcmp(key, "home_map") == 0) {
-        if (gcr_org_opt_enum(origin, org, key, v, gcr_home_map_names, GCR_HOME_MAP_COUNT, &e,
+        if (gcr_l1org_opt_enum(origin, org, key, v, gcr_home_map_names, GCR_HOME_MAP_COUNT, &e,
                              err) != 0)
             return -1;
         o->map = (enum gcr_home_map)e;
         return 1;
     }
     if (strcmp(key, "reply") == 0) {
-        if (gcr_org_opt_enum(origin, org, key, v, gcr_reply_mode_names, GCR_REPLY_COUNT, &e,
+        if (gcr_l1org_opt_enum(origin, org, key, v, gcr_reply_mode_names, GCR_REPLY_COUNT, &e,
                              err) != 0)
             return -1;
         o->reply = (enum gcr_reply_mode)e;

@@ -109,16 +109,6 @@ int gcr_shared_opts_parse(struct gcr_shared_opts *o, const char *origin, const c
 /* The shared machinery's keys, for "known keys" lists. */
 extern const char gcr_shared_opt_keys[];
 
-/* Small strict parsers for organisation options (errors name $.l1d.<org>.<key>). */
-int gcr_org_opt_uint(const char *origin, const char *org, const char *key, const json_t *v,
-                     uint64_t min, uint64_t max, uint64_t *out, struct gcr_err *err);
-int gcr_org_opt_real(const char *origin, const char *org, const char *key, const json_t *v,
-                     double min, double max, double *out, struct gcr_err *err);
-int gcr_org_opt_enum(const char *origin, const char *org, const char *key, const json_t *v,
-                     const char *const *names, int count, int *out, struct gcr_err *err);
-int gcr_org_unknown_key(const char *origin, const char *org, const char *key, const char *known,
-                        struct gcr_err *err);
-
 /* Creates the L1s and the home mapping; errors name $.l1d.<org>.<key>. */
 int gcr_shared_l1_init(struct gcr_shared_l1 *s, const struct gcr_l1org_ctx *ctx, const char *org,
                        const struct gcr_shared_opts *o, struct gcr_err *err);

@@ -73,7 +73,8 @@ static void dyneb_decision_times(void)
     tb_close(&t);
     json_t *r = must_replay(
         "{\"gpu\": {\"sms\": 2}, \"l1d\": {\"organization\": \"dyneb\", \"sets\": 2, \"ways\": 4,"
-        " \"dyneb\": {\"sample_accesses\": 1, \"execution_accesses\": 100}}, \"l2\": {\"slices\": 1}}",
+        " \"dyneb\": {\"sample_accesses\": 1, \"execution_accesses\": 100}},"
+        " \"l2\": {\"slices\": 1}}",
         t.path);
     CHECK_EQ_U(jget(r, "total.L1D.misses"), 4);
     CHECK_EQ_U(jget(r, "total.L1D.dyneb.decisions.total"), 2);

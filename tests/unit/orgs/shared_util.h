@@ -42,7 +42,8 @@ struct rig {
 };
 
 /* 0 on success; else -1 with rig->err (the organisation's create failed). */
-static inline int rig_open(struct rig *r, const struct gcr_l1org_ops *ops, const char *config_json)
+static inline int rig_open(struct rig *r, const struct gcr_l1org_ops *ops,
+                           const char *config_json)
 {
     memset(r, 0, sizeof *r);
     if (gcr_config_parse(&r->cfg, config_json, "test.json", &r->err) != 0) {
@@ -79,8 +80,8 @@ static inline void rig_close(struct rig *r)
 }
 
 /* One request of `bytes` bytes in the given sectors of a line. */
-static inline enum gcr_outcome rig_access(struct rig *r, uint32_t sm, uint64_t line, uint32_t sectors,
-                                   uint32_t bytes, bool is_write)
+static inline enum gcr_outcome rig_access(struct rig *r, uint32_t sm, uint64_t line,
+                                          uint32_t sectors, uint32_t bytes, bool is_write)
 {
     struct gcr_req q = {.line_addr = line, .sector_mask = sectors, .bytes = bytes,
                         .is_write = is_write, .sm = sm};
@@ -136,7 +137,8 @@ static inline double jnum(const json_t *root, const char *path)
 }
 
 #define CHECK_STR(a, b) CHECK(strcmp((a), (b)) == 0 || (fprintf(stderr, "  got \"%s\"\n", (a)), 0))
-#define CHECK_NEAR(a, b) CHECK(fabs((double)(a) - (double)(b)) < 1e-9 || \
-                               (fprintf(stderr, "  got %.12g want %.12g\n", (double)(a), (double)(b)), 0))
+#define CHECK_NEAR(a, b)                                                                     \
+    CHECK(fabs((double)(a) - (double)(b)) < 1e-9 ||                                          \
+          (fprintf(stderr, "  got %.12g want %.12g\n", (double)(a), (double)(b)), 0))
 
 #endif
