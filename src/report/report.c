@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -280,17 +281,42 @@ static void row(FILE *out, const char *id, const char *name, const json_t *p)
             (double)geti(tr, "dram_write_bytes", NULL) / 1024.0);
 }
 
-/* One line of COLAB figures under the table (src/orgs/README.md defines them). */
-static void colab_line(FILE *out, const json_t *c)
+/* An L1 organisation's key figures: the scalars of total.L1D.<org>.summary
+ * (src/orgs/README.md), a few per line. */
+static void org_summary(FILE *out, const json_t *report)
 {
-    json_int_t misses = geti(c, "read_misses", NULL), served = geti(c, "served", NULL);
-    fprintf(out, "COLAB: %lld L1 read misses, %lld redirected: %lld served (%.2f %% of misses), "
-            "%lld stale; %lld false negatives; %lld L2 read requests avoided (%.1f KB)\n",
-            (long long)misses, (long long)geti(c, "redirected", NULL), (long long)served,
-            misses ? 100.0 * (double)served / (double)misses : 0.0,
-            (long long)geti(c, "stale", NULL), (long long)geti(c, "false_negatives", NULL),
-            (long long)geti(c, "l2_read_requests_avoided", NULL),
-            (double)geti(c, "noc_read_bytes_saved", NULL) / 1024.0);
+    const char *org = json_string_value(
+        json_object_get(json_object_get(json_object_get(report, "config"), "l1d"),
+                        "organization"));
+    const json_t *total_l1 = json_object_get(json_object_get(report, "total"), "L1D");
+    const json_t *summary = json_object_get(json_object_get(total_l1, org ? org : ""), "summary");
+    if (!json_is_object(summary) || !json_object_size(summary))
+        return;
+    const char *key;
+    const json_t *v;
+    int col = 0;
+    json_object_foreach((json_t *)summary, key, v) {
+        char val[32];
+        if (json_is_integer(v))
+            snprintf(val, sizeof val, "%lld", (long long)json_integer_value(v));
+        else if (json_is_real(v) && fabs(json_real_value(v)) < 10) /* shares: 4 digits */
+            snprintf(val, sizeof val, "%.4g", json_real_value(v));
+        else if (json_is_real(v)) /* sizes: to a tenth */
+            snprintf(val, sizeof val, "%.1f", json_real_value(v));
+        else if (json_is_string(v))
+            snprintf(val, sizeof val, "%s", json_string_value(v));
+        else
+            snprintf(val, sizeof val, "-");
+        if (col == 0)
+            col = fprintf(out, "L1D %s:", org);
+        col += fprintf(out, "  %s %s", key, val);
+        if (col > 90) {
+            fputc('\n', out);
+            col = 0;
+        }
+    }
+    if (col)
+        fputc('\n', out);
 }
 
 void gcr_report_print_table(const json_t *report, FILE *out)
@@ -312,8 +338,5 @@ void gcr_report_print_table(const json_t *report, FILE *out)
         row(out, id, json_string_value(json_object_get(k, "name")), k);
     }
     row(out, "total", "", json_object_get(report, "total"));
-    const json_t *colab =
-        json_object_get(json_object_get(json_object_get(report, "total"), "L1D"), "colab");
-    if (colab)
-        colab_line(out, colab);
+    org_summary(out, report);
 }

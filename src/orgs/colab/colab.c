@@ -4,7 +4,7 @@
  * naming another SM is redirected to that SM's L1, which serves it if it still
  * holds every requested sector; the requester does not cache what it gets.
  * Otherwise the miss goes to L2 as with private L1s, and the fill makes the
- * requester the line's owner. README.md of src/orgs/ and the l1d.colab section
+ * requester the line's owner. README.md in this folder and the l1d.colab section
  * of examples/configs/README.md define every figure and option.
  *
  * The table is a gcr_cache used as a tag store, so it has the replacement
@@ -25,7 +25,7 @@ struct cluster {
     uint32_t nmembers;
 };
 
-/* Figures of L1D.colab (definitions in src/orgs/README.md). */
+/* Figures of L1D.colab (definitions in README.md). */
 struct colab_counts {
     uint64_t lookups, table_hits, table_misses, self_pointers;
     uint64_t redirected, served, stale;
@@ -64,28 +64,19 @@ struct colab {
 
 /* --------------------------------------------------------------- options */
 
-static int fail_opt(const struct colab *cb, struct gcr_err *err, const char *key,
-                    const char *what)
-{
-    return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.colab.%s: %s", cb->ctx.config->origin, key,
-                    what);
-}
-
-static int opt_uint(const struct colab *cb, const json_t *v, const char *key, uint64_t lo,
-                    uint64_t hi, uint32_t *out, struct gcr_err *err)
-{
-    if (!json_is_integer(v) || json_integer_value(v) < (json_int_t)lo ||
-        json_integer_value(v) > (json_int_t)hi)
-        return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.colab.%s: expected an integer between "
-                        "%llu and %llu", cb->ctx.config->origin, key, (unsigned long long)lo,
-                        (unsigned long long)hi);
-    *out = (uint32_t)json_integer_value(v);
-    return 0;
-}
-
 static int parse_options(struct colab *cb, const json_t *options, struct gcr_err *err)
 {
+    static const char *const known = "cluster_size, cluster_assignment, table_sets, "
+                                     "table_ways, table_replacement, table_index, "
+                                     "table_invalidate_at_kernel_end";
     const struct gcr_config *cfg = cb->ctx.config;
+    const char *origin = cfg->origin;
+    /* The values the caches' replacement and index options take, in enum order. */
+    const char *repl_names[GCR_REPL_COUNT], *index_names[GCR_INDEX_COUNT];
+    for (int i = 0; i < GCR_REPL_COUNT; i++)
+        repl_names[i] = gcr_repl_name((enum gcr_repl_policy)i);
+    for (int i = 0; i < GCR_INDEX_COUNT; i++)
+        index_names[i] = gcr_index_name((enum gcr_index_fn)i);
     cb->cluster_size = 8; /* the paper's best cluster size */
     cb->assignment = ASSIGN_CONTIGUOUS;
     cb->table_sets = cfg->l1.sets;
@@ -95,50 +86,40 @@ static int parse_options(struct colab *cb, const json_t *options, struct gcr_err
     cb->table_invalidate = cfg->l1_invalidate_at_kernel_end;
     if (!options)
         return 0;
-    if (!json_is_object(options))
-        return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.colab: expected an object of options",
-                        cfg->origin);
     const char *key;
     json_t *v;
     json_object_foreach((json_t *)options, key, v) {
+        uint64_t u = 0;
+        int e = 0, rc = 0;
         if (strcmp(key, "cluster_size") == 0) {
-            if (opt_uint(cb, v, key, 1, 4096, &cb->cluster_size, err))
-                return -1;
+            rc = gcr_l1org_opt_uint(origin, "colab", key, v, 1, 4096, &u, err);
+            cb->cluster_size = (uint32_t)u;
         } else if (strcmp(key, "cluster_assignment") == 0) {
-            const char *s = json_string_value(v);
-            if (s && strcmp(s, "contiguous") == 0)
-                cb->assignment = ASSIGN_CONTIGUOUS;
-            else if (s && strcmp(s, "interleaved") == 0)
-                cb->assignment = ASSIGN_INTERLEAVED;
-            else
-                return fail_opt(cb, err, key, "expected \"contiguous\" or \"interleaved\"");
+            rc = gcr_l1org_opt_enum(origin, "colab", key, v, assignment_names, 2, &e, err);
+            cb->assignment = (enum assignment)e;
         } else if (strcmp(key, "table_sets") == 0) {
-            if (opt_uint(cb, v, key, 1, 1u << 24, &cb->table_sets, err))
-                return -1;
+            rc = gcr_l1org_opt_uint(origin, "colab", key, v, 1, 1u << 24, &u, err);
+            cb->table_sets = (uint32_t)u;
         } else if (strcmp(key, "table_ways") == 0) {
-            if (opt_uint(cb, v, key, 1, 65535, &cb->table_ways, err))
-                return -1;
+            rc = gcr_l1org_opt_uint(origin, "colab", key, v, 1, 65535, &u, err);
+            cb->table_ways = (uint32_t)u;
         } else if (strcmp(key, "table_replacement") == 0) {
-            int r = json_is_string(v) ? gcr_repl_from_name(json_string_value(v)) : -1;
-            if (r < 0)
-                return fail_opt(cb, err, key, "expected \"lru\", \"fifo\", \"random\" or \"nru\"");
-            cb->table_repl = (enum gcr_repl_policy)r;
+            rc = gcr_l1org_opt_enum(origin, "colab", key, v, repl_names, GCR_REPL_COUNT, &e, err);
+            cb->table_repl = (enum gcr_repl_policy)e;
         } else if (strcmp(key, "table_index") == 0) {
-            int r = json_is_string(v) ? gcr_index_from_name(json_string_value(v)) : -1;
-            if (r < 0)
-                return fail_opt(cb, err, key,
-                                "expected \"linear\", \"xor\", \"fermi\" or \"ipoly\"");
-            cb->table_index = (enum gcr_index_fn)r;
+            rc = gcr_l1org_opt_enum(origin, "colab", key, v, index_names, GCR_INDEX_COUNT, &e,
+                                    err);
+            cb->table_index = (enum gcr_index_fn)e;
         } else if (strcmp(key, "table_invalidate_at_kernel_end") == 0) {
             if (!json_is_boolean(v))
-                return fail_opt(cb, err, key, "expected true or false");
+                return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.colab.%s: expected true or false",
+                                origin, key);
             cb->table_invalidate = json_is_true(v);
         } else {
-            return fail_opt(cb, err, key,
-                            "unknown key (known: cluster_size, cluster_assignment, table_sets, "
-                            "table_ways, table_replacement, table_index, "
-                            "table_invalidate_at_kernel_end)");
+            return gcr_l1org_unknown_key(origin, "colab", key, known, err);
         }
+        if (rc)
+            return -1;
     }
     return 0;
 }
@@ -507,6 +488,13 @@ static int colab_report(void *self, json_t *section, struct gcr_err *err)
     rc |= json_object_set_new(section, "served_share", share(c->served, c->lookups));
     rc |= json_object_set_new(section, "captured_share", share(c->served, servable));
     rc |= json_object_set_new(section, "stale_share", share(c->stale, c->redirected));
+    /* The figures printed under the text table. */
+    json_t *summary = json_pack(
+        "{s:I, s:I, s:I, s:I, s:I, s:I}", "read_misses", (json_int_t)c->lookups, "redirected",
+        (json_int_t)c->redirected, "served", (json_int_t)c->served, "stale",
+        (json_int_t)c->stale, "false_negatives", (json_int_t)c->false_negatives,
+        "l2_reads_avoided", (json_int_t)c->l2_read_requests_avoided);
+    rc |= summary ? json_object_set_new(section, "summary", summary) : -1;
     if (rc)
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     return 0;
