@@ -29,8 +29,9 @@ int tsc_store_init(struct tsc_store *s, const struct tsc_geometry *g, struct gcr
     s->nru_count = calloc(g->sets, sizeof *s->nru_count);
     s->avail = calloc(s->slots, sizeof *s->avail);
     s->victims = calloc(s->slots, sizeof *s->victims);
+    s->candidates = calloc(2 * (size_t)s->slots, sizeof *s->candidates);
     if (!s->line || !s->pos || !s->nru || !s->used || !s->reused || !s->gtag || !s->gcount ||
-        !s->valid_count || !s->nru_count || !s->avail || !s->victims) {
+        !s->valid_count || !s->nru_count || !s->avail || !s->victims || !s->candidates) {
         tsc_store_fini(s);
         return gcr_fail(err, GCR_E_NOMEM, "out of memory for a tag-split L1");
     }
@@ -54,6 +55,7 @@ void tsc_store_fini(struct tsc_store *s)
     free(s->nru_count);
     free(s->avail);
     free(s->victims);
+    free(s->candidates);
     memset(s, 0, sizeof *s);
 }
 
@@ -145,24 +147,24 @@ static uint64_t next_random(struct tsc_store *s)
 }
 
 /* A replacement victim: a random valid chunk with its NRU bit clear, else a
- * random referenced one; never a chunk of `line`. */
+ * random referenced one; never a chunk of `line`. One pass lists both kinds. */
 static uint32_t pick_victim(struct tsc_store *s, uint32_t set, uint64_t line)
 {
     size_t base = (size_t)set * s->slots;
-    uint32_t count[2] = {0, 0};
+    uint16_t *clear = s->candidates, *referenced = s->candidates + s->slots;
+    uint32_t nclear = 0, nref = 0;
     for (uint32_t i = 0; i < s->slots; i++) {
         uint64_t l = s->line[base + i];
-        if (l != TSC_NO_LINE && l != line)
-            count[s->nru[base + i]]++;
+        if (l == TSC_NO_LINE || l == line)
+            continue;
+        if (s->nru[base + i])
+            referenced[nref++] = (uint16_t)i;
+        else
+            clear[nclear++] = (uint16_t)i;
     }
-    uint8_t bit = count[0] ? 0 : 1;
-    uint32_t r = (uint32_t)(next_random(s) % count[bit]);
-    for (uint32_t i = 0; i < s->slots; i++) {
-        uint64_t l = s->line[base + i];
-        if (l != TSC_NO_LINE && l != line && s->nru[base + i] == bit && r-- == 0)
-            return i;
-    }
-    return 0; /* not reached: the caller leaves chunks of other lines to choose from */
+    if (nclear)
+        return clear[next_random(s) % nclear];
+    return referenced[next_random(s) % nref]; /* the caller leaves some to choose from */
 }
 
 uint32_t tsc_store_allocate(struct tsc_store *s, uint32_t set, uint64_t line, uint32_t missing,

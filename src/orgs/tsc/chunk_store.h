@@ -57,6 +57,7 @@ struct tsc_store {
     uint64_t rng;
     uint32_t *avail;      /* scratch: slots to fill */
     struct tsc_victim *victims; /* scratch: lines losing chunks in one allocation */
+    uint16_t *candidates; /* scratch: victim candidates, clear NRU bits then set ones */
 
     /* What allocation did, cumulative. */
     uint64_t replacements;      /* allocations that had to invalidate valid chunks */
