@@ -293,8 +293,10 @@ static int tsc_kernel_begin(void *self, const struct gcr_cache_geometry *l1, str
         struct tsc_store old = t->sm[i].store;
         struct tsc_geometry g = t->geo;
         g.seed = t->geo.seed + i;
-        if (tsc_store_init(&t->sm[i].store, &g, err) != 0)
+        if (tsc_store_init(&t->sm[i].store, &g, err) != 0) {
+            tsc_store_fini(&old);
             return -1;
+        }
         t->sm[i].store.replacements = old.replacements;
         t->sm[i].store.multi_line_replacements = old.multi_line_replacements;
         t->sm[i].store.chunks_replaced = old.chunks_replaced;

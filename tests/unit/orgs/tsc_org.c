@@ -112,6 +112,21 @@ static void partial_misses(void)
     CHECK_EQ_U(st.outcomes[0][GCR_MISS_LINE], 2);
     CHECK_EQ_U(st.sectors_fetched, 5);
     CHECK_EQ_U(st.invalidations, 1);
+
+    /* A kernel with another carve-out: 8 groups per set, the L1 restarts
+     * empty (the resident line leaves, counted), the counts carry over. */
+    CHECK_EQ_U(req(&r, 0, 0x1000, 0x2, false), GCR_HIT);
+    struct gcr_cache_geometry g = r.cfg.l1;
+    g.ways = 8;
+    struct gcr_err err = {0};
+    CHECK(gcr_l1org_tsc.kernel_begin(r.org, &g, &err) == 0);
+    CHECK_EQ_U(req(&r, 0, 0x1000, 0x2, false), GCR_MISS_LINE);
+    gcr_l1org_tsc.collect_stats(r.org, &st);
+    CHECK_EQ_U(st.accesses[0], 7);
+    CHECK_EQ_U(st.invalidations, 2);
+    s = section(&r);
+    CHECK_EQ_U(at(s, "geometry", "groups_per_set"), 8);
+    json_decref(s);
     rig_close(&r);
 }
 
