@@ -402,12 +402,10 @@ static int parse_chips(struct jobj *top, const struct jobj *l2, struct gcr_confi
         return fail_at(&ch, "channels", err, "must be a power of two, got %u", c->channels);
     if (c->count == 1)
         return 0;
-    /* Within a chip the slice comes from l2.slice_hash over that chip's slices. */
+    /* Within a chip the slice comes from l2.slice_hash over that chip's slices
+     * (a power-of-two total split by a divisor is a power of two, so "xor"
+     * always fits; "ipoly" needs 16, 32 or 64 per chip). */
     uint32_t spc = c->slices_per_chip;
-    if (cfg->l2_slice_hash == GCR_SLICE_XOR && !gcr_is_pow2(spc))
-        return fail_at(l2, "slice_hash", err,
-                       "\"xor\" needs a power-of-two number of slices per chip (%u slices / %u "
-                       "chips = %u)", cfg->l2_slices, c->count, spc);
     if (cfg->l2_slice_hash == GCR_SLICE_IPOLY && spc != 16 && spc != 32 && spc != 64)
         return fail_at(l2, "slice_hash", err,
                        "\"ipoly\" needs 16, 32 or 64 slices per chip (%u slices / %u chips = "

@@ -199,6 +199,46 @@ usage)
   expect_exit 0 "$GCR" formats
   contains "$work/out" "gcrt"
   ;;
+sac)
+  # Synthetic traces built to favour each LLC organisation (examples/sac/):
+  # the model must pick it, and the CRD's SM-side hit rate must be within 5
+  # points of the replayed SM-side LLC's.
+  for kind in shared private; do
+    sh examples/sac/gen-synthetic.sh "$kind" >"$work/$kind.txt" || fail "gen-synthetic.sh $kind"
+  done
+  expect_exit 0 "$GCR" sac --config examples/configs/sac4x4-small.json --json "$work/sac.json" \
+    "$work/shared.txt" "$work/private.txt"
+  contains "$work/out" "sac_shared"
+  contains "$work/out" "EAB-M"
+  python3 - "$work/sac.json" <<'PY' || fail "sac decisions on the synthetic traces"
+import json, sys
+runs = json.load(open(sys.argv[1]))["runs"]
+want = {"sac_shared": "sm_side", "sac_private": "memory_side"}
+for run in runs:
+    for k in run["kernels"]:
+        sac = k["multichip"]["sac"]
+        for scope in ("window", "kernel"):
+            s = sac[scope]
+            assert s["choice"] == want[k["name"]], (k["name"], scope, s["choice"])
+            assert abs(s["crd_sm_hit_rate"] - s["replayed_sm_hit_rate"]) <= 0.05, (k["name"], scope)
+        assert sac["window"]["sm_hit_source"] == "crd" and sac["kernel"]["sm_hit_source"] == "replayed"
+        assert sac["runtime_winner"] is None
+        mc = k["multichip"]
+        for org in ("memory_side", "sm_side"):
+            o = mc[org]
+            assert o["local_requests"] + o["remote_requests"] == o["requests"]
+            assert sum(o["per_slice_requests"]) == o["requests"]
+        # The memory-side LLC is the report's L2.
+        assert mc["memory_side"]["llc_accesses"] == k["L2"]["accesses"]
+        assert mc["memory_side"]["llc_hits"] == k["L2"]["hits"]
+PY
+  expect_exit 1 "$GCR" sac --config examples/configs/volta80.json examples/traces/vecadd.txt
+  contains "$work/err" "\$.chips.count: the SAC model needs a GPU of several chips"
+  expect_exit 2 "$GCR" sac examples/traces/vecadd.txt
+  expect_exit 0 "$GCR" sac --help
+  contains "$work/out" "usage: gcreplay sac"
+  expect_exit 2 sh examples/sac/gen-synthetic.sh nosuchkind
+  ;;
 import-config)
   # The shipped imported configs are what import-config makes of the public files.
   shared=../shared/gpgpusim-configs
