@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache/cache_internal.h" /* the set index of a line, computed once per geometry */
 #include "core/bits.h"
 #include "replay/memsys.h"
 
@@ -181,6 +182,8 @@ struct gcr_chips {
     uint32_t n, spc, nslices, sms_per_chip;
     unsigned page_log2;
     struct gcr_cache_geometry geom; /* one slice */
+    struct gcr_set_index set_index; /* of geom */
+    unsigned line_log2, chan_log2;
     struct org org[GCR_LLC_ORG_COUNT];
     struct gcr_pages pages;
     struct gcr_crd *crd; /* per chip */
@@ -215,6 +218,9 @@ int gcr_chips_create(struct gcr_chips **out, struct gcr_memsys *m, struct gcr_er
     x->sms_per_chip = cfg->num_sms / cc->count;
     x->page_log2 = (unsigned)__builtin_ctzll(cc->page_bytes);
     x->geom = *gcr_cache_geometry(m->slices[0]);
+    gcr_set_index_init(&x->set_index, &x->geom);
+    x->line_log2 = (unsigned)__builtin_ctz(cfg->line_bytes);
+    x->chan_log2 = (unsigned)__builtin_ctz(cc->channels);
     size_t per_org = (size_t)C_PER_CHIP * x->n + x->nslices + (size_t)x->n * cc->channels;
     for (int o = 0; o < GCR_LLC_ORG_COUNT; o++) {
         struct org *g = &x->org[o];
@@ -301,13 +307,14 @@ static uint32_t hash_of(const struct gcr_config *cfg, uint64_t granule, uint32_t
     return (uint32_t)h;
 }
 
-/* DRAM channel of a line inside its chip: every group of log2(channels) line
- * bits XOR-folded, so strides spread over all channels. */
+/* DRAM channel of a line inside its chip: the top bits of a xor-shift-multiply
+ * mix of the line number, so any stride spreads over all channels (SAC's PAE
+ * mapping is not specified beyond spreading accesses evenly). */
 static uint32_t channel_of(const struct gcr_chips *x, uint64_t line)
 {
-    uint32_t n = x->cfg->chips.channels;
-    return hash_of(&(struct gcr_config){.l2_slice_hash = GCR_SLICE_XOR}, line / x->cfg->line_bytes,
-                   n);
+    if (!x->chan_log2)
+        return 0;
+    return (uint32_t)(gcr_hash_fmix64(line >> x->line_log2) >> (64 - x->chan_log2));
 }
 
 static void transfer(struct gcr_chips *x, enum gcr_net net, uint32_t from, uint32_t to,
@@ -490,7 +497,7 @@ static void one_request(struct gcr_chips *x, uint32_t c, uint32_t sm, uint32_t p
     uint64_t granule = line >> x->cfg->l2_interleave_log2;
     uint32_t ls = hash_of(x->cfg, granule, x->spc);
     /* The CRD of the home chip samples the sets of that chip's LLC. */
-    uint64_t chip_set = (uint64_t)ls * x->geom.sets + gcr_cache_set_of(&x->geom, line);
+    uint64_t chip_set = (uint64_t)ls * x->geom.sets + gcr_set_index_of(&x->set_index, line);
     if (chip_set % x->crd_stride == 0 && chip_set / x->crd_stride < x->crd[h].sets) {
         struct gcr_crd *d = &x->crd[h];
         if (gcr_crd_access(d, (uint32_t)(chip_set / x->crd_stride), line, c, sectors))

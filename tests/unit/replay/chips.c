@@ -5,6 +5,7 @@
 
 #include "gcreplay/chips.h"
 #include "replay/chips.h"
+#include "replay/memsys.h"
 
 #define EPS 1e-9
 #define CHECK_NEAR(got, want)                                                                \
@@ -254,8 +255,66 @@ static void cta_dispatch(void)
     unlink(t.path);
 }
 
+/* Link messages are published hop by hop for the timing backend. */
+struct hops {
+    int n;
+    uint32_t from[8], to[8], bytes[8];
+    bool down[8];
+    uint32_t l2_to; /* slice of the last GCR_NET_L2 request */
+};
+
+static void on_transfer(void *self, const struct gcr_event *ev)
+{
+    struct hops *h = self;
+    if (ev->net == GCR_NET_L2 && ev->downstream)
+        h->l2_to = ev->to;
+    if (ev->net != GCR_NET_CHIP_LINK || h->n >= 8)
+        return;
+    h->from[h->n] = ev->from;
+    h->to[h->n] = ev->to;
+    h->bytes[h->n] = ev->bytes;
+    h->down[h->n] = ev->downstream;
+    h->n++;
+}
+
+static void link_events(void)
+{
+    static const struct gcr_analysis_ops observer = {
+        .name = "test", .subscribe = GCR_EV_TRANSFER, .on_event = on_transfer};
+    struct gcr_err err = {0};
+    struct gcr_config cfg;
+    /* 4 chips of 1 SM and 2 slices; a ring 0-1-2-3-0. */
+    CHECK(gcr_config_parse(&cfg, "{\"gpu\": {\"sms\": 4}, \"l2\": {\"slices\": 8},"
+                                 " \"chips\": {\"count\": 4}}", "t", &err) == 0);
+    struct hops h = {0};
+    struct gcr_bus_sub sub = {&observer, &h};
+    struct gcr_bus bus = {.mask = observer.subscribe, .subs = &sub, .nsubs = 1};
+    struct gcr_memsys mem;
+    CHECK(gcr_memsys_init(&mem, &cfg, &bus, &err) == 0);
+    const uint64_t L = 0x40000;
+    gcr_memsys_read(&mem, 2, 2, L, 0xf, false, NULL); /* chip 2 touches first: home 2 */
+    CHECK_EQ_U(h.n, 0);
+    CHECK(h.l2_to >= 4 && h.l2_to < 6); /* chip 2's slices: 4 and 5 */
+    gcr_memsys_read(&mem, 0, 0, L, 0xf, false, NULL);
+    /* Chip 0 -> 2 is 2 hops either way: clockwise. The request goes 0->1->2,
+     * the 128-B reply 2->3->0 (clockwise again). */
+    CHECK_EQ_U(h.n, 4);
+    CHECK(h.from[0] == 0 && h.to[0] == 1 && h.down[0] && h.bytes[0] == 0);
+    CHECK(h.from[1] == 1 && h.to[1] == 2 && h.down[1]);
+    CHECK(h.from[2] == 2 && h.to[2] == 3 && !h.down[2] && h.bytes[2] == 128);
+    CHECK(h.from[3] == 3 && h.to[3] == 0 && h.bytes[3] == 128);
+    CHECK(h.l2_to >= 4 && h.l2_to < 6); /* memory-side: the home chip's slice */
+    h.n = 0;
+    gcr_memsys_read(&mem, 3, 3, L, 0xf, false, NULL); /* 3 -> 2: one hop back */
+    CHECK_EQ_U(h.n, 2);
+    CHECK(h.from[0] == 3 && h.to[0] == 2 && h.from[1] == 2 && h.to[1] == 3);
+    gcr_memsys_fini(&mem);
+    gcr_config_free(&cfg);
+}
+
 int main(void)
 {
+    link_events();
     eab_worked_example();
     crd_bits();
     first_touch_pages();
