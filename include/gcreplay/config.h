@@ -50,6 +50,7 @@ struct gcr_chips_config {
     bool shadow;               /* also replay the other organisation on the same L1 misses */
     uint32_t crd_sets, crd_ways; /* Chip Request Directory: sampled sets x ways, per chip */
     double theta;              /* EAB decision threshold, relative */
+    bool lsu_per_chip;         /* LSU: mean of per-chip LSUs (else over all slices) */
     uint64_t profile_requests; /* LLC requests of a kernel's profiling window */
     struct gcr_eab_bandwidths bw; /* per chip, GB/s */
 };

@@ -208,6 +208,8 @@ static const char *cta_name_i(int i) { return cta_names[i]; }
 static const char *warp_name_i(int i) { return warp_names[i]; }
 static const char *gran_name_i(int i) { return gran_names[i]; }
 static const char *slice_name_i(int i) { return slice_names[i]; }
+static const char *const lsu_scope_names[] = {"system", "chip"};
+static const char *lsu_scope_i(int i) { return lsu_scope_names[i]; }
 static const char *llc_name_i(int i) { return gcr_llc_org_name((enum gcr_llc_org)i); }
 static const char *repl_name_i(int i) { return gcr_repl_name((enum gcr_repl_policy)i); }
 static const char *index_name_i(int i) { return gcr_index_name((enum gcr_index_fn)i); }
@@ -380,12 +382,14 @@ static int parse_chips(struct jobj *top, const struct jobj *l2, struct gcr_confi
         jobj_sub(&ch, "eab", &eab, err) ||
         get_real(&eab, "theta", 0.05, 0.0, 100.0, &c->theta, err) ||
         get_u64(&eab, "profile_requests", 8192, 1, UINT64_MAX >> 1, &c->profile_requests, err) ||
+        get_enum(&eab, "lsu_scope", 0, 2, lsu_scope_i, &e, err) ||
         get_real(&eab, "intra_gbs", 4000.0, 1e-9, 1e12, &c->bw.intra, err) ||
         get_real(&eab, "inter_gbs", 192.0, 1e-9, 1e12, &c->bw.inter, err) ||
         get_real(&eab, "llc_gbs", 4000.0, 1e-9, 1e12, &c->bw.llc, err) ||
         get_real(&eab, "mem_gbs", 437.5, 1e-9, 1e12, &c->bw.mem, err) ||
         jobj_finish(&eab, err) || jobj_finish(&ch, err))
         return -1;
+    c->lsu_per_chip = e == 1;
     if (cfg->num_sms % c->count)
         return fail_at(&ch, "count", err, "%u chips do not split the %u SMs ($.gpu.sms) evenly",
                        c->count, cfg->num_sms);
@@ -668,12 +672,13 @@ json_t *gcr_config_to_json(const struct gcr_config *cfg)
     if (root && c->count > 1)
         json_object_set_new(
             root, "chips",
-            json_pack("{s:I, s:I, s:I, s:s, s:b, s:{s:I, s:I}, s:{s:f, s:I, s:f, s:f, s:f, s:f}}",
+            json_pack("{s:I, s:I, s:I, s:s, s:b, s:{s:I, s:I}, s:{s:f, s:I, s:s, s:f, s:f, s:f, s:f}}",
                       "count", (json_int_t)c->count, "page_bytes", (json_int_t)c->page_bytes,
                       "channels", (json_int_t)c->channels, "llc", gcr_llc_org_name(c->llc),
                       "shadow", c->shadow, "crd", "sets", (json_int_t)c->crd_sets, "ways",
                       (json_int_t)c->crd_ways, "eab", "theta", c->theta, "profile_requests",
-                      (json_int_t)c->profile_requests, "intra_gbs", c->bw.intra, "inter_gbs",
+                      (json_int_t)c->profile_requests, "lsu_scope",
+                      lsu_scope_names[c->lsu_per_chip], "intra_gbs", c->bw.intra, "inter_gbs",
                       c->bw.inter, "llc_gbs", c->bw.llc, "mem_gbs", c->bw.mem));
     return root;
 }

@@ -1,4 +1,5 @@
-/* Multi-chip GPUs: see chips.h and src/replay/README.md ("Multi-chip GPUs").
+/* Multi-chip GPUs: see chips.h; user documentation and the reasons for every
+ * choice the paper leaves open: examples/sac/README.md.
  *
  * A functional replay's L1 behaviour does not depend on the LLC, so both LLC
  * organisations are fed the same L1 miss stream in one pass: the configured
@@ -606,22 +607,39 @@ static json_t *ratio(uint64_t a, uint64_t b)
 static double chip_lsu(const struct period *p, const struct org *o, uint32_t chip, bool *any)
 {
     const struct gcr_chips *x = p->x;
-    uint64_t r[4096];
     uint32_t n = x->spc;
+    uint64_t *r = malloc(n * sizeof *r);
     *any = false;
+    if (!r)
+        return 1.0;
     for (uint32_t i = 0; i < n; i++) {
         r[i] = pget(p, o->base + (size_t)C_PER_CHIP * x->n + chip * n + i);
         *any |= r[i] != 0;
     }
-    return gcr_eab_lsu(r, n);
+    double lsu = gcr_eab_lsu(r, n);
+    free(r);
+    return lsu;
 }
 
-/* Mean LSU over the chips whose slices saw requests (1 if none did). */
+/* The LSU the model uses (eab.lsu_scope): over all slices of the system, so
+ * that lines homed on few chips count as unevenly spread ("system"), or the
+ * mean over the chips whose slices saw requests of each chip's LSU ("chip"). */
 static double org_lsu(const struct period *p, const struct org *o)
 {
+    const struct gcr_chips *x = p->x;
+    if (!x->cfg->chips.lsu_per_chip) {
+        uint64_t *r = malloc(x->nslices * sizeof *r);
+        if (!r)
+            return 1.0;
+        for (uint32_t i = 0; i < x->nslices; i++)
+            r[i] = pget(p, o->base + (size_t)C_PER_CHIP * x->n + i);
+        double lsu = gcr_eab_lsu(r, x->nslices);
+        free(r);
+        return lsu;
+    }
     double sum = 0;
     uint32_t chips = 0;
-    for (uint32_t c = 0; c < p->x->n; c++) {
+    for (uint32_t c = 0; c < x->n; c++) {
         bool any;
         double l = chip_lsu(p, o, c, &any);
         if (any) {

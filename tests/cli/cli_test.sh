@@ -203,17 +203,19 @@ sac)
   # Synthetic traces built to favour each LLC organisation (examples/sac/):
   # the model must pick it, and the CRD's SM-side hit rate must be within 5
   # points of the replayed SM-side LLC's.
-  for kind in shared private; do
+  for kind in shared private shared-large; do
     sh examples/sac/gen-synthetic.sh "$kind" >"$work/$kind.txt" || fail "gen-synthetic.sh $kind"
   done
   expect_exit 0 "$GCR" sac --config examples/configs/sac4x4-small.json --json "$work/sac.json" \
-    "$work/shared.txt" "$work/private.txt"
+    "$work/shared.txt" "$work/private.txt" "$work/shared-large.txt"
   contains "$work/out" "sac_shared"
   contains "$work/out" "EAB-M"
   python3 - "$work/sac.json" <<'PY' || fail "sac decisions on the synthetic traces"
 import json, sys
 runs = json.load(open(sys.argv[1]))["runs"]
-want = {"sac_shared": "sm_side", "sac_private": "memory_side"}
+assert [r["kernels"][0]["name"] for r in runs] == ["sac_shared", "sac_private", "sac_shared_large"]
+want = {"sac_shared": "sm_side", "sac_private": "memory_side",
+        "sac_shared_large": "memory_side"}
 for run in runs:
     for k in run["kernels"]:
         sac = k["multichip"]["sac"]

@@ -199,6 +199,10 @@ static void routing(void)
     CHECK_EQ_U(jget(r, P("sac.kernel.crd_hits")), 3);
     CHECK_REAL(r, P("sac.kernel.replayed_sm_hit_rate"), 3.0 / 7);
     CHECK_REAL(r, P("sac.kernel.r_local"), 2.0 / 7);
+    /* LSU over all slices (eab.lsu_scope "system"): mean 3.5 / max 4. */
+    CHECK_REAL(r, P("sac.kernel.lsu_memory_side"), 0.875);
+    CHECK_REAL(r, P("sac.kernel.lsu_sm_side"), 0.875);
+    CHECK_REAL(r, P("memory_side.lsu_per_chip.0"), 1.0); /* one slice per chip */
     json_decref(r);
 
     /* The same trace with the SM-side LLC as the report's L2. */

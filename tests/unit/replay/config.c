@@ -102,6 +102,7 @@ int main(void)
     CHECK_EQ_U(cfg.chips.crd_ways, 16);
     CHECK(cfg.chips.llc == GCR_LLC_MEMORY_SIDE && cfg.chips.shadow);
     CHECK(cfg.chips.theta == 0.05 && cfg.chips.bw.inter == 192.0 && cfg.chips.bw.mem == 437.5);
+    CHECK(!cfg.chips.lsu_per_chip);
     json_t *cj = gcr_config_to_json(&cfg);
     CHECK(json_integer_value(json_object_get(json_object_get(cj, "chips"), "count")) == 4);
     json_decref(cj);
@@ -124,6 +125,8 @@ int main(void)
     expect_error("{\"chips\": {\"pages\": 1}}", "$.chips.pages: unknown key");
     expect_error("{\"chips\": {\"crd\": {\"size\": 1}}}", "$.chips.crd.size: unknown key");
     expect_error("{\"chips\": {\"eab\": {\"theta\": -0.1}}}", "$.chips.eab.theta");
+    expect_error("{\"chips\": {\"eab\": {\"lsu_scope\": \"slice\"}}}",
+                 "$.chips.eab.lsu_scope: unknown value \"slice\"");
     expect_error("{\"chips\": {\"eab\": {\"mem_gbs\": \"fast\"}}}",
                  "$.chips.eab.mem_gbs: expected a number");
     expect_error("{\"chips\": {\"count\": 4, \"crd\": {\"sets\": 1000}}}",
