@@ -187,6 +187,8 @@ struct gcr_chips {
     unsigned line_log2, chan_log2;
     struct org org[GCR_LLC_ORG_COUNT];
     struct gcr_pages pages;
+    uint64_t last_page; /* the page of the last request and its home */
+    uint32_t last_home;
     struct gcr_crd *crd; /* per chip */
     uint32_t crd_stride; /* chip sets between sampled sets */
     /* Counters: both organisations, then CRD hits/requests and pages per chip. */
@@ -218,6 +220,7 @@ int gcr_chips_create(struct gcr_chips **out, struct gcr_memsys *m, struct gcr_er
     x->nslices = cfg->l2_slices;
     x->sms_per_chip = cfg->num_sms / cc->count;
     x->page_log2 = (unsigned)__builtin_ctzll(cc->page_bytes);
+    x->last_page = UINT64_MAX; /* no page yet */
     x->geom = *gcr_cache_geometry(m->slices[0]);
     gcr_set_index_init(&x->set_index, &x->geom);
     x->line_log2 = (unsigned)__builtin_ctz(cfg->line_bytes);
@@ -348,6 +351,8 @@ static void link_path(struct gcr_chips *x, struct org *o, uint32_t a, uint32_t b
 static void dram(struct gcr_chips *x, struct org *o, uint32_t chip, uint32_t slice, uint64_t line,
                  uint32_t rd, uint32_t wr, uint32_t sm, const struct gcr_warp_insn *insn)
 {
+    if (!(rd | wr))
+        return; /* an LLC hit: nothing reaches the memory */
     CTR(x, o, C_DRAM_RD, chip) += rd;
     CTR(x, o, C_DRAM_WR, chip) += wr;
     x->now[CHAN_BASE(x, o) + (size_t)chip * x->cfg->chips.channels + channel_of(x, line)] +=
@@ -492,9 +497,18 @@ static void one_request(struct gcr_chips *x, uint32_t c, uint32_t sm, uint32_t p
                         uint64_t line, uint32_t sectors, enum gcr_chips_kind kind,
                         uint32_t write_bytes, const struct gcr_warp_insn *insn)
 {
-    int h = gcr_pages_home(&x->pages, line >> x->page_log2, c);
-    if (h < 0)
-        h = (int)c; /* out of memory for the page table: treat the page as local */
+    /* Consecutive requests mostly fall in the page of the one before. */
+    uint64_t page = line >> x->page_log2;
+    int h = (int)x->last_home;
+    if (page != x->last_page) {
+        h = gcr_pages_home(&x->pages, page, c);
+        if (h < 0)
+            h = (int)c; /* out of memory for the page table: treat the page as local */
+        else {
+            x->last_page = page;
+            x->last_home = (uint32_t)h;
+        }
+    }
     uint64_t granule = line >> x->cfg->l2_interleave_log2;
     uint32_t ls = hash_of(x->cfg, granule, x->spc);
     /* The CRD of the home chip samples the sets of that chip's LLC. */
