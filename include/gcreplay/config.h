@@ -49,6 +49,7 @@ struct gcr_chips_config {
     enum gcr_llc_org llc;      /* the organisation replayed as the L2 of the report */
     bool shadow;               /* also replay the other organisation on the same L1 misses */
     uint32_t crd_sets, crd_ways; /* Chip Request Directory: sampled sets x ways, per chip */
+    bool crd_at_requester;     /* one directory per requesting chip (else per home, SAC) */
     double theta;              /* EAB decision threshold, relative */
     bool lsu_per_chip;         /* LSU: mean of per-chip LSUs (else over all slices) */
     uint64_t profile_requests; /* LLC requests of a kernel's profiling window */

@@ -208,6 +208,8 @@ static const char *cta_name_i(int i) { return cta_names[i]; }
 static const char *warp_name_i(int i) { return warp_names[i]; }
 static const char *gran_name_i(int i) { return gran_names[i]; }
 static const char *slice_name_i(int i) { return slice_names[i]; }
+static const char *const crd_at_names[] = {"home", "requester"};
+static const char *crd_at_i(int i) { return crd_at_names[i]; }
 static const char *const lsu_scope_names[] = {"system", "chip"};
 static const char *lsu_scope_i(int i) { return lsu_scope_names[i]; }
 static const char *llc_name_i(int i) { return gcr_llc_org_name((enum gcr_llc_org)i); }
@@ -378,8 +380,11 @@ static int parse_chips(struct jobj *top, const struct jobj *l2, struct gcr_confi
     c->llc = (enum gcr_llc_org)e;
     if (get_bool(&ch, "shadow", true, &c->shadow, err) || jobj_sub(&ch, "crd", &crd, err) ||
         get_u32(&crd, "sets", 8, 1, 1u << 20, &c->crd_sets, err) ||
-        get_u32(&crd, "ways", 16, 1, 256, &c->crd_ways, err) || jobj_finish(&crd, err) ||
-        jobj_sub(&ch, "eab", &eab, err) ||
+        get_u32(&crd, "ways", 16, 1, 256, &c->crd_ways, err) ||
+        get_enum(&crd, "at", 0, 2, crd_at_i, &e, err) || jobj_finish(&crd, err))
+        return -1;
+    c->crd_at_requester = e == 1;
+    if (jobj_sub(&ch, "eab", &eab, err) ||
         get_real(&eab, "theta", 0.05, 0.0, 100.0, &c->theta, err) ||
         get_u64(&eab, "profile_requests", 8192, 1, UINT64_MAX >> 1, &c->profile_requests, err) ||
         get_enum(&eab, "lsu_scope", 0, 2, lsu_scope_i, &e, err) ||
@@ -672,11 +677,11 @@ json_t *gcr_config_to_json(const struct gcr_config *cfg)
     if (root && c->count > 1)
         json_object_set_new(
             root, "chips",
-            json_pack("{s:I, s:I, s:I, s:s, s:b, s:{s:I, s:I}, s:{s:f, s:I, s:s, s:f, s:f, s:f, s:f}}",
+            json_pack("{s:I, s:I, s:I, s:s, s:b, s:{s:I, s:I, s:s}, s:{s:f, s:I, s:s, s:f, s:f, s:f, s:f}}",
                       "count", (json_int_t)c->count, "page_bytes", (json_int_t)c->page_bytes,
                       "channels", (json_int_t)c->channels, "llc", gcr_llc_org_name(c->llc),
                       "shadow", c->shadow, "crd", "sets", (json_int_t)c->crd_sets, "ways",
-                      (json_int_t)c->crd_ways, "eab", "theta", c->theta, "profile_requests",
+                      (json_int_t)c->crd_ways, "at", crd_at_names[c->crd_at_requester], "eab", "theta", c->theta, "profile_requests",
                       (json_int_t)c->profile_requests, "lsu_scope",
                       lsu_scope_names[c->lsu_per_chip], "intra_gbs", c->bw.intra, "inter_gbs",
                       c->bw.inter, "llc_gbs", c->bw.llc, "mem_gbs", c->bw.mem));

@@ -180,7 +180,7 @@ struct org {
 struct gcr_chips {
     struct gcr_memsys *m;
     const struct gcr_config *cfg;
-    uint32_t n, spc, nslices, sms_per_chip;
+    uint32_t n, spc, nslices; /* chips, slices per chip, slices in all */
     unsigned page_log2;
     struct gcr_cache_geometry geom; /* one slice */
     struct gcr_set_index set_index; /* of geom */
@@ -218,7 +218,6 @@ int gcr_chips_create(struct gcr_chips **out, struct gcr_memsys *m, struct gcr_er
     x->n = cc->count;
     x->spc = cc->slices_per_chip;
     x->nslices = cfg->l2_slices;
-    x->sms_per_chip = cfg->num_sms / cc->count;
     x->page_log2 = (unsigned)__builtin_ctzll(cc->page_bytes);
     x->last_page = UINT64_MAX; /* no page yet */
     x->geom = *gcr_cache_geometry(m->slices[0]);
@@ -262,8 +261,11 @@ int gcr_chips_create(struct gcr_chips **out, struct gcr_memsys *m, struct gcr_er
     }
     uint64_t chip_sets = (uint64_t)x->spc * x->geom.sets;
     x->crd_stride = (uint32_t)(chip_sets / cc->crd_sets);
+    /* At the home (SAC): one bit set per chip. At the requester: the chip's
+     * own requests only, so one "chip" per directory. */
+    uint32_t bits = cc->crd_at_requester ? 1 : x->n;
     for (uint32_t c = 0; c < x->n; c++)
-        if (gcr_crd_init(&x->crd[c], cc->crd_sets, cc->crd_ways, x->n, err) != 0) {
+        if (gcr_crd_init(&x->crd[c], cc->crd_sets, cc->crd_ways, bits, err) != 0) {
             gcr_chips_destroy(x);
             return -1;
         }
@@ -511,13 +513,19 @@ static void one_request(struct gcr_chips *x, uint32_t c, uint32_t sm, uint32_t p
     }
     uint64_t granule = line >> x->cfg->l2_interleave_log2;
     uint32_t ls = hash_of(x->cfg, granule, x->spc);
-    /* The CRD of the home chip samples the sets of that chip's LLC. */
+    /* The CRD samples sets of a chip's LLC: SAC's at the home chip sees every
+     * chip's requests to its lines (a bit per chip); crd.at = "requester"
+     * keeps one at each requesting chip for its own requests to any home,
+     * which sees the capacity its SM-side LLC would have. Every chip's slices
+     * have the same sets, so the sampled set of a line is the same in both. */
     uint64_t chip_set = (uint64_t)ls * x->geom.sets + gcr_set_index_of(&x->set_index, line);
-    if (chip_set % x->crd_stride == 0 && chip_set / x->crd_stride < x->crd[h].sets) {
-        struct gcr_crd *d = &x->crd[h];
-        if (gcr_crd_access(d, (uint32_t)(chip_set / x->crd_stride), line, c, sectors))
-            XCTR(x, K_CRD_HITS, h)++;
-        XCTR(x, K_CRD_REQ, h)++;
+    if (chip_set % x->crd_stride == 0 && chip_set / x->crd_stride < x->crd[0].sets) {
+        bool at_req = x->cfg->chips.crd_at_requester;
+        uint32_t dir = at_req ? c : (uint32_t)h;
+        if (gcr_crd_access(&x->crd[dir], (uint32_t)(chip_set / x->crd_stride), line,
+                           at_req ? 0 : c, sectors))
+            XCTR(x, K_CRD_HITS, dir)++;
+        XCTR(x, K_CRD_REQ, dir)++;
     }
     for (int o = 0; o < GCR_LLC_ORG_COUNT; o++)
         org_request(x, &x->org[o], c, (uint32_t)h, ls, sm, port, line, sectors, kind, write_bytes,

@@ -202,27 +202,41 @@ usage)
 sac)
   # Synthetic traces built to favour each LLC organisation (examples/sac/):
   # the model must pick it, and the CRD's SM-side hit rate must be within 5
-  # points of the replayed SM-side LLC's.
-  for kind in shared private shared-large; do
+  # points of the replayed SM-side LLC's, except for SAC's home-chip CRD on
+  # homed-large's second kernel, the limit examples/sac/README.md documents,
+  # which the requester-side CRD (crd.at = "requester") does not have.
+  kinds="shared private shared-large homed-large"
+  for kind in $kinds; do
     sh examples/sac/gen-synthetic.sh "$kind" >"$work/$kind.txt" || fail "gen-synthetic.sh $kind"
   done
-  expect_exit 0 "$GCR" sac --config examples/configs/sac4x4-small.json --json "$work/sac.json" \
-    "$work/shared.txt" "$work/private.txt" "$work/shared-large.txt"
-  contains "$work/out" "sac_shared"
-  contains "$work/out" "EAB-M"
-  python3 - "$work/sac.json" <<'PY' || fail "sac decisions on the synthetic traces"
+  python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); c["chips"]["crd"]["at"] = "requester"; json.dump(c, open(sys.argv[2], "w"))' \
+    examples/configs/sac4x4-small.json "$work/requester.json"
+  for cfg in examples/configs/sac4x4-small.json "$work/requester.json"; do
+    expect_exit 0 "$GCR" sac --config "$cfg" --json "$work/sac.json" \
+      "$work/shared.txt" "$work/private.txt" "$work/shared-large.txt" "$work/homed-large.txt"
+    contains "$work/out" "sac_shared"
+    contains "$work/out" "EAB-M"
+    python3 - "$work/sac.json" <<'PY' || fail "sac decisions on the synthetic traces ($cfg)"
 import json, sys
 runs = json.load(open(sys.argv[1]))["runs"]
-assert [r["kernels"][0]["name"] for r in runs] == ["sac_shared", "sac_private", "sac_shared_large"]
+at = runs[0]["config"]["chips"]["crd"]["at"]
 want = {"sac_shared": "sm_side", "sac_private": "memory_side",
-        "sac_shared_large": "memory_side"}
+        "sac_shared_large": "memory_side", "sac_homed_place": "memory_side",
+        "sac_homed_reuse": "memory_side"}
+names = [k["name"] for r in runs for k in r["kernels"]]
+assert names == ["sac_shared", "sac_private", "sac_shared_large", "sac_homed_place",
+                 "sac_homed_reuse"], names
 for run in runs:
     for k in run["kernels"]:
         sac = k["multichip"]["sac"]
         for scope in ("window", "kernel"):
             s = sac[scope]
             assert s["choice"] == want[k["name"]], (k["name"], scope, s["choice"])
-            assert abs(s["crd_sm_hit_rate"] - s["replayed_sm_hit_rate"]) <= 0.05, (k["name"], scope)
+            off = abs(s["crd_sm_hit_rate"] - s["replayed_sm_hit_rate"])
+            if at == "home" and k["name"] == "sac_homed_reuse" and scope == "kernel":
+                assert off > 0.5, off  # the documented limit of SAC's CRD
+            else:
+                assert off <= 0.05, (k["name"], scope, off)
         assert sac["window"]["sm_hit_source"] == "crd" and sac["kernel"]["sm_hit_source"] == "replayed"
         assert sac["runtime_winner"] is None
         mc = k["multichip"]
@@ -234,6 +248,7 @@ for run in runs:
         assert mc["memory_side"]["llc_accesses"] == k["L2"]["accesses"]
         assert mc["memory_side"]["llc_hits"] == k["L2"]["hits"]
 PY
+  done
   expect_exit 1 "$GCR" sac --config examples/configs/volta80.json examples/traces/vecadd.txt
   contains "$work/err" "\$.chips.count: the SAC model needs a GPU of several chips"
   expect_exit 2 "$GCR" sac examples/traces/vecadd.txt

@@ -205,6 +205,16 @@ static void routing(void)
     CHECK_REAL(r, P("memory_side.lsu_per_chip.0"), 1.0); /* one slice per chip */
     json_decref(r);
 
+    /* Directories at the requesters: chip 0's sees A (miss), B (miss), B
+     * (hit); chip 1's B (miss), A (miss), A (hit), the store to A (hit). */
+    r = must_replay("{\"gpu\": {\"sms\": 2}, \"l1d\": {\"bypass_global\": true},"
+                    " \"l2\": {\"slices\": 2, \"sets\": 16, \"ways\": 4},"
+                    " \"chips\": {\"count\": 2, \"crd\": {\"sets\": 16, \"at\": \"requester\"}}}",
+                    t.path);
+    CHECK_EQ_U(jget(r, P("sac.kernel.crd_requests")), 7);
+    CHECK_EQ_U(jget(r, P("sac.kernel.crd_hits")), 3);
+    json_decref(r);
+
     /* The same trace with the SM-side LLC as the report's L2. */
     char cfg[512];
     snprintf(cfg, sizeof cfg,
@@ -223,6 +233,43 @@ static void routing(void)
         "replayed")));
     json_decref(r);
 #undef P
+    unlink(t.path);
+}
+
+/* Where the CRD sits. 2 chips, one 16-set direct-mapped LLC slice each;
+ * A (home 0) and C (home 1, touched first by chip 1) share set 0.
+ *   step 0: chip 0 loads A       chip 1 loads C
+ *   step 1: chip 0 loads C
+ *   step 2: chip 0 loads A
+ * Chip 0's SM-side LLC loses A to C: no SM-side hit. SAC's directory at the
+ * home chip 0 sees only A and predicts a hit; one at the requester sees A, C,
+ * A in its one way and does not. */
+static void crd_capacity(void)
+{
+    const uint64_t A = 0x100000, C = 0x300000;
+    struct tb t;
+    tb_open(&t, "chips-crd");
+    tb_kernel(&t, 1, 2, 32, 0, 0);
+    tb_load(&t, 0, 0, A);
+    tb_load(&t, 0, 0, C);
+    tb_load(&t, 0, 0, A);
+    tb_load(&t, 1, 0, C);
+    tb_end(&t, 1);
+    tb_close(&t);
+    static const char *const where[] = {"home", "requester"};
+    for (int i = 0; i < 2; i++) {
+        char cfg[512];
+        snprintf(cfg, sizeof cfg,
+                 "{\"gpu\": {\"sms\": 2}, \"l1d\": {\"bypass_global\": true},"
+                 " \"l2\": {\"slices\": 2, \"sets\": 16, \"ways\": 1},"
+                 " \"chips\": {\"count\": 2, \"crd\": {\"sets\": 16, \"ways\": 1,"
+                 " \"at\": \"%s\"}}}", where[i]);
+        json_t *r = must_replay(cfg, t.path);
+        CHECK_EQ_U(jget(r, "kernels.0.multichip.sm_side.llc_hits"), 0);
+        CHECK_EQ_U(jget(r, "kernels.0.multichip.sac.kernel.crd_requests"), 4);
+        CHECK_EQ_U(jget(r, "kernels.0.multichip.sac.kernel.crd_hits"), i == 0 ? 1 : 0);
+        json_decref(r);
+    }
     unlink(t.path);
 }
 
@@ -323,6 +370,7 @@ int main(void)
     crd_bits();
     first_touch_pages();
     routing();
+    crd_capacity();
     cta_dispatch();
     CHECK_DONE();
 }

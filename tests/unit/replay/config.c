@@ -103,6 +103,7 @@ int main(void)
     CHECK(cfg.chips.llc == GCR_LLC_MEMORY_SIDE && cfg.chips.shadow);
     CHECK(cfg.chips.theta == 0.05 && cfg.chips.bw.inter == 192.0 && cfg.chips.bw.mem == 437.5);
     CHECK(!cfg.chips.lsu_per_chip);
+    CHECK(!cfg.chips.crd_at_requester);
     json_t *cj = gcr_config_to_json(&cfg);
     CHECK(json_integer_value(json_object_get(json_object_get(cj, "chips"), "count")) == 4);
     json_decref(cj);
@@ -124,6 +125,7 @@ int main(void)
     expect_error("{\"chips\": {\"llc\": \"both\"}}", "$.chips.llc: unknown value");
     expect_error("{\"chips\": {\"pages\": 1}}", "$.chips.pages: unknown key");
     expect_error("{\"chips\": {\"crd\": {\"size\": 1}}}", "$.chips.crd.size: unknown key");
+    expect_error("{\"chips\": {\"crd\": {\"at\": \"slice\"}}}", "$.chips.crd.at: unknown value");
     expect_error("{\"chips\": {\"eab\": {\"theta\": -0.1}}}", "$.chips.eab.theta");
     expect_error("{\"chips\": {\"eab\": {\"lsu_scope\": \"slice\"}}}",
                  "$.chips.eab.lsu_scope: unknown value \"slice\"");
