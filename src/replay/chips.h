@@ -14,47 +14,11 @@
 #include "gcreplay/config.h"
 #include "gcreplay/error.h"
 #include "gcreplay/record.h"
+#include "replay/crd.h"
+#include "replay/pages.h"
 
 struct gcr_memsys;
 
-/* ---- Chip Request Directory (SAC §3.4): one per chip, set-sampled. ------
- * It sees every request to lines homed on its chip (from any chip) and keeps,
- * for each tag, which chips have touched which sectors. A request from chip i
- * hits iff chip i already touched every requested sector of that tag: what
- * chip i's own (SM-side) LLC would hold. On a tag miss the LRU way is
- * replaced and its bits cleared (ATD-style; the paper does not say). */
-struct gcr_crd {
-    uint32_t sets, ways, nchips;
-    uint64_t *tags;    /* sets*ways; UINT64_MAX = empty */
-    uint64_t *stamp;   /* LRU stamps */
-    uint32_t *touched; /* sets*ways*nchips sector masks */
-    uint64_t clock;
-    uint64_t hits, requests;
-};
-
-int gcr_crd_init(struct gcr_crd *d, uint32_t sets, uint32_t ways, uint32_t nchips,
-                 struct gcr_err *err);
-void gcr_crd_fini(struct gcr_crd *d);
-void gcr_crd_clear(struct gcr_crd *d); /* tags and bits; the counters stay */
-/* One request from chip to a sampled set; true if SM-side would hit. */
-bool gcr_crd_access(struct gcr_crd *d, uint32_t set, uint64_t line, uint32_t chip,
-                    uint32_t sectors);
-
-/* ---- First-touch page table: page -> home chip. ------------------------- */
-struct gcr_pages {
-    uint64_t *keys; /* page number + 1; 0 = empty */
-    uint8_t *home;
-    uint64_t cap, used;
-};
-
-/* Home chip of the page holding addr; a page nobody touched yet is placed on
- * `toucher`. Returns -1 only when out of memory. */
-int gcr_pages_home(struct gcr_pages *p, uint64_t page, uint32_t toucher);
-/* Home of a page already placed (UINT32_MAX if none). */
-uint32_t gcr_pages_lookup(const struct gcr_pages *p, uint64_t page);
-void gcr_pages_fini(struct gcr_pages *p);
-
-/* ---- The chips. ---------------------------------------------------------- */
 enum gcr_chips_kind { GCR_CHIPS_READ, GCR_CHIPS_WRITE, GCR_CHIPS_ATOMIC };
 
 struct gcr_chips;
