@@ -249,6 +249,19 @@ for run in runs:
         assert mc["memory_side"]["llc_hits"] == k["L2"]["hits"]
 PY
   done
+  # The multi-chip examples derived from single-chip ones cannot drift from them.
+  python3 - <<'PY' || fail "a derived multi-chip config drifted from its single-chip one"
+import json
+for base, derived in (("qv100", "qv100-4chips"), ("volta80", "volta80-4chips")):
+    a = json.load(open("examples/configs/%s.json" % base))
+    b = json.load(open("examples/configs/%s.json" % derived))
+    assert b.pop("chips")["count"] == 4, derived
+    for c in (a, b):
+        for key in ("name", "comment"):
+            c.pop(key)
+        c["l2"].pop("prefill_memcpy", None)  # refused with several chips
+    assert a == b, derived
+PY
   expect_exit 1 "$GCR" sac --config examples/configs/volta80.json examples/traces/vecadd.txt
   contains "$work/err" "\$.chips.count: the SAC model needs a GPU of several chips"
   expect_exit 2 "$GCR" sac examples/traces/vecadd.txt
