@@ -386,7 +386,7 @@ static int parse_chips(struct jobj *top, const struct jobj *l2, struct gcr_confi
     c->crd_at_requester = e == 1;
     if (jobj_sub(&ch, "eab", &eab, err) ||
         get_real(&eab, "theta", 0.05, 0.0, 100.0, &c->theta, err) ||
-        get_u64(&eab, "profile_requests", 8192, 1, UINT64_MAX >> 1, &c->profile_requests, err) ||
+        get_u64(&eab, "profile_requests", 65536, 1, UINT64_MAX >> 1, &c->profile_requests, err) ||
         get_enum(&eab, "lsu_scope", 0, 2, lsu_scope_i, &e, err) ||
         get_real(&eab, "intra_gbs", 4000.0, 1e-9, 1e12, &c->bw.intra, err) ||
         get_real(&eab, "inter_gbs", 192.0, 1e-9, 1e12, &c->bw.inter, err) ||

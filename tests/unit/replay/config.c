@@ -104,6 +104,8 @@ int main(void)
     CHECK(cfg.chips.theta == 0.05 && cfg.chips.bw.inter == 192.0 && cfg.chips.bw.mem == 437.5);
     CHECK(!cfg.chips.lsu_per_chip);
     CHECK(!cfg.chips.crd_at_requester);
+    CHECK_EQ_U(cfg.chips.profile_requests, 65536);
+    CHECK_EQ_U(cfg.chips.channels, 8);
     json_t *cj = gcr_config_to_json(&cfg);
     CHECK(json_integer_value(json_object_get(json_object_get(cj, "chips"), "count")) == 4);
     json_decref(cj);
