@@ -49,8 +49,6 @@ struct gcr_chips {
     unsigned line_log2, chan_log2;
     struct org org[GCR_LLC_ORG_COUNT];
     struct gcr_pages pages;
-    uint64_t last_page; /* the page of the last request and its home */
-    uint32_t last_home;
     struct gcr_crd *crd; /* per chip */
     uint32_t crd_stride; /* chip sets between sampled sets */
     /* Counters: both organisations, then CRD hits/requests and pages per chip. */
@@ -81,7 +79,6 @@ int gcr_chips_create(struct gcr_chips **out, struct gcr_memsys *m, struct gcr_er
     x->spc = cc->slices_per_chip;
     x->nslices = cfg->l2_slices;
     x->page_log2 = (unsigned)__builtin_ctzll(cc->page_bytes);
-    x->last_page = UINT64_MAX; /* no page yet */
     x->geom = *gcr_cache_geometry(m->slices[0]);
     gcr_set_index_init(&x->set_index, &x->geom);
     x->line_log2 = (unsigned)__builtin_ctz(cfg->line_bytes);
@@ -361,18 +358,9 @@ static void one_request(struct gcr_chips *x, uint32_t c, uint32_t sm, uint32_t p
                         uint64_t line, uint32_t sectors, enum gcr_chips_kind kind,
                         uint32_t write_bytes, const struct gcr_warp_insn *insn)
 {
-    /* Consecutive requests mostly fall in the page of the one before. */
-    uint64_t page = line >> x->page_log2;
-    int h = (int)x->last_home;
-    if (page != x->last_page) {
-        h = gcr_pages_home(&x->pages, page, c);
-        if (h < 0)
-            h = (int)c; /* out of memory for the page table: treat the page as local */
-        else {
-            x->last_page = page;
-            x->last_home = (uint32_t)h;
-        }
-    }
+    int h = gcr_pages_home(&x->pages, line >> x->page_log2, c);
+    if (h < 0)
+        h = (int)c; /* out of memory for the page table: treat the page as local */
     uint64_t granule = line >> x->cfg->l2_interleave_log2;
     uint32_t ls = hash_of(x->cfg, granule, x->spc);
     /* The CRD samples sets of a chip's LLC: SAC's at the home chip sees every
