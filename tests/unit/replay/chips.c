@@ -103,6 +103,13 @@ static void first_touch_pages(void)
         CHECK_EQ_U(gcr_pages_lookup(&p, 1000 + i), i % 3);
     CHECK_EQ_U(gcr_pages_lookup(&p, 5), 2);
     CHECK_EQ_U(p.used, 5001);
+    /* Pages far apart, each in its own leaf, through several table growths. */
+    for (uint64_t i = 0; i < 300; i++)
+        CHECK_EQ_U(gcr_pages_home(&p, (i + 100) * 100003, (uint32_t)(i % 4)), i % 4);
+    for (uint64_t i = 0; i < 300; i++)
+        CHECK_EQ_U(gcr_pages_lookup(&p, (i + 100) * 100003), i % 4);
+    CHECK_EQ_U(gcr_pages_lookup(&p, 100 * 100003 + 1), UINT32_MAX); /* same leaf, not placed */
+    CHECK_EQ_U(p.used, 5301);
     gcr_pages_fini(&p);
 
     /* CTA -> chip: contiguous blocks of ceil(n / chips). */
