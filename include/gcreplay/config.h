@@ -38,6 +38,33 @@ enum gcr_slice_hash {
     GCR_SLICE_HASH_COUNT
 };
 
+/* The timing backend (src/timing/README.md): off by default; a functional
+ * replay ignores every field. Latencies are in core cycles; each bandwidth is
+ * in bytes per cycle of its own clock domain (clocks in MHz, as GPGPU-Sim's
+ * -gpgpu_clock_domains gives them). */
+struct gcr_timing_config {
+    bool enabled;
+    double core_mhz, noc_mhz, l2_mhz, dram_mhz;
+    uint32_t issue_per_cycle;        /* warp instructions an SM issues per cycle (schedulers) */
+    uint32_t kernel_launch_latency;  /* cycles before a kernel's first issue */
+    uint32_t alu_latency;            /* cycles before a warp issues after a non-memory insn */
+    uint32_t shared_latency;         /* shared-memory access */
+    uint32_t l1_latency;             /* L1 hit (also the L1 lookup before a miss leaves) */
+    uint32_t noc_latency;            /* one traversal of a network (each way) */
+    uint32_t l2_latency;             /* L2 slice access (ROP + tag + data) */
+    uint32_t dram_latency;           /* DRAM access beyond its data transfer */
+    uint32_t noc_port_bytes;         /* per NoC cycle, each SM port and each slice port */
+    uint32_t l2_slice_bytes;         /* per L2 cycle, each slice's data array */
+    uint32_t dram_channel_bytes;     /* per DRAM cycle, each channel's data bus */
+    uint32_t link_bytes;             /* per NoC cycle, each inter-chip link / core-L1 port */
+    uint32_t header_bytes;           /* added to every message on a network */
+    uint32_t dram_channels;          /* 0 = one per L2 slice; else divides the slices */
+    uint32_t l1_mshrs;               /* outstanding L1 misses per SM */
+    /* Open-row DRAM model (off by default): timings in DRAM cycles. */
+    bool dram_rows;
+    uint32_t dram_banks, dram_row_bytes, t_rcd, t_rp, t_cl;
+};
+
 struct gcr_config {
     char *origin; /* file name, for messages */
     char *name;
@@ -82,6 +109,8 @@ struct gcr_config {
     bool l2_prefill_memcpy;
 
     json_t *analyses; /* object: analysis name -> its options object */
+
+    struct gcr_timing_config timing;
 };
 
 /* Loads and validates a config file. On error nothing needs freeing. */
@@ -104,6 +133,8 @@ json_t *gcr_config_import_gpgpusim(const char *const *paths, size_t npaths, cons
 
 /* The effective configuration with every default filled in (for reports). */
 json_t *gcr_config_to_json(const struct gcr_config *cfg);
+/* The timing section alone (part of the above when timing is enabled). */
+json_t *gcr_timing_config_to_json(const struct gcr_timing_config *t);
 
 const char *gcr_cta_policy_name(enum gcr_cta_policy p);
 const char *gcr_warp_policy_name(enum gcr_warp_policy p);

@@ -14,6 +14,7 @@
 #include "replay/memsys.h"
 #include "replay/warpq.h"
 #include "report/report.h"
+#include "timing/timing.h"
 
 /* ------------------------------------------------------------------ state */
 
@@ -25,6 +26,7 @@ struct warp {
     uint32_t id;          /* warp index inside the CTA */
     uint32_t nonmem_left; /* non-memory instructions still to issue before q's next item */
     uint64_t stall_until; /* GTO: SM issue slot at which the warp is ready again */
+    double ready_at;      /* timing mode: cycle at which the warp may issue again */
 };
 
 struct cta {
@@ -43,6 +45,7 @@ struct sm {
     struct warp *current;  /* GTO: the warp being run greedily */
     uint32_t resident_ctas;
     uint64_t issued;       /* issue slots used: the SM's clock */
+    double cycle;          /* timing mode: the SM's next issue cycle */
 };
 
 /* Per-kernel counters that are not cache statistics. */
@@ -96,6 +99,10 @@ struct gcr_replay {
     void *progress_ctx;
     uint64_t progress_tick;
     struct kernel_state *ks;
+    /* Timing mode (src/timing): the model, the cycle being issued and the
+     * cycle the current kernel's last warp finished. NULL when functional. */
+    struct gcr_timing *timing;
+    double now, kernel_end;
 };
 
 /* ------------------------------------------------------------ create/free */
@@ -146,7 +153,7 @@ int gcr_replay_create(struct gcr_replay **out, const struct gcr_config *cfg, str
     const char *name;
     json_t *opts;
     size_t nan = json_object_size(cfg->analyses);
-    rp->bus.subs = calloc(nan ? nan : 1, sizeof *rp->bus.subs);
+    rp->bus.subs = calloc(nan + 1, sizeof *rp->bus.subs); /* + the timing model */
     if (!rp->bus.subs) {
         gcr_replay_destroy(rp);
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
@@ -167,6 +174,19 @@ int gcr_replay_create(struct gcr_replay **out, const struct gcr_config *cfg, str
         return -1;
     }
     rp->info.num_l1s = org->num_instances(rp->org_self);
+
+    /* Timing mode: the model observes the bus first, before any analysis. */
+    if (cfg->timing.enabled) {
+        struct gcr_bus_sub *sub = &rp->bus.subs[rp->bus.nsubs];
+        sub->ops = &gcr_timing_observer;
+        if (gcr_timing_observer.create(&sub->self, NULL, &rp->info, err) != 0) {
+            gcr_replay_destroy(rp);
+            return -1;
+        }
+        rp->bus.nsubs++;
+        rp->bus.mask |= gcr_timing_observer.subscribe;
+        rp->timing = gcr_timing_of(sub->self);
+    }
 
     json_object_foreach(cfg->analyses, name, opts) {
         const struct gcr_analysis_ops *an = NULL;
@@ -274,6 +294,7 @@ static struct cta *cta_get(struct gcr_replay *rp, uint32_t id, uint32_t nwarps)
         c->warps[w].id = w;
         c->warps[w].nonmem_left = 0;
         c->warps[w].stall_until = 0;
+        c->warps[w].ready_at = 0;
     }
     return c;
 }
@@ -394,6 +415,8 @@ fail:
 static void place(struct gcr_replay *rp, uint32_t s, struct cta *c)
 {
     struct sm *sm = &rp->sms[s];
+    if (rp->timing && sm->cycle < rp->now)
+        sm->cycle = rp->now; /* an idle SM starts the CTA when it arrives */
     c->sm = s;
     c->warps_left = 0;
     for (uint32_t w = 0; w < c->nwarps; w++)
@@ -628,6 +651,128 @@ static void sm_issue(struct gcr_replay *rp, uint32_t s)
         warp_done(rp, sm, index);
 }
 
+/* ------------------------------------------------------------ timing mode */
+
+/* With timing (src/timing/README.md), each SM has a clock; the SM with the
+ * earliest next issue cycle issues next, so functional accesses interleave
+ * across SMs in (approximate) time order. At one cycle an SM issues up to
+ * timing.issue_per_cycle instructions, each from a different ready warp, in
+ * the order of the warp policy; a warp is ready when its last instruction
+ * allows (non-memory: the ALU latency; load: its data returned). */
+
+static void timed_kernel_begin(struct gcr_replay *rp)
+{
+    double start = gcr_timing_kernel_begin(rp->timing);
+    rp->now = rp->kernel_end = start;
+    for (uint32_t s = 0; s < rp->cfg->num_sms; s++)
+        rp->sms[s].cycle = start;
+}
+
+static struct warp *pick_ready(struct gcr_replay *rp, struct sm *sm, double now,
+                               uint32_t *index)
+{
+    uint32_t n = sm->nactive;
+    if (rp->cfg->warp_policy == GCR_WARP_LRR) {
+        uint32_t i = (uint32_t)(sm->last + 1);
+        for (uint32_t k = 0; k < n; k++, i++) {
+            if (i >= n)
+                i = 0;
+            if (sm->active[i]->ready_at <= now) {
+                *index = i;
+                return sm->active[i];
+            }
+        }
+        return NULL;
+    }
+    /* GTO: the warp issued last while it stays ready, else the oldest ready. */
+    uint32_t oldest = UINT32_MAX;
+    for (uint32_t i = 0; i < n; i++) {
+        struct warp *w = sm->active[i];
+        if (w->ready_at > now)
+            continue;
+        if (w == sm->current) {
+            *index = i;
+            return w;
+        }
+        if (oldest == UINT32_MAX)
+            oldest = i;
+    }
+    if (oldest == UINT32_MAX)
+        return NULL;
+    *index = oldest;
+    return sm->active[oldest];
+}
+
+static void sm_step_timed(struct gcr_replay *rp, uint32_t s)
+{
+    struct sm *sm = &rp->sms[s];
+    const struct gcr_timing_config *tc = &rp->cfg->timing;
+    double now = sm->cycle;
+    uint32_t issued = 0;
+    rp->now = now;
+    rp->bus.step = (uint64_t)now;
+    while (issued < tc->issue_per_cycle && sm->nactive) {
+        uint32_t index;
+        struct warp *w = pick_ready(rp, sm, now, &index);
+        if (!w)
+            break;
+        sm->last = (int32_t)index;
+        sm->current = w;
+        issued++;
+        rp->kernel_counts.warp_insns++;
+        w->ready_at = now + tc->alu_latency;
+        if (w->nonmem_left) {
+            w->nonmem_left--;
+            rp->kernel_counts.nonmem++;
+        } else {
+            uint32_t count;
+            struct gcr_lane_shape shape;
+            if (gcr_warpq_pop(&w->q, &rp->insn, &count, &shape) == GCR_WQ_NONMEM) {
+                w->nonmem_left = count - 1;
+                rp->kernel_counts.nonmem++;
+            } else {
+                gcr_timing_insn_begin(rp->timing, s, now, rp->insn.op, rp->insn.space);
+                execute(rp, sm, s, w, &shape);
+                w->ready_at = gcr_timing_insn_end(rp->timing);
+            }
+        }
+        if (!w->nonmem_left && gcr_warpq_empty(&w->q)) {
+            if (w->ready_at > rp->kernel_end)
+                rp->kernel_end = w->ready_at;
+            warp_done(rp, sm, index);
+        }
+    }
+    if (issued) {
+        sm->cycle = now + 1;
+        return;
+    }
+    /* Nothing ready: skip to the first cycle a warp becomes ready. */
+    double next = now + 1;
+    for (uint32_t i = 0; i < sm->nactive; i++)
+        if (i == 0 || sm->active[i]->ready_at < next)
+            next = sm->active[i]->ready_at;
+    sm->cycle = next > now ? next : now + 1;
+}
+
+static int run_timed(struct gcr_replay *rp, struct gcr_err *err)
+{
+    struct kernel_state *ks = rp->ks;
+    uint32_t S = rp->cfg->num_sms;
+    while (ks->resident) {
+        uint32_t best = UINT32_MAX;
+        for (uint32_t s = 0; s < S; s++)
+            if (rp->sms[s].nactive && (best == UINT32_MAX || rp->sms[s].cycle < rp->sms[best].cycle))
+                best = s;
+        sm_step_timed(rp, best);
+        if (ks->cta_finished) {
+            ks->cta_finished = false;
+            if (dispatch(rp, err) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
 /* ----------------------------------------------------------------- kernels */
 
 static void snapshot(struct gcr_replay *rp)
@@ -698,12 +843,14 @@ static json_t *period_json(struct gcr_replay *rp, const struct insn_counts *coun
 static int analyses_report(struct gcr_replay *rp, json_t *period, bool kernel,
                            struct gcr_err *err)
 {
-    if (!rp->bus.nsubs)
+    if (rp->bus.nsubs == (rp->timing ? 1u : 0u)) /* the timing model reports apart */
         return 0;
     json_t *all = json_object();
     json_object_set_new(period, "analyses", all);
     for (size_t i = 0; i < rp->bus.nsubs; i++) {
         const struct gcr_analysis_ops *an = rp->bus.subs[i].ops;
+        if (an == &gcr_timing_observer)
+            continue;
         int (*fn)(void *, json_t *, struct gcr_err *) =
             kernel ? an->report_kernel : an->report_total;
         if (!fn)
@@ -822,8 +969,14 @@ static int replay_kernel(struct gcr_replay *rp, struct gcr_reader *r,
         gcr_bus_emit(&rp->bus, &ev);
     }
 
+    if (rp->timing)
+        timed_kernel_begin(rp);
     if (dispatch(rp, err) != 0)
         goto out;
+    if (rp->timing) {
+        if (run_timed(rp, err) != 0)
+            goto out;
+    }
     while (ks.resident) {
         for (uint32_t s = 0; s < cfg->num_sms; s++)
             if (rp->sms[s].nactive) {
@@ -872,6 +1025,9 @@ static int replay_kernel(struct gcr_replay *rp, struct gcr_reader *r,
                            (json_int_t)ks.fit, "l1d_ways", (json_int_t)l1.ways);
     json_object_update(id, k); /* identity first, then the figures */
     json_decref(k);
+    if (rp->timing)
+        json_object_set_new(id, "timing", gcr_timing_kernel_end(rp->timing, rp->kernel_end,
+                                                                rp->kernel_counts.warp_insns));
     json_array_append_new(rp->kernels, id);
     gcr_add_u64s((uint64_t *)&rp->counts, (const uint64_t *)&rp->kernel_counts,
                  sizeof rp->counts / sizeof(uint64_t));
@@ -943,6 +1099,8 @@ json_t *gcr_replay_report(struct gcr_replay *rp, struct gcr_err *err)
     json_t *total = period_json(rp, &rp->counts, false);
     json_object_set_new(total, "kernels", json_integer((json_int_t)json_array_size(rp->kernels)));
     json_object_set_new(total, "memcpy_bytes", json_integer((json_int_t)rp->memcpy_bytes));
+    if (rp->timing)
+        json_object_set_new(total, "timing", gcr_timing_report_total(rp->timing));
     if (rp->org->report) {
         json_t *section = json_object();
         json_object_set_new(json_object_get(total, "L1D"), rp->org->name, section);
