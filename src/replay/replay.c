@@ -4,6 +4,7 @@
 #include "gcreplay/replay.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,6 +104,7 @@ struct gcr_replay {
      * cycle the current kernel's last warp finished. NULL when functional. */
     struct gcr_timing *timing;
     double now, kernel_end;
+    uint32_t *sm_heap, *sm_heap_pos; /* SMs by next issue cycle (see heap_fix) */
 };
 
 /* ------------------------------------------------------------ create/free */
@@ -186,6 +188,12 @@ int gcr_replay_create(struct gcr_replay **out, const struct gcr_config *cfg, str
         rp->bus.nsubs++;
         rp->bus.mask |= gcr_timing_observer.subscribe;
         rp->timing = gcr_timing_of(sub->self);
+        rp->sm_heap = calloc(S, sizeof *rp->sm_heap);
+        rp->sm_heap_pos = calloc(S, sizeof *rp->sm_heap_pos);
+        if (!rp->sm_heap || !rp->sm_heap_pos) {
+            gcr_replay_destroy(rp);
+            return gcr_fail(err, GCR_E_NOMEM, "out of memory");
+        }
     }
 
     json_object_foreach(cfg->analyses, name, opts) {
@@ -253,6 +261,8 @@ void gcr_replay_destroy(struct gcr_replay *rp)
     free(rp->l2_now);
     free(rp->sms);
     free(rp->warp_slots);
+    free(rp->sm_heap);
+    free(rp->sm_heap_pos);
     json_decref(rp->kernels);
     json_decref(rp->traces);
     free(rp);
@@ -412,6 +422,8 @@ fail:
 
 /* ---------------------------------------------------------------- dispatch */
 
+static void heap_fix(struct gcr_replay *rp, uint32_t s); /* timing mode */
+
 static void place(struct gcr_replay *rp, uint32_t s, struct cta *c)
 {
     struct sm *sm = &rp->sms[s];
@@ -425,6 +437,8 @@ static void place(struct gcr_replay *rp, uint32_t s, struct cta *c)
             c->warps_left++;
         }
     sm->resident_ctas++;
+    if (rp->timing)
+        heap_fix(rp, s);
     rp->ks->resident++;
     rp->kernel_counts.ctas++;
     /* A loaded CTA has at least one record, so at least one warp with work. */
@@ -660,65 +674,115 @@ static void sm_issue(struct gcr_replay *rp, uint32_t s)
  * the order of the warp policy; a warp is ready when its last instruction
  * allows (non-memory: the ALU latency; load: its data returned). */
 
+/* SMs ordered by next issue cycle: a binary min-heap of SM ids (key: the
+ * SM's cycle, +infinity while it has no warp), so picking the earliest SM
+ * costs log(SMs). */
+static double sm_key(const struct gcr_replay *rp, uint32_t s)
+{
+    return rp->sms[s].nactive ? rp->sms[s].cycle : INFINITY;
+}
+
+static void heap_fix(struct gcr_replay *rp, uint32_t s)
+{
+    uint32_t *h = rp->sm_heap, *pos = rp->sm_heap_pos, n = rp->cfg->num_sms;
+    uint32_t i = pos[s];
+    double k = sm_key(rp, s);
+    while (i > 0 && sm_key(rp, h[(i - 1) / 2]) > k) { /* up */
+        h[i] = h[(i - 1) / 2];
+        pos[h[i]] = i;
+        i = (i - 1) / 2;
+    }
+    for (;;) { /* down */
+        uint32_t l = 2 * i + 1, r = l + 1, m = i;
+        double mk = k;
+        if (l < n && sm_key(rp, h[l]) < mk) {
+            m = l;
+            mk = sm_key(rp, h[l]);
+        }
+        if (r < n && sm_key(rp, h[r]) < mk)
+            m = r;
+        if (m == i)
+            break;
+        h[i] = h[m];
+        pos[h[i]] = i;
+        i = m;
+    }
+    h[i] = s;
+    pos[s] = i;
+}
+
 static void timed_kernel_begin(struct gcr_replay *rp)
 {
     double start = gcr_timing_kernel_begin(rp->timing);
     rp->now = rp->kernel_end = start;
-    for (uint32_t s = 0; s < rp->cfg->num_sms; s++)
+    for (uint32_t s = 0; s < rp->cfg->num_sms; s++) {
         rp->sms[s].cycle = start;
+        rp->sm_heap[s] = s;
+        rp->sm_heap_pos[s] = s;
+    }
 }
 
-static struct warp *pick_ready(struct gcr_replay *rp, struct sm *sm, double now,
-                               uint32_t *index)
+/* One pass over the SM's warps at cycle `now`: the warps to issue, in the
+ * policy's order (at most `max`, each ready), and the earliest cycle at which
+ * a warp not picked becomes ready (now + 1 if one is ready already). */
+static uint32_t pick_ready(struct gcr_replay *rp, struct sm *sm, double now, uint32_t max,
+                           uint32_t *picks, double *next_ready)
 {
-    uint32_t n = sm->nactive;
+    uint32_t n = sm->nactive, got = 0;
+    double next = INFINITY;
     if (rp->cfg->warp_policy == GCR_WARP_LRR) {
+        /* Loose round-robin: from the warp after the one issued last. */
         uint32_t i = (uint32_t)(sm->last + 1);
         for (uint32_t k = 0; k < n; k++, i++) {
             if (i >= n)
                 i = 0;
-            if (sm->active[i]->ready_at <= now) {
-                *index = i;
-                return sm->active[i];
+            double r = sm->active[i]->ready_at;
+            if (r <= now && got < max)
+                picks[got++] = i;
+            else if (r < next)
+                next = r;
+        }
+    } else {
+        /* Greedy-then-oldest: the warp issued last while it stays ready, then
+         * the oldest ready ones. */
+        uint32_t cur = UINT32_MAX;
+        for (uint32_t i = 0; i < n; i++)
+            if (sm->active[i] == sm->current && sm->active[i]->ready_at <= now) {
+                cur = i;
+                picks[got++] = i;
             }
+        for (uint32_t i = 0; i < n; i++) {
+            double r = sm->active[i]->ready_at;
+            if (i == cur)
+                continue;
+            if (r <= now && got < max)
+                picks[got++] = i;
+            else if (r < next)
+                next = r;
         }
-        return NULL;
     }
-    /* GTO: the warp issued last while it stays ready, else the oldest ready. */
-    uint32_t oldest = UINT32_MAX;
-    for (uint32_t i = 0; i < n; i++) {
-        struct warp *w = sm->active[i];
-        if (w->ready_at > now)
-            continue;
-        if (w == sm->current) {
-            *index = i;
-            return w;
-        }
-        if (oldest == UINT32_MAX)
-            oldest = i;
-    }
-    if (oldest == UINT32_MAX)
-        return NULL;
-    *index = oldest;
-    return sm->active[oldest];
+    *next_ready = next > now ? next : now + 1;
+    return got;
 }
 
 static void sm_step_timed(struct gcr_replay *rp, uint32_t s)
 {
     struct sm *sm = &rp->sms[s];
     const struct gcr_timing_config *tc = &rp->cfg->timing;
-    double now = sm->cycle;
-    uint32_t issued = 0;
+    double now = sm->cycle, next;
+    uint32_t picks[64];
+    struct warp *picked[64];
     rp->now = now;
     rp->bus.step = (uint64_t)now;
-    while (issued < tc->issue_per_cycle && sm->nactive) {
-        uint32_t index;
-        struct warp *w = pick_ready(rp, sm, now, &index);
-        if (!w)
-            break;
-        sm->last = (int32_t)index;
-        sm->current = w;
-        issued++;
+    uint32_t got = pick_ready(rp, sm, now, tc->issue_per_cycle, picks, &next);
+    for (uint32_t k = 0; k < got; k++)
+        picked[k] = sm->active[picks[k]];
+    if (got) {
+        sm->last = (int32_t)picks[got - 1];
+        sm->current = picked[got - 1];
+    }
+    for (uint32_t k = 0; k < got; k++) {
+        struct warp *w = picked[k];
         rp->kernel_counts.warp_insns++;
         w->ready_at = now + tc->alu_latency;
         if (w->nonmem_left) {
@@ -739,31 +803,26 @@ static void sm_step_timed(struct gcr_replay *rp, uint32_t s)
         if (!w->nonmem_left && gcr_warpq_empty(&w->q)) {
             if (w->ready_at > rp->kernel_end)
                 rp->kernel_end = w->ready_at;
+            /* Indices moved if warps before it left: find it (once per warp). */
+            uint32_t index = 0;
+            while (sm->active[index] != w)
+                index++;
             warp_done(rp, sm, index);
+        } else if (w->ready_at < next) {
+            next = w->ready_at;
         }
     }
-    if (issued) {
-        sm->cycle = now + 1;
-        return;
-    }
-    /* Nothing ready: skip to the first cycle a warp becomes ready. */
-    double next = now + 1;
-    for (uint32_t i = 0; i < sm->nactive; i++)
-        if (i == 0 || sm->active[i]->ready_at < next)
-            next = sm->active[i]->ready_at;
     sm->cycle = next > now ? next : now + 1;
+    heap_fix(rp, s);
 }
 
 static int run_timed(struct gcr_replay *rp, struct gcr_err *err)
 {
     struct kernel_state *ks = rp->ks;
-    uint32_t S = rp->cfg->num_sms;
+    for (uint32_t s = 0; s < rp->cfg->num_sms; s++)
+        heap_fix(rp, s);
     while (ks->resident) {
-        uint32_t best = UINT32_MAX;
-        for (uint32_t s = 0; s < S; s++)
-            if (rp->sms[s].nactive && (best == UINT32_MAX || rp->sms[s].cycle < rp->sms[best].cycle))
-                best = s;
-        sm_step_timed(rp, best);
+        sm_step_timed(rp, rp->sm_heap[0]);
         if (ks->cta_finished) {
             ks->cta_finished = false;
             if (dispatch(rp, err) != 0)
