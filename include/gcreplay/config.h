@@ -22,6 +22,7 @@ enum gcr_cta_policy {
 enum gcr_warp_policy {
     GCR_WARP_LRR = 0, /* loose round-robin over resident warps */
     GCR_WARP_GTO,     /* greedy-then-oldest, switching on an L1 miss */
+    GCR_WARP_VWS,     /* seed 004's versatile warp scheduler (timing mode only) */
     GCR_WARP_POLICY_COUNT
 };
 
@@ -63,6 +64,10 @@ struct gcr_timing_config {
     /* Open-row DRAM model (off by default): timings in DRAM cycles. */
     bool dram_rows;
     uint32_t dram_banks, dram_row_bytes, t_rcd, t_rp, t_cl;
+    /* VWS (scheduling.warp_policy "vws"): sampling fraction alpha, throttle
+     * factor beta, address-miss-table entries, first-level warps. */
+    double vws_alpha, vws_beta;
+    uint32_t vws_amt_entries, vws_level1_warps;
 };
 
 struct gcr_config {

@@ -176,7 +176,7 @@ static int get_enum(struct jobj *o, const char *key, int def, int count,
 }
 
 static const char *const cta_names[] = {"round_robin", "contiguous"};
-static const char *const warp_names[] = {"lrr", "gto"};
+static const char *const warp_names[] = {"lrr", "gto", "vws"};
 static const char *const gran_names[] = {"line", "sector"};
 static const char *const slice_names[] = {"linear", "xor", "ipoly"};
 
@@ -302,7 +302,7 @@ static int get_real(struct jobj *o, const char *key, double def, double max, dou
  * latencies (GPGPU-Sim's QV100 config) and a 32-B/cycle DRAM channel per slice. */
 static int parse_timing(struct jobj *top, struct gcr_config *cfg, struct gcr_err *err)
 {
-    struct jobj t, clk, lat, bw, rows;
+    struct jobj t, clk, lat, bw, rows, vws;
     struct gcr_timing_config *tc = &cfg->timing;
     /* The L1's MSHR count defaults to l1d.mshr.entries when the config has it. */
     json_t *mshr = json_object_get(cfg->l1_kept, "mshr");
@@ -339,7 +339,12 @@ static int parse_timing(struct jobj *top, struct gcr_config *cfg, struct gcr_err
         get_u32(&rows, "tRCD", 12, 0, 1u << 16, &tc->t_rcd, err) ||
         get_u32(&rows, "tRP", 12, 0, 1u << 16, &tc->t_rp, err) ||
         get_u32(&rows, "CL", 12, 0, 1u << 16, &tc->t_cl, err) || jobj_finish(&rows, err) ||
-        jobj_finish(&t, err))
+        jobj_sub(&t, "vws", &vws, err) ||
+        get_real(&vws, "alpha", 0.1, 1.0, &tc->vws_alpha, err) ||
+        get_real(&vws, "beta", 4.0, 1e6, &tc->vws_beta, err) ||
+        get_u32(&vws, "amt_entries", 8192, 1, 1u << 24, &tc->vws_amt_entries, err) ||
+        get_u32(&vws, "level1_warps", 16, 1, 4096, &tc->vws_level1_warps, err) ||
+        jobj_finish(&vws, err) || jobj_finish(&t, err))
         return -1;
     if (tc->dram_channels && (tc->dram_channels > cfg->l2_slices ||
                               cfg->l2_slices % tc->dram_channels != 0))
@@ -662,7 +667,8 @@ json_t *gcr_timing_config_to_json(const struct gcr_timing_config *t)
 {
     return json_pack(
         "{s:b, s:{s:f, s:f, s:f, s:f}, s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I}, "
-        "s:{s:I, s:I, s:I, s:I, s:I}, s:I, s:I, s:{s:b, s:I, s:I, s:I, s:I, s:I}}",
+        "s:{s:I, s:I, s:I, s:I, s:I}, s:I, s:I, s:{s:b, s:I, s:I, s:I, s:I, s:I}, "
+        "s:{s:f, s:f, s:I, s:I}}",
         "enabled", t->enabled, "clocks_mhz", "core", t->core_mhz, "noc", t->noc_mhz, "l2",
         t->l2_mhz, "dram", t->dram_mhz, "issue_per_cycle", (json_int_t)t->issue_per_cycle,
         "kernel_launch_latency", (json_int_t)t->kernel_launch_latency, "latency", "alu",
@@ -675,7 +681,9 @@ json_t *gcr_timing_config_to_json(const struct gcr_timing_config *t)
         "dram_channels", (json_int_t)t->dram_channels, "l1_mshrs", (json_int_t)t->l1_mshrs,
         "dram_rows", "enabled", t->dram_rows, "banks", (json_int_t)t->dram_banks, "row_bytes",
         (json_int_t)t->dram_row_bytes, "tRCD", (json_int_t)t->t_rcd, "tRP", (json_int_t)t->t_rp,
-        "CL", (json_int_t)t->t_cl);
+        "CL", (json_int_t)t->t_cl, "vws", "alpha", t->vws_alpha, "beta", t->vws_beta,
+        "amt_entries", (json_int_t)t->vws_amt_entries, "level1_warps",
+        (json_int_t)t->vws_level1_warps);
 }
 
 uint32_t gcr_config_l1_ways_for(const struct gcr_config *cfg, uint64_t shmem_per_sm)

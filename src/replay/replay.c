@@ -16,6 +16,7 @@
 #include "replay/warpq.h"
 #include "report/report.h"
 #include "timing/timing.h"
+#include "timing/vws.h"
 
 /* ------------------------------------------------------------------ state */
 
@@ -28,6 +29,10 @@ struct warp {
     uint32_t nonmem_left; /* non-memory instructions still to issue before q's next item */
     uint64_t stall_until; /* GTO: SM issue slot at which the warp is ready again */
     double ready_at;      /* timing mode: cycle at which the warp may issue again */
+    /* VWS: saturating L1 access and new-address miss counters, whether the
+     * warp is in the first scheduling level, whether it waits on memory. */
+    uint32_t vws_accesses, vws_misses;
+    bool level1, mem_wait;
 };
 
 struct cta {
@@ -47,6 +52,7 @@ struct sm {
     uint32_t resident_ctas;
     uint64_t issued;       /* issue slots used: the SM's clock */
     double cycle;          /* timing mode: the SM's next issue cycle */
+    struct gcr_vws_sm vws; /* VWS throttling estimate */
 };
 
 /* Per-kernel counters that are not cache statistics. */
@@ -105,6 +111,8 @@ struct gcr_replay {
     struct gcr_timing *timing;
     double now, kernel_end;
     uint32_t *sm_heap, *sm_heap_pos; /* SMs by next issue cycle (see heap_fix) */
+    uint32_t l1_blocks;              /* VWS: lines of one L1 in this kernel */
+    bool vws_spare;                  /* VWS: second-level warps could be promoted */
 };
 
 /* ------------------------------------------------------------ create/free */
@@ -127,6 +135,10 @@ int gcr_replay_create(struct gcr_replay **out, const struct gcr_config *cfg, str
                         cfg->origin, cfg->l1_organization, known);
     }
 
+    if (cfg->warp_policy == GCR_WARP_VWS && !cfg->timing.enabled)
+        return gcr_fail(err, GCR_E_CONFIG,
+                        "%s: $.scheduling.warp_policy: \"vws\" throttles on timing; enable the "
+                        "timing backend ($.timing.enabled or run --timing)", cfg->origin);
     struct gcr_replay *rp = calloc(1, sizeof *rp);
     if (!rp)
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
@@ -305,6 +317,8 @@ static struct cta *cta_get(struct gcr_replay *rp, uint32_t id, uint32_t nwarps)
         c->warps[w].nonmem_left = 0;
         c->warps[w].stall_until = 0;
         c->warps[w].ready_at = 0;
+        c->warps[w].vws_accesses = c->warps[w].vws_misses = 0;
+        c->warps[w].level1 = c->warps[w].mem_wait = false;
     }
     return c;
 }
@@ -711,15 +725,96 @@ static void heap_fix(struct gcr_replay *rp, uint32_t s)
     pos[s] = i;
 }
 
-static void timed_kernel_begin(struct gcr_replay *rp)
+static void timed_kernel_begin(struct gcr_replay *rp, uint32_t l1_blocks)
 {
     double start = gcr_timing_kernel_begin(rp->timing);
+    uint32_t S = rp->cfg->num_sms;
+    uint64_t warps = rp->ks->nctas * rp->ks->wpc;
     rp->now = rp->kernel_end = start;
-    for (uint32_t s = 0; s < rp->cfg->num_sms; s++) {
+    rp->l1_blocks = l1_blocks;
+    for (uint32_t s = 0; s < S; s++) {
         rp->sms[s].cycle = start;
+        gcr_vws_kernel_begin(&rp->sms[s].vws, (warps + S - 1) / S, rp->cfg->timing.vws_alpha);
+        gcr_timing_amt_clear(rp->timing, s);
         rp->sm_heap[s] = s;
         rp->sm_heap_pos[s] = s;
     }
+}
+
+/* VWS (seed 004, src/timing/README.md): IWL allows the oldest n_act warps
+ * (IntraCL: contiguous slots, so the fewest CTAs); of those, at most
+ * level1_warps form the first level of a two-level scheduler, issued
+ * greedy-then-oldest. A first-level warp that waits on memory is demoted;
+ * the warp promoted in its place belongs, by priority, to a CTA already in
+ * the first level, to its predecessor CTA, to its successor, else is the
+ * oldest (InterCL). */
+static uint32_t pick_vws(struct gcr_replay *rp, struct sm *sm, double now, uint32_t max,
+                         uint32_t *picks, double *next_ready)
+{
+    uint32_t n = sm->nactive;
+    uint32_t nact = sm->vws.n_act < n ? sm->vws.n_act : n;
+    uint32_t cap = rp->cfg->timing.vws_level1_warps, in1 = 0;
+    uint32_t lo = UINT32_MAX, hi = 0; /* CTA ids present in the first level */
+    for (uint32_t i = 0; i < n; i++) {
+        struct warp *w = sm->active[i];
+        if (w->level1 && (i >= nact || (w->mem_wait && w->ready_at > now)))
+            w->level1 = false;
+        if (w->level1) {
+            in1++;
+            lo = w->cta->id < lo ? w->cta->id : lo;
+            hi = w->cta->id > hi ? w->cta->id : hi;
+        }
+    }
+    while (in1 < cap) {
+        uint32_t best = UINT32_MAX, best_rank = 4;
+        for (uint32_t i = 0; i < nact && best_rank > 0; i++) {
+            struct warp *w = sm->active[i];
+            if (w->level1 || (w->mem_wait && w->ready_at > now))
+                continue;
+            uint32_t id = w->cta->id, rank = 3;
+            if (in1 && id >= lo && id <= hi)
+                rank = 0; /* first-level CTAs are consecutive ids: lo..hi */
+            else if (in1 && id + 1 == lo)
+                rank = 1;
+            else if (in1 && id == hi + 1)
+                rank = 2;
+            if (rank < best_rank) {
+                best_rank = rank;
+                best = i;
+            }
+        }
+        if (best == UINT32_MAX)
+            break;
+        struct warp *w = sm->active[best];
+        w->level1 = true;
+        in1++;
+        lo = w->cta->id < lo ? w->cta->id : lo;
+        hi = w->cta->id > hi ? w->cta->id : hi;
+    }
+    /* GTO inside the first level. The SM's next event: a first-level warp
+     * becoming ready or, while the level has room, any allowed warp. */
+    uint32_t got = 0, cur = UINT32_MAX;
+    double next = INFINITY;
+    for (uint32_t i = 0; i < nact; i++)
+        if (sm->active[i] == sm->current && sm->active[i]->level1 &&
+            sm->active[i]->ready_at <= now) {
+            cur = i;
+            picks[got++] = i;
+        }
+    for (uint32_t i = 0; i < nact; i++) {
+        struct warp *w = sm->active[i];
+        if (i == cur)
+            continue;
+        if (w->level1 && w->ready_at <= now && got < max)
+            picks[got++] = i;
+        else if ((w->level1 || in1 < cap) && w->ready_at < next)
+            next = w->ready_at;
+    }
+    /* A picked warp that goes to memory is demoted at once, and a second-level
+     * warp may take its place next cycle. */
+    rp->vws_spare = in1 == cap && nact > cap;
+    *next_ready = next > now ? next : now + 1;
+    return got;
 }
 
 /* One pass over the SM's warps at cycle `now`: the warps to issue, in the
@@ -730,6 +825,8 @@ static uint32_t pick_ready(struct gcr_replay *rp, struct sm *sm, double now, uin
 {
     uint32_t n = sm->nactive, got = 0;
     double next = INFINITY;
+    if (rp->cfg->warp_policy == GCR_WARP_VWS)
+        return pick_vws(rp, sm, now, max, picks, next_ready);
     if (rp->cfg->warp_policy == GCR_WARP_LRR) {
         /* Loose round-robin: from the warp after the one issued last. */
         uint32_t i = (uint32_t)(sm->last + 1);
@@ -765,6 +862,19 @@ static uint32_t pick_ready(struct gcr_replay *rp, struct sm *sm, double now, uin
     return got;
 }
 
+/* VWS bookkeeping after a memory instruction: the warp's saturating
+ * counters, and whether it now waits on memory beyond an L1 hit. */
+static void vws_count(struct gcr_replay *rp, struct warp *w, double now)
+{
+    uint32_t acc, miss;
+    gcr_timing_insn_l1_counts(rp->timing, &acc, &miss);
+    w->vws_accesses = w->vws_accesses + acc > GCR_VWS_COUNTER_MAX ? GCR_VWS_COUNTER_MAX
+                                                                  : w->vws_accesses + acc;
+    w->vws_misses = w->vws_misses + miss > GCR_VWS_COUNTER_MAX ? GCR_VWS_COUNTER_MAX
+                                                               : w->vws_misses + miss;
+    w->mem_wait = w->ready_at > now + rp->cfg->timing.l1_latency;
+}
+
 static void sm_step_timed(struct gcr_replay *rp, uint32_t s)
 {
     struct sm *sm = &rp->sms[s];
@@ -785,6 +895,7 @@ static void sm_step_timed(struct gcr_replay *rp, uint32_t s)
         struct warp *w = picked[k];
         rp->kernel_counts.warp_insns++;
         w->ready_at = now + tc->alu_latency;
+        w->mem_wait = false;
         if (w->nonmem_left) {
             w->nonmem_left--;
             rp->kernel_counts.nonmem++;
@@ -798,16 +909,26 @@ static void sm_step_timed(struct gcr_replay *rp, uint32_t s)
                 gcr_timing_insn_begin(rp->timing, s, now, rp->insn.op, rp->insn.space);
                 execute(rp, sm, s, w, &shape);
                 w->ready_at = gcr_timing_insn_end(rp->timing);
+                if (rp->cfg->warp_policy == GCR_WARP_VWS) {
+                    vws_count(rp, w, now);
+                    if (w->mem_wait && rp->vws_spare)
+                        next = now + 1;
+                }
             }
         }
         if (!w->nonmem_left && gcr_warpq_empty(&w->q)) {
             if (w->ready_at > rp->kernel_end)
                 rp->kernel_end = w->ready_at;
+            if (rp->cfg->warp_policy == GCR_WARP_VWS &&
+                gcr_vws_warp_done(&sm->vws, w->vws_misses, w->vws_accesses,
+                                  rp->cfg->timing.vws_beta, rp->l1_blocks))
+                gcr_timing_amt_clear(rp->timing, s);
             /* Indices moved if warps before it left: find it (once per warp). */
             uint32_t index = 0;
             while (sm->active[index] != w)
                 index++;
             warp_done(rp, sm, index);
+            next = now + 1; /* the warps left may be picked differently (VWS window) */
         } else if (w->ready_at < next) {
             next = w->ready_at;
         }
@@ -1029,7 +1150,7 @@ static int replay_kernel(struct gcr_replay *rp, struct gcr_reader *r,
     }
 
     if (rp->timing)
-        timed_kernel_begin(rp);
+        timed_kernel_begin(rp, l1.sets * l1.ways);
     if (dispatch(rp, err) != 0)
         goto out;
     if (rp->timing) {

@@ -85,6 +85,7 @@ struct pending {
 struct sm_state {
     double *mshr;      /* min-heap of the cycles each MSHR frees */
     struct pending *pend;
+    uint64_t *amt;     /* VWS address miss table: one bit per entry */
 };
 
 struct gcr_timing {
@@ -122,6 +123,8 @@ struct gcr_timing {
     uint64_t miss_key;
     double miss_ready;
 
+    uint32_t insn_accesses, insn_new_misses; /* VWS counters of the instruction */
+
     struct lat_stats lat, lat_then;
     uint64_t run_warp_insns;
 };
@@ -142,6 +145,7 @@ static void timing_destroy(void *self)
         for (uint32_t s = 0; s < t->info.num_sms; s++) {
             free(t->sm[s].mshr);
             free(t->sm[s].pend);
+            free(t->sm[s].amt);
         }
     free(t->sm);
     free(t->l1_free);
@@ -206,7 +210,10 @@ static int timing_create(void **self, const json_t *options, const struct gcr_si
     for (uint32_t s = 0; s < S; s++) {
         t->sm[s].mshr = calloc(tc->l1_mshrs, sizeof(double));
         t->sm[s].pend = calloc(pend, sizeof(struct pending));
-        if (!t->sm[s].mshr || !t->sm[s].pend) {
+        if (t->cfg->warp_policy == GCR_WARP_VWS)
+            t->sm[s].amt = calloc((tc->vws_amt_entries + 63) / 64, sizeof(uint64_t));
+        if (!t->sm[s].mshr || !t->sm[s].pend ||
+            (t->cfg->warp_policy == GCR_WARP_VWS && !t->sm[s].amt)) {
             timing_destroy(t);
             return gcr_fail(err, GCR_E_NOMEM, "out of memory for the timing model");
         }
@@ -316,6 +323,17 @@ static void on_l1_access(struct gcr_timing *t, const struct gcr_event *ev)
     if (t->l1_free[unit] > start)
         start = t->l1_free[unit];
     t->l1_free[unit] = start + 1; /* one request per cycle at each L1's tag port */
+    t->insn_accesses++;
+    uint64_t *amt = t->sm[t->sm_id].amt;
+    if (amt && !ev->is_write && ev->access->outcome != GCR_HIT) {
+        /* VWS: a read miss to an address not yet in the table counts once
+         * toward the warp's working set (aliasing tolerated, as proposed). */
+        uint64_t i = (ev->line_addr / t->cfg->line_bytes) % t->tc->vws_amt_entries;
+        if (!(amt[i / 64] >> (i % 64) & 1)) {
+            amt[i / 64] |= 1ull << (i % 64);
+            t->insn_new_misses++;
+        }
+    }
     double done = start + t->tc->l1_latency;
     t->req_t = done;
     if (ev->is_write)
@@ -440,6 +458,20 @@ void gcr_timing_insn_begin(struct gcr_timing *t, uint32_t sm, double now, enum g
     t->chain_t = now;
     t->core_l1_start = false;
     t->mshr_open = false;
+    t->insn_accesses = t->insn_new_misses = 0;
+}
+
+void gcr_timing_insn_l1_counts(const struct gcr_timing *t, uint32_t *accesses,
+                               uint32_t *new_misses)
+{
+    *accesses = t->insn_accesses;
+    *new_misses = t->insn_new_misses;
+}
+
+void gcr_timing_amt_clear(struct gcr_timing *t, uint32_t sm)
+{
+    if (t->sm[sm].amt)
+        memset(t->sm[sm].amt, 0, (t->tc->vws_amt_entries + 63) / 64 * sizeof(uint64_t));
 }
 
 double gcr_timing_insn_end(struct gcr_timing *t)

@@ -43,4 +43,12 @@ void gcr_timing_insn_begin(struct gcr_timing *t, uint32_t sm, double now, enum g
 /* The cycle at which the warp may issue its next instruction. */
 double gcr_timing_insn_end(struct gcr_timing *t);
 
+/* VWS (scheduling.warp_policy "vws"): the instruction just executed made
+ * `accesses` L1 accesses, `new_misses` of them read misses to an address the
+ * SM's address miss table had not seen (which sets it). */
+void gcr_timing_insn_l1_counts(const struct gcr_timing *t, uint32_t *accesses,
+                               uint32_t *new_misses);
+/* Clears SM sm's address miss table (every N_pred warp completions). */
+void gcr_timing_amt_clear(struct gcr_timing *t, uint32_t sm);
+
 #endif

@@ -1,5 +1,6 @@
 /* Timing backend: cycle counts computed by hand on tiny traces. */
 #include "../replay/replay_util.h"
+#include "timing/vws.h"
 
 #define A 0x100000ull
 
@@ -212,6 +213,15 @@ static void dram_rows(void)
     unlink(t.path);
 }
 
+#define CHECK_REAL_V(got, want)                                                              \
+    do {                                                                                     \
+        if (fabs((got) - (want)) > 1e-9) {                                                   \
+            fprintf(stderr, "%s:%d: %s = %.12g, want %.12g\n", __FILE__, __LINE__, #got,     \
+                    (double)(got), (double)(want));                                          \
+            check_failures++;                                                                \
+        }                                                                                    \
+    } while (0)
+
 static void config_errors(void)
 {
     static const struct {
@@ -243,8 +253,71 @@ static void config_errors(void)
     gcr_config_free(&cfg);
 }
 
+/* The IWL estimator (seed 004 Eq 4.1-4.6) with alpha 0.1, beta 4 and a
+ * 256-line L1, by hand. */
+static void vws_estimator(void)
+{
+    struct gcr_vws_sm v;
+    gcr_vws_kernel_begin(&v, 100, 0.1); /* N_pred = ceil(0.1 x 100) = 10 */
+    CHECK_EQ_U(v.n_pred, 10);
+    for (int i = 0; i < 9; i++) /* sampling: no throttling, no clearing */
+        CHECK(!gcr_vws_warp_done(&v, 8, 64, 4.0, 256));
+    CHECK_EQ_U(v.n_act, UINT32_MAX);
+    /* 10th warp: sampling ends, AMT cleared; WS = 8, RRDegr = 64/8 = 8:
+     * N_act = ceil(4 x 256 / (8 x 8)) = 16. */
+    CHECK(gcr_vws_warp_done(&v, 8, 64, 4.0, 256));
+    CHECK_EQ_U(v.n_act, 16);
+    /* WS = (8 + 16)/2 = 12, RRDegr = (8 + 64/16)/2 = 6: ceil(1024/72) = 15. */
+    CHECK(!gcr_vws_warp_done(&v, 16, 64, 4.0, 256));
+    CHECK_EQ_U(v.n_act, 15);
+    CHECK_REAL_V(v.ws, 12.0);
+    CHECK_REAL_V(v.rr, 6.0);
+    /* A warp without new misses leaves the estimate alone. */
+    CHECK(!gcr_vws_warp_done(&v, 0, 50, 4.0, 256));
+    CHECK_EQ_U(v.n_act, 15);
+    /* A huge footprint throttles to one warp, never zero: WS = (12 + 1023)/2
+     * = 517.5, RRDegr = (6 + 1)/2 = 3.5, 1024 / 1811.25 -> 1. */
+    CHECK(!gcr_vws_warp_done(&v, 1023, 1023, 4.0, 256));
+    CHECK_EQ_U(v.n_act, 1);
+}
+
+/* Intra-warp locality thrashing a 32-line L1: 32 CTAs of 4 warps, 8 resident
+ * at a time (32 warps); each warp reads its own 8 lines 8 times. All 32
+ * warps together need 256 lines, so LRR misses nearly always; VWS samples
+ * ceil(0.1 x 128 / 1) = 13 warp completions (WS = 8 lines, RRDegr = 8), then
+ * allows ceil(4 x 32 / 64) = 2 warps, whose 16 lines fit: far fewer misses. */
+static void vws_throttles(void)
+{
+    struct tb t;
+    tb_open(&t, "vws");
+    tb_kernel(&t, 1, 32, 128, 0, 0);
+    for (uint32_t c = 0; c < 32; c++)
+        for (uint32_t w = 0; w < 4; w++)
+            for (int rep = 0; rep < 8; rep++)
+                for (uint64_t l = 0; l < 8; l++)
+                    tb_load(&t, c, w, A + (((uint64_t)c * 4 + w) * 8 + l) * 128);
+    tb_end(&t, 1);
+    tb_close(&t);
+    const char *l1 = "{\"sets\": 4, \"ways\": 8}";
+    json_t *lrr = must_replay(cfg_with(", \"l1_mshrs\": 64", "lrr", l1, 32), t.path);
+    json_t *vws = must_replay(cfg_with(", \"l1_mshrs\": 64", "vws", l1, 32), t.path);
+    long long m_lrr = jget(lrr, "total.L1D.misses"), m_vws = jget(vws, "total.L1D.misses");
+    CHECK_EQ_U(jget(lrr, "total.L1D.accesses"), 32 * 4 * 64);
+    CHECK(m_lrr > 32 * 4 * 64 * 9 / 10);
+    CHECK(m_vws < m_lrr / 2);
+    json_decref(lrr);
+    json_decref(vws);
+    /* VWS without timing is refused, naming the key. */
+    struct gcr_err err = {0};
+    CHECK(replay_with("{\"scheduling\": {\"warp_policy\": \"vws\"}}", t.path, &err) == NULL);
+    CHECK(strstr(err.msg, "$.scheduling.warp_policy: \"vws\"") != NULL);
+    unlink(t.path);
+}
+
 int main(void)
 {
+    vws_estimator();
+    vws_throttles();
     one_load();
     dram_bandwidth();
     mshr_bound();
