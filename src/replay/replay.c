@@ -518,8 +518,11 @@ static int dispatch(struct gcr_replay *rp, struct gcr_err *err)
 
 /* ------------------------------------------------------------------- issue */
 
-static void execute(struct gcr_replay *rp, struct sm *sm, uint32_t s, struct warp *w,
-                    struct gcr_lane_shape *shape)
+/* Always inlined: the functional issue loop is the hot path, and a second
+ * caller (timing mode) must not turn it into a call. */
+static inline __attribute__((always_inline)) void execute(struct gcr_replay *rp, struct sm *sm,
+                                                          uint32_t s, struct warp *w,
+                                                          struct gcr_lane_shape *shape)
 {
     const struct gcr_config *cfg = rp->cfg;
     struct gcr_warp_insn *in = &rp->insn;
