@@ -58,6 +58,7 @@ struct gcr_timing_config {
     uint32_t l2_slice_bytes;         /* per L2 cycle, each slice's data array */
     uint32_t dram_channel_bytes;     /* per DRAM cycle, each channel's data bus */
     uint32_t link_bytes;             /* per NoC cycle, each inter-chip link / core-L1 port */
+    uint32_t shared_bytes;           /* per core cycle, each SM's shared-memory banks */
     uint32_t header_bytes;           /* added to every message on a network */
     uint32_t dram_channels;          /* 0 = one per L2 slice; else divides the slices */
     uint32_t l1_mshrs;               /* outstanding L1 misses per SM */

@@ -328,6 +328,7 @@ static int parse_timing(struct jobj *top, struct gcr_config *cfg, struct gcr_err
         get_u32(&bw, "l2_slice_bytes", 32, 1, 1u << 20, &tc->l2_slice_bytes, err) ||
         get_u32(&bw, "dram_channel_bytes", 32, 1, 1u << 20, &tc->dram_channel_bytes, err) ||
         get_u32(&bw, "link_bytes", 40, 1, 1u << 20, &tc->link_bytes, err) ||
+        get_u32(&bw, "shared_bytes", 128, 1, 1u << 20, &tc->shared_bytes, err) ||
         get_u32(&bw, "header_bytes", 8, 0, 1u << 20, &tc->header_bytes, err) ||
         jobj_finish(&bw, err) ||
         get_u32(&t, "dram_channels", 0, 0, 4096, &tc->dram_channels, err) ||
@@ -667,7 +668,7 @@ json_t *gcr_timing_config_to_json(const struct gcr_timing_config *t)
 {
     return json_pack(
         "{s:b, s:{s:f, s:f, s:f, s:f}, s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I}, "
-        "s:{s:I, s:I, s:I, s:I, s:I}, s:I, s:I, s:{s:b, s:I, s:I, s:I, s:I, s:I}, "
+        "s:{s:I, s:I, s:I, s:I, s:I, s:I}, s:I, s:I, s:{s:b, s:I, s:I, s:I, s:I, s:I}, "
         "s:{s:f, s:f, s:I, s:I}}",
         "enabled", t->enabled, "clocks_mhz", "core", t->core_mhz, "noc", t->noc_mhz, "l2",
         t->l2_mhz, "dram", t->dram_mhz, "issue_per_cycle", (json_int_t)t->issue_per_cycle,
@@ -677,7 +678,8 @@ json_t *gcr_timing_config_to_json(const struct gcr_timing_config *t)
         (json_int_t)t->l2_latency, "dram", (json_int_t)t->dram_latency, "bandwidth",
         "noc_port_bytes", (json_int_t)t->noc_port_bytes, "l2_slice_bytes",
         (json_int_t)t->l2_slice_bytes, "dram_channel_bytes", (json_int_t)t->dram_channel_bytes,
-        "link_bytes", (json_int_t)t->link_bytes, "header_bytes", (json_int_t)t->header_bytes,
+        "link_bytes", (json_int_t)t->link_bytes, "shared_bytes", (json_int_t)t->shared_bytes,
+        "header_bytes", (json_int_t)t->header_bytes,
         "dram_channels", (json_int_t)t->dram_channels, "l1_mshrs", (json_int_t)t->l1_mshrs,
         "dram_rows", "enabled", t->dram_rows, "banks", (json_int_t)t->dram_banks, "row_bytes",
         (json_int_t)t->dram_row_bytes, "tRCD", (json_int_t)t->t_rcd, "tRP", (json_int_t)t->t_rp,

@@ -909,7 +909,9 @@ static void sm_step_timed(struct gcr_replay *rp, uint32_t s)
                 w->nonmem_left = count - 1;
                 rp->kernel_counts.nonmem++;
             } else {
-                gcr_timing_insn_begin(rp->timing, s, now, rp->insn.op, rp->insn.space);
+                gcr_timing_insn_begin(rp->timing, s, now, rp->insn.op, rp->insn.space,
+                                      gcr_bits_popcount32(rp->insn.active_mask) *
+                                          (uint32_t)rp->insn.width);
                 execute(rp, sm, s, w, &shape);
                 w->ready_at = gcr_timing_insn_end(rp->timing);
                 if (rp->cfg->warp_policy == GCR_WARP_VWS) {

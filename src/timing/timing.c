@@ -10,22 +10,77 @@
 
 /* ------------------------------------------------------------- resources */
 
-/* A resource serves one message at a time at `cpb` core cycles per byte;
- * a message arriving while it is busy waits (first come, first served in the
- * order messages are presented, which is issue order). */
+/* A resource serves one message at a time at `cpb` core cycles per byte.
+ *
+ * Messages are presented in issue order, not in the order they reach the
+ * resource: a reply timed far ahead (behind a DRAM queue) can be presented
+ * before a request that arrives earlier. Serving strictly in presentation
+ * order would leave the resource idle before the far one and delay the early
+ * one behind it. So the resource remembers the idle gaps it has left behind
+ * its next-free time (the longest RES_GAPS of them) and a message that fits
+ * in one at or after its arrival is served there: first come, first served
+ * by arrival, up to that memory. Messages presented in arrival order are
+ * served exactly FCFS. */
+#define RES_GAPS 8
+
 struct res {
     double free_at;
     double cpb;
     double busy, busy_then; /* busy_then: at the current kernel's start */
     double wait;
     uint64_t msgs, bytes;
+    double gap_start[RES_GAPS], gap_end[RES_GAPS];
+    uint32_t ngaps;
 };
+
+static void add_gap(struct res *r, double start, double end)
+{
+    uint32_t i = r->ngaps;
+    if (i == RES_GAPS) { /* full: replace the shortest gap if this one is longer */
+        i = 0;
+        for (uint32_t k = 1; k < RES_GAPS; k++)
+            if (r->gap_end[k] - r->gap_start[k] < r->gap_end[i] - r->gap_start[i])
+                i = k;
+        if (r->gap_end[i] - r->gap_start[i] >= end - start)
+            return;
+    } else {
+        r->ngaps++;
+    }
+    r->gap_start[i] = start;
+    r->gap_end[i] = end;
+}
 
 static double serve(struct res *r, double arrive, uint32_t bytes)
 {
-    double start = arrive > r->free_at ? arrive : r->free_at;
     double dur = bytes * r->cpb;
-    r->free_at = start + dur;
+    double start = arrive > r->free_at ? arrive : r->free_at;
+    /* The earliest remembered gap that holds the whole message. */
+    uint32_t best = UINT32_MAX;
+    for (uint32_t i = 0; i < r->ngaps; i++) {
+        double s = arrive > r->gap_start[i] ? arrive : r->gap_start[i];
+        if (s + dur <= r->gap_end[i] && s < start) {
+            start = s;
+            best = i;
+        }
+    }
+    if (best != UINT32_MAX) {
+        /* Keep the larger of what is left before and after the message in
+         * this slot; the other part becomes a gap of its own. */
+        double gs = r->gap_start[best], ge = r->gap_end[best];
+        if (ge - (start + dur) >= start - gs) {
+            r->gap_start[best] = start + dur;
+            if (start > gs)
+                add_gap(r, gs, start);
+        } else {
+            r->gap_end[best] = start;
+            if (ge > start + dur)
+                add_gap(r, start + dur, ge);
+        }
+    } else {
+        if (start > r->free_at)
+            add_gap(r, r->free_at, start);
+        r->free_at = start + dur;
+    }
     r->busy += dur;
     r->wait += start - arrive;
     r->msgs++;
@@ -42,12 +97,13 @@ enum res_class {
     RC_DRAM,       /* a DRAM channel's data bus */
     RC_CORE_L1,    /* core <-> L1 network port of an L1 instance or SM (DC-L1 NoC#1...) */
     RC_CHIP_LINK,  /* inter-chip link, per sending chip */
+    RC_SHARED,     /* an SM's shared-memory banks */
     RC_COUNT
 };
 
 static const char *const class_names[RC_COUNT] = {
     "noc_sm_inject", "noc_sm_eject", "noc_slice_in", "noc_slice_out",
-    "l2_slice",      "dram_channel", "core_l1_port", "chip_link"};
+    "l2_slice",      "dram_channel", "core_l1_port", "chip_link", "shared_memory"};
 
 /* Chips are not known to the engine yet: links are indexed by sending chip
  * modulo this many. */
@@ -124,6 +180,7 @@ struct gcr_timing {
     double miss_ready;
 
     uint32_t insn_accesses, insn_new_misses; /* VWS counters of the instruction */
+    uint32_t lane_bytes;                     /* bytes its active lanes access */
 
     struct lat_stats lat, lat_then;
     uint64_t run_warp_insns;
@@ -196,7 +253,8 @@ static int timing_create(void **self, const json_t *options, const struct gcr_si
               class_init(t, RC_L2, N, tc->l2_slice_bytes, tc->l2_mhz) ||
               class_init(t, RC_DRAM, channels, tc->dram_channel_bytes, tc->dram_mhz) ||
               class_init(t, RC_CORE_L1, ports, tc->link_bytes, tc->noc_mhz) ||
-              class_init(t, RC_CHIP_LINK, MAX_CHIPS, tc->link_bytes, tc->noc_mhz);
+              class_init(t, RC_CHIP_LINK, MAX_CHIPS, tc->link_bytes, tc->noc_mhz) ||
+              class_init(t, RC_SHARED, S, tc->shared_bytes, tc->core_mhz);
     t->sm = calloc(S, sizeof *t->sm);
     t->l1_free = calloc(t->nl1, sizeof *t->l1_free);
     t->open_row = malloc((size_t)channels * tc->dram_banks * sizeof *t->open_row);
@@ -446,8 +504,9 @@ static void timing_on_event(void *self, const struct gcr_event *ev)
 /* ------------------------------------------------------------- instructions */
 
 void gcr_timing_insn_begin(struct gcr_timing *t, uint32_t sm, double now, enum gcr_op op,
-                           enum gcr_space space)
+                           enum gcr_space space, uint32_t lane_bytes)
 {
+    t->lane_bytes = lane_bytes;
     t->in_insn = true;
     t->sm_id = sm;
     t->t_issue = now;
@@ -478,8 +537,11 @@ double gcr_timing_insn_end(struct gcr_timing *t)
 {
     close_miss(t);
     t->in_insn = false;
+    if (t->space == GCR_SPACE_SHARED) /* the SM's banks, then a fixed latency */
+        return serve(&t->cls[RC_SHARED].r[t->sm_id], t->t_issue, t->lane_bytes) +
+               t->tc->shared_latency;
     if (t->space != GCR_SPACE_GLOBAL && t->space != GCR_SPACE_LOCAL)
-        return t->t_issue + t->tc->shared_latency; /* on-chip: a fixed latency */
+        return t->t_issue + t->tc->shared_latency; /* const/texture: not modelled */
     return waits_for_data(t) ? t->completion : t->t_issue + 1;
 }
 

@@ -37,9 +37,10 @@ json_t *gcr_timing_kernel_end(struct gcr_timing *t, double end, uint64_t warp_in
 /* The whole run. */
 json_t *gcr_timing_report_total(struct gcr_timing *t);
 
-/* A warp memory instruction issues on SM sm at cycle `now`. */
+/* A warp memory instruction issues on SM sm at cycle `now`; lane_bytes:
+ * active lanes x access width (what a shared-memory access moves). */
 void gcr_timing_insn_begin(struct gcr_timing *t, uint32_t sm, double now, enum gcr_op op,
-                           enum gcr_space space);
+                           enum gcr_space space, uint32_t lane_bytes);
 /* The cycle at which the warp may issue its next instruction. */
 double gcr_timing_insn_end(struct gcr_timing *t);
 

@@ -104,6 +104,37 @@ static void dram_bandwidth(void)
     unlink(t.path);
 }
 
+/* A reply timed late (behind DRAM) does not hold up one that reaches the
+ * same resources earlier. Kernel 1 brings line B into L2 (97 cycles, as in
+ * one_load). In kernel 2 (from cycle 97) warp 0 misses to DRAM on A: its
+ * reply uses the slice and SM ports at 186-189. Warp 1, issued at 98, hits B
+ * in L2: L1 port 98, lookup to 108, NoC to 113, L2 to 133, then 1 cycle at
+ * each of 3 resources and the NoC: back at 141, 43 cycles after issue, in
+ * the idle time before warp 0's reply, although presented after it. */
+static void out_of_order_arrivals(void)
+{
+    struct tb t;
+    tb_open(&t, "gaps");
+    tb_kernel(&t, 1, 1, 32, 0, 0);
+    tb_load(&t, 0, 0, A + 4096);
+    tb_end(&t, 1);
+    tb_kernel(&t, 2, 1, 64, 0, 0);
+    tb_load(&t, 0, 0, A);
+    tb_load(&t, 0, 1, A + 4096);
+    tb_end(&t, 2);
+    tb_close(&t);
+    json_t *r = must_replay(CFG(""), t.path);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 97);
+    CHECK_EQ_U(jget(r, "kernels.1.timing.start_cycle"), 97);
+    CHECK_EQ_U(jget(r, "kernels.1.timing.memory_latency.l2_hit.requests"), 1);
+    CHECK_REAL(r, "kernels.1.timing.memory_latency.l2_hit.mean_cycles", 43);
+    CHECK_REAL(r, "kernels.1.timing.memory_latency.dram.mean_cycles", 194 - 97);
+    CHECK_EQ_U(jget(r, "kernels.1.timing.cycles"), 194 - 97);
+    CHECK_EQ_U(jget(r, "total.timing.cycles"), 194);
+    json_decref(r);
+    unlink(t.path);
+}
+
 /* One MSHR, fast DRAM (1 cycle per line): each miss holds the MSHR for its
  * whole chain of 5 + 20 + 1 + 50 + 3 + 5 = 84 cycles, so the four misses
  * finish at 10 + 84 = 94, 178, 262 and 346. */
@@ -188,6 +219,28 @@ static void compute_only(void)
     CHECK_REAL(r, "kernels.0.timing.ipc_warp", 8000.0 / 2001);
     json_t *lim = json_object_get(json_object_get(r, "total"), "timing");
     CHECK(strcmp(json_string_value(json_object_get(lim, "limiting_resource")), "issue") == 0);
+    json_decref(r);
+    unlink(t.path);
+}
+
+/* Shared memory: 32 lanes x 16 B = 512 B through 128 B/cycle of banks take
+ * 4 cycles, then the latency of 3. Warp 0 loads at 0 (banks 0-4, back at 7);
+ * warp 1 at 1 waits for the banks (4-8, back at 11); warp 0's second load at
+ * 7 waits for them until 8 (8-12, back at 15). Waits: 0 + 3 + 1 cycles. */
+static void shared_memory(void)
+{
+    struct tb t;
+    tb_open(&t, "shared");
+    tb_kernel(&t, 1, 1, 64, 0, 0);
+    for (int k = 0; k < 2; k++)
+        tb_access(&t, 0, 0, GCR_OP_LOAD, GCR_SPACE_SHARED, 16, 0xffffffffu, 0x100, 16);
+    tb_access(&t, 0, 1, GCR_OP_LOAD, GCR_SPACE_SHARED, 16, 0xffffffffu, 0x100, 16);
+    tb_end(&t, 1);
+    tb_close(&t);
+    json_t *r = must_replay(CFG(""), t.path);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 15);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.resources.shared_memory.bytes"), 3 * 512);
+    CHECK_REAL(r, "kernels.0.timing.resources.shared_memory.queue_delay_mean", 4.0 / 3);
     json_decref(r);
     unlink(t.path);
 }
@@ -321,9 +374,11 @@ int main(void)
     one_load();
     dram_bandwidth();
     mshr_bound();
+    out_of_order_arrivals();
     scheduler_order();
     compute_only();
     dram_rows();
+    shared_memory();
     config_errors();
     CHECK_DONE();
 }
