@@ -60,6 +60,7 @@ struct gcr_timing_config {
     uint32_t link_bytes;             /* per NoC cycle, each inter-chip link / core-L1 port */
     uint32_t shared_bytes;           /* per core cycle, each SM's shared-memory banks */
     uint32_t header_bytes;           /* added to every message on a network */
+    uint32_t resource_gaps;          /* idle gaps a resource remembers (0: strict FCFS) */
     uint32_t dram_channels;          /* 0 = one per L2 slice; else divides the slices */
     uint32_t l1_mshrs;               /* outstanding L1 misses per SM */
     /* Open-row DRAM model (off by default): timings in DRAM cycles. */

@@ -332,6 +332,7 @@ static int parse_timing(struct jobj *top, struct gcr_config *cfg, struct gcr_err
         get_u32(&bw, "header_bytes", 8, 0, 1u << 20, &tc->header_bytes, err) ||
         jobj_finish(&bw, err) ||
         get_u32(&t, "dram_channels", 0, 0, 4096, &tc->dram_channels, err) ||
+        get_u32(&t, "resource_gaps", 4, 0, 64, &tc->resource_gaps, err) ||
         get_u32(&t, "l1_mshrs", mshr_def, 1, 1u << 16, &tc->l1_mshrs, err) ||
         jobj_sub(&t, "dram_rows", &rows, err) ||
         get_bool(&rows, "enabled", false, &tc->dram_rows, err) ||
@@ -668,7 +669,7 @@ json_t *gcr_timing_config_to_json(const struct gcr_timing_config *t)
 {
     return json_pack(
         "{s:b, s:{s:f, s:f, s:f, s:f}, s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I}, "
-        "s:{s:I, s:I, s:I, s:I, s:I, s:I}, s:I, s:I, s:{s:b, s:I, s:I, s:I, s:I, s:I}, "
+        "s:{s:I, s:I, s:I, s:I, s:I, s:I}, s:I, s:I, s:I, s:{s:b, s:I, s:I, s:I, s:I, s:I}, "
         "s:{s:f, s:f, s:I, s:I}}",
         "enabled", t->enabled, "clocks_mhz", "core", t->core_mhz, "noc", t->noc_mhz, "l2",
         t->l2_mhz, "dram", t->dram_mhz, "issue_per_cycle", (json_int_t)t->issue_per_cycle,
@@ -680,7 +681,8 @@ json_t *gcr_timing_config_to_json(const struct gcr_timing_config *t)
         (json_int_t)t->l2_slice_bytes, "dram_channel_bytes", (json_int_t)t->dram_channel_bytes,
         "link_bytes", (json_int_t)t->link_bytes, "shared_bytes", (json_int_t)t->shared_bytes,
         "header_bytes", (json_int_t)t->header_bytes,
-        "dram_channels", (json_int_t)t->dram_channels, "l1_mshrs", (json_int_t)t->l1_mshrs,
+        "dram_channels", (json_int_t)t->dram_channels, "resource_gaps",
+        (json_int_t)t->resource_gaps, "l1_mshrs", (json_int_t)t->l1_mshrs,
         "dram_rows", "enabled", t->dram_rows, "banks", (json_int_t)t->dram_banks, "row_bytes",
         (json_int_t)t->dram_row_bytes, "tRCD", (json_int_t)t->t_rcd, "tRP", (json_int_t)t->t_rp,
         "CL", (json_int_t)t->t_cl, "vws", "alpha", t->vws_alpha, "beta", t->vws_beta,

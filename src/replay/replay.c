@@ -111,6 +111,7 @@ struct gcr_replay {
     struct gcr_timing *timing;
     double now, kernel_end;
     uint32_t *sm_heap, *sm_heap_pos; /* SMs by next issue cycle (see heap_fix) */
+    double *sm_heap_key;
     uint32_t l1_blocks;              /* VWS: lines of one L1 in this kernel */
     bool vws_spare;                  /* VWS: second-level warps could be promoted */
 };
@@ -202,7 +203,8 @@ int gcr_replay_create(struct gcr_replay **out, const struct gcr_config *cfg, str
         rp->timing = gcr_timing_of(sub->self);
         rp->sm_heap = calloc(S, sizeof *rp->sm_heap);
         rp->sm_heap_pos = calloc(S, sizeof *rp->sm_heap_pos);
-        if (!rp->sm_heap || !rp->sm_heap_pos) {
+        rp->sm_heap_key = calloc(S, sizeof *rp->sm_heap_key);
+        if (!rp->sm_heap || !rp->sm_heap_pos || !rp->sm_heap_key) {
             gcr_replay_destroy(rp);
             return gcr_fail(err, GCR_E_NOMEM, "out of memory");
         }
@@ -275,6 +277,7 @@ void gcr_replay_destroy(struct gcr_replay *rp)
     free(rp->warp_slots);
     free(rp->sm_heap);
     free(rp->sm_heap_pos);
+    free(rp->sm_heap_key);
     json_decref(rp->kernels);
     json_decref(rp->traces);
     free(rp);
@@ -699,32 +702,39 @@ static double sm_key(const struct gcr_replay *rp, uint32_t s)
     return rp->sms[s].nactive ? rp->sms[s].cycle : INFINITY;
 }
 
+/* Restores the heap after SM s's key changed; keys are cached beside the
+ * ids (sm_heap_key[i] is the key of sm_heap[i]) so sifting reads one array. */
 static void heap_fix(struct gcr_replay *rp, uint32_t s)
 {
     uint32_t *h = rp->sm_heap, *pos = rp->sm_heap_pos, n = rp->cfg->num_sms;
+    double *key = rp->sm_heap_key;
     uint32_t i = pos[s];
     double k = sm_key(rp, s);
-    while (i > 0 && sm_key(rp, h[(i - 1) / 2]) > k) { /* up */
-        h[i] = h[(i - 1) / 2];
+    while (i > 0 && key[(i - 1) / 2] > k) { /* up */
+        uint32_t p = (i - 1) / 2;
+        h[i] = h[p];
+        key[i] = key[p];
         pos[h[i]] = i;
-        i = (i - 1) / 2;
+        i = p;
     }
     for (;;) { /* down */
         uint32_t l = 2 * i + 1, r = l + 1, m = i;
         double mk = k;
-        if (l < n && sm_key(rp, h[l]) < mk) {
+        if (l < n && key[l] < mk) {
             m = l;
-            mk = sm_key(rp, h[l]);
+            mk = key[l];
         }
-        if (r < n && sm_key(rp, h[r]) < mk)
+        if (r < n && key[r] < mk)
             m = r;
         if (m == i)
             break;
         h[i] = h[m];
+        key[i] = key[m];
         pos[h[i]] = i;
         i = m;
     }
     h[i] = s;
+    key[i] = k;
     pos[s] = i;
 }
 
@@ -741,6 +751,7 @@ static void timed_kernel_begin(struct gcr_replay *rp, uint32_t l1_blocks)
         gcr_timing_amt_clear(rp->timing, s);
         rp->sm_heap[s] = s;
         rp->sm_heap_pos[s] = s;
+        rp->sm_heap_key[s] = INFINITY; /* no warps yet: placing CTAs fixes it */
     }
 }
 

@@ -17,11 +17,11 @@
  * before a request that arrives earlier. Serving strictly in presentation
  * order would leave the resource idle before the far one and delay the early
  * one behind it. So the resource remembers the idle gaps it has left behind
- * its next-free time (the longest RES_GAPS of them) and a message that fits
+ * its next-free time (timing.resource_gaps of them) and a message that fits
  * in one at or after its arrival is served there: first come, first served
  * by arrival, up to that memory. Messages presented in arrival order are
  * served exactly FCFS. */
-#define RES_GAPS 8
+#define RES_GAPS 64 /* the most timing.resource_gaps allows */
 
 struct res {
     double free_at;
@@ -30,24 +30,44 @@ struct res {
     double wait;
     uint64_t msgs, bytes;
     double gap_start[RES_GAPS], gap_end[RES_GAPS];
-    uint32_t ngaps;
+    double gap_end_max; /* no gap ends later: most messages skip the scan */
+    uint32_t ngaps, max_gaps;
 };
+
+static void gap_end_max_update(struct res *r)
+{
+    r->gap_end_max = 0;
+    for (uint32_t k = 0; k < r->ngaps; k++)
+        if (r->gap_end[k] > r->gap_end_max)
+            r->gap_end_max = r->gap_end[k];
+}
 
 static void add_gap(struct res *r, double start, double end)
 {
     uint32_t i = r->ngaps;
-    if (i == RES_GAPS) { /* full: replace the shortest gap if this one is longer */
+    if (!r->max_gaps)
+        return;
+    if (i == r->max_gaps) {
+        /* Full: replace the gap that ended first if it ended before this one
+         * starts (time has moved on), else the shortest if this one is longer. */
+        uint32_t old = 0;
         i = 0;
-        for (uint32_t k = 1; k < RES_GAPS; k++)
+        for (uint32_t k = 1; k < r->max_gaps; k++) {
+            if (r->gap_end[k] < r->gap_end[old])
+                old = k;
             if (r->gap_end[k] - r->gap_start[k] < r->gap_end[i] - r->gap_start[i])
                 i = k;
-        if (r->gap_end[i] - r->gap_start[i] >= end - start)
+        }
+        if (r->gap_end[old] < start)
+            i = old;
+        else if (r->gap_end[i] - r->gap_start[i] >= end - start)
             return;
     } else {
         r->ngaps++;
     }
     r->gap_start[i] = start;
     r->gap_end[i] = end;
+    gap_end_max_update(r);
 }
 
 static double serve(struct res *r, double arrive, uint32_t bytes)
@@ -56,7 +76,7 @@ static double serve(struct res *r, double arrive, uint32_t bytes)
     double start = arrive > r->free_at ? arrive : r->free_at;
     /* The earliest remembered gap that holds the whole message. */
     uint32_t best = UINT32_MAX;
-    for (uint32_t i = 0; i < r->ngaps; i++) {
+    for (uint32_t i = 0; i < r->ngaps && arrive + dur <= r->gap_end_max; i++) {
         double s = arrive > r->gap_start[i] ? arrive : r->gap_start[i];
         if (s + dur <= r->gap_end[i] && s < start) {
             start = s;
@@ -76,6 +96,7 @@ static double serve(struct res *r, double arrive, uint32_t bytes)
             if (ge > start + dur)
                 add_gap(r, start + dur, ge);
         }
+        gap_end_max_update(r);
     } else {
         if (start > r->free_at)
             add_gap(r, r->free_at, start);
@@ -220,8 +241,10 @@ static int class_init(struct gcr_timing *t, enum res_class c, uint32_t n, double
         return -1;
     /* bytes per domain cycle -> core cycles per byte */
     double cpb = t->tc->core_mhz / (clock_mhz * bytes_per_cycle);
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < n; i++) {
         t->cls[c].r[i].cpb = cpb;
+        t->cls[c].r[i].max_gaps = t->tc->resource_gaps;
+    }
     return 0;
 }
 

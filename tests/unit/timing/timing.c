@@ -45,6 +45,7 @@ static void one_load(void)
     CHECK_EQ_U(jget(r, "total.timing.cycles"), 97);
     CHECK_EQ_U(jget(r, "kernels.0.timing.resources.dram_channel.bytes"), 128);
     json_decref(r);
+    unlink(t.path);
 
     /* The same line again after it arrived hits: 97 + 10. A launch latency
      * of 100 comes first. */
@@ -131,6 +132,13 @@ static void out_of_order_arrivals(void)
     CHECK_REAL(r, "kernels.1.timing.memory_latency.dram.mean_cycles", 194 - 97);
     CHECK_EQ_U(jget(r, "kernels.1.timing.cycles"), 194 - 97);
     CHECK_EQ_U(jget(r, "total.timing.cycles"), 194);
+    json_decref(r);
+    /* Without remembered gaps, resources serve in presentation order: warp
+     * 1's reply queues behind warp 0's at each of the 3 resources (187-190)
+     * and is back at 195, 97 cycles after issue; the kernel ends there. */
+    r = must_replay(CFG(", \"resource_gaps\": 0"), t.path);
+    CHECK_REAL(r, "kernels.1.timing.memory_latency.l2_hit.mean_cycles", 97);
+    CHECK_EQ_U(jget(r, "kernels.1.timing.cycles"), 195 - 97);
     json_decref(r);
     unlink(t.path);
 }
