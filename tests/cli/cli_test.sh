@@ -78,6 +78,16 @@ readme)
   done < <(grep -E '^\$ gcreplay ' README.md)
   [ "$n" -ge 5 ] || fail "README has only $n runnable examples"
   ;;
+tsc-compare)
+  # The tag-split cache against the 128-B baseline, the sector cache, 64/32-B
+  # lines and DSC-2/4 on synthetic traces: fewer misses and less traffic on
+  # scattered reads, no worse on a coalesced stream, and every reference cache
+  # replayed beside TSC equal to its own private run.
+  python3 examples/tsc_compare.py "$GCR" --check >"$work/out" 2>"$work/err" ||
+    { fail "tsc_compare.py --check"; cat "$work/err" >&2; }
+  contains "$work/out" "gather:"
+  contains "$work/out" "coalesced:"
+  ;;
 determinism)
   expect_exit 0 "$GCR" run -q --config examples/configs/volta80.json --json "$work/a.json" examples/traces/stencil.txt
   expect_exit 0 "$GCR" run -q --config examples/configs/volta80.json --json "$work/b.json" examples/traces/stencil.txt
@@ -332,6 +342,40 @@ bench-small)
   expect_exit 0 "$GCR" bench --instructions 20000 --sms 8 --timing
   contains "$work/out" "L2 64 slices, timing"
   contains "$work/out" "peak-RSS-MB"
+  ;;
+shared-orgs)
+  # The shared and DynEB organisations on every trace format with every
+  # analysis: the report keeps its shape, the organisation reports its
+  # section and table line, and a shared L1 never holds a replica.
+  expect_exit 0 "$GCR" convert examples/traces/stencil.txt "$work/stencil.gcrt"
+  for cfg in volta80-shared fermi28-dyneb; do
+    python3 - "examples/configs/$cfg.json" examples/configs/volta80-analyses.json "$work/$cfg.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["analyses"] = json.load(open(sys.argv[2]))["analyses"]
+json.dump(c, open(sys.argv[3], "w"))
+PY
+    org=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["l1d"]["organization"])' "$work/$cfg.json")
+    for tr in examples/traces/stencil.txt "$work/stencil.gcrt" ../shared/traces/accelsim/matrixmul-32x32 ../shared/traces/accelsim/jacobi2d; do
+      expect_exit 0 "$GCR" run --config "$work/$cfg.json" --json "$work/r.json" "$tr"
+      contains "$work/out" "L1D $org:  local"
+      check_report "$work/r.json"
+      python3 - "$work/r.json" "$org" <<'PY' || fail "$cfg on $tr: organisation figures"
+import json, sys
+r, org = json.load(open(sys.argv[1])), sys.argv[2]
+t = r["total"]
+sec = t["L1D"][org]
+acc = sec["accesses"]
+assert acc["local"]["reads"] + acc["local"]["writes"] + acc["remote"]["reads"] + acc["remote"]["writes"] == t["L1D"]["accesses"]
+assert sum(sec["served_per_l1"]) == t["L1D"]["accesses"]
+assert set(t["analyses"]) == {"replication", "line_utilisation", "sharing", "locality", "reuse_distance", "miss_classes"}
+rep = t["analyses"]["replication"]
+if org == "shared":
+    assert rep["replicated_misses"]["all"] == 0 and rep["max_copies"] <= 1, rep
+    assert rep["replicas_per_line"] == 0, rep
+PY
+    done
+  done
   ;;
 *)
   echo "unknown case $case_name" >&2
