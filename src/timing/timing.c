@@ -116,15 +116,18 @@ enum res_class {
     RC_SLICE_OUT,  /* L2 slice -> NoC */
     RC_L2,         /* the slice's data array */
     RC_DRAM,       /* a DRAM channel's data bus */
-    RC_CORE_L1,    /* core <-> L1 network port of an L1 instance or SM (DC-L1 NoC#1...) */
+    RC_CORE_L1,    /* core -> L1 network: input port of an L1 instance (DC-L1 NoC#1...) */
+    RC_CORE_L1_UP, /* L1 -> core network: input port of the requesting SM */
     RC_CHIP_LINK,  /* inter-chip link, per sending chip */
     RC_SHARED,     /* an SM's shared-memory banks */
+    RC_L1_TAGS,    /* an L1 instance's tag port: one request per cycle ("bytes" = requests) */
     RC_COUNT
 };
 
 static const char *const class_names[RC_COUNT] = {
     "noc_sm_inject", "noc_sm_eject", "noc_slice_in", "noc_slice_out",
-    "l2_slice",      "dram_channel", "core_l1_port", "chip_link", "shared_memory"};
+    "l2_slice",      "dram_channel", "core_l1_in",    "core_l1_out", "chip_link", "shared_memory",
+    "l1_tag_port"};
 
 /* Chips are not known to the engine yet: links are indexed by sending chip
  * modulo this many. */
@@ -171,7 +174,6 @@ struct gcr_timing {
     struct gcr_sim_info info;
     struct res_class_state cls[RC_COUNT];
     struct sm_state *sm;
-    double *l1_free;   /* per L1 instance: next cycle its tag port takes a request */
     uint32_t nl1;
     uint32_t pend_mask;
     uint32_t slices_per_channel;
@@ -226,7 +228,6 @@ static void timing_destroy(void *self)
             free(t->sm[s].amt);
         }
     free(t->sm);
-    free(t->l1_free);
     free(t->open_row);
     free(t->bank_free);
     free(t);
@@ -276,13 +277,14 @@ static int timing_create(void **self, const json_t *options, const struct gcr_si
               class_init(t, RC_L2, N, tc->l2_slice_bytes, tc->l2_mhz) ||
               class_init(t, RC_DRAM, channels, tc->dram_channel_bytes, tc->dram_mhz) ||
               class_init(t, RC_CORE_L1, ports, tc->link_bytes, tc->noc_mhz) ||
+              class_init(t, RC_CORE_L1_UP, ports, tc->link_bytes, tc->noc_mhz) ||
               class_init(t, RC_CHIP_LINK, MAX_CHIPS, tc->link_bytes, tc->noc_mhz) ||
               class_init(t, RC_SHARED, S, tc->shared_bytes, tc->core_mhz);
     t->sm = calloc(S, sizeof *t->sm);
-    t->l1_free = calloc(t->nl1, sizeof *t->l1_free);
     t->open_row = malloc((size_t)channels * tc->dram_banks * sizeof *t->open_row);
     t->bank_free = calloc((size_t)channels * tc->dram_banks, sizeof *t->bank_free);
-    if (bad || !t->sm || !t->l1_free || !t->open_row || !t->bank_free) {
+    bad = bad || class_init(t, RC_L1_TAGS, t->nl1, 1, tc->core_mhz);
+    if (bad || !t->sm || !t->open_row || !t->bank_free) {
         timing_destroy(t);
         return gcr_fail(err, GCR_E_NOMEM, "out of memory for the timing model");
     }
@@ -401,9 +403,8 @@ static void on_l1_access(struct gcr_timing *t, const struct gcr_event *ev)
     double start = t->core_l1_start ? t->req_t : t->t_issue;
     t->core_l1_start = false;
     uint32_t unit = ev->unit < t->nl1 ? ev->unit : 0;
-    if (t->l1_free[unit] > start)
-        start = t->l1_free[unit];
-    t->l1_free[unit] = start + 1; /* one request per cycle at each L1's tag port */
+    /* one request per cycle at each L1's tag port */
+    start = serve(&t->cls[RC_L1_TAGS].r[unit], start, 1) - 1;
     t->insn_accesses++;
     uint64_t *amt = t->sm[t->sm_id].amt;
     if (amt && !ev->is_write && ev->access->outcome != GCR_HIT) {
@@ -417,6 +418,7 @@ static void on_l1_access(struct gcr_timing *t, const struct gcr_event *ev)
     }
     double done = start + t->tc->l1_latency;
     t->req_t = done;
+    t->chain_t = done; /* a new request: nothing of the previous one carries over */
     if (ev->is_write)
         return;
     uint64_t key = pend_key(t, ev->line_addr, ev->sector_mask);
@@ -492,9 +494,11 @@ static void on_transfer(struct gcr_timing *t, const struct gcr_event *ev)
         if (ev->downstream) {
             t->req_t = serve(&c->r[ev->to % c->n], t->in_insn ? t->t_issue : t->now, msg) +
                        tc->noc_latency;
+            t->chain_t = t->req_t;
             t->core_l1_start = true;
         } else {
             double from = t->chain_t > t->req_t ? t->chain_t : t->req_t;
+            c = &t->cls[RC_CORE_L1_UP];
             t->chain_t = serve(&c->r[ev->to % c->n], from, msg) + tc->noc_latency;
             if (t->in_insn && waits_for_data(t) && t->chain_t > t->completion)
                 t->completion = t->chain_t;
