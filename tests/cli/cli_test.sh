@@ -301,6 +301,16 @@ for t in ks + [tot]:
         assert 0 <= res["utilisation_mean"] <= res["utilisation_max"] <= 1.0 + 1e-9, name
 assert tot["memory_latency"]["dram"]["requests"] > 0
 PY
+  # The effective config of a timing report is a config that gives the same report.
+  python3 -c "import json,sys; json.dump(json.load(open(sys.argv[1]))['config'], open(sys.argv[2], 'w'))" \
+    "$work/t.json" "$work/effective.json"
+  expect_exit 0 "$GCR" run -q --config "$work/effective.json" --json "$work/t2.json" \
+    examples/traces/vecadd.txt examples/traces/stencil.txt
+  cmp -s "$work/t.json" "$work/t2.json" || python3 - "$work/t.json" "$work/t2.json" <<'PY' || fail "effective timing config differs"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+assert a["config"] == b["config"] and a["kernels"] == b["kernels"] and a["total"] == b["total"]
+PY
   # Without --timing the report has no timing (functional reports are unchanged).
   expect_exit 0 "$GCR" run -q --config examples/configs/volta80.json --json "$work/f.json" \
     examples/traces/vecadd.txt
