@@ -66,7 +66,8 @@ struct gcr_event {
                                             (memory or not): the MPKI/APKI denominator */
     /* TRANSFER only. A message is a request (downstream, toward DRAM, carrying
      * store data if any) or a reply (upstream, carrying read data); `bytes` is
-     * its data payload, 0 for a read request (consumers add header sizes). */
+     * its data payload, 0 for a read request (consumers add header sizes).
+     * line_addr is the line of the request the message belongs to. */
     enum gcr_net net;
     uint32_t from, to;
     uint32_t bytes;

@@ -23,6 +23,7 @@ enum gcr_cta_policy {
 enum gcr_warp_policy {
     GCR_WARP_LRR = 0, /* loose round-robin over resident warps */
     GCR_WARP_GTO,     /* greedy-then-oldest, switching on an L1 miss */
+    GCR_WARP_VWS,     /* seed 004's versatile warp scheduler (timing mode only) */
     GCR_WARP_POLICY_COUNT
 };
 
@@ -54,6 +55,39 @@ struct gcr_chips_config {
     bool lsu_per_chip;         /* LSU: mean of per-chip LSUs (else over all slices) */
     uint64_t profile_requests; /* LLC requests of a kernel's profiling window */
     struct gcr_eab_bandwidths bw; /* per chip, GB/s */
+};
+
+/* The timing backend (src/timing/README.md): off by default; a functional
+ * replay ignores every field. Latencies are in core cycles; each bandwidth is
+ * in bytes per cycle of its own clock domain (clocks in MHz, as GPGPU-Sim's
+ * -gpgpu_clock_domains gives them). */
+struct gcr_timing_config {
+    bool enabled;
+    double core_mhz, noc_mhz, l2_mhz, dram_mhz;
+    uint32_t issue_per_cycle;        /* warp instructions an SM issues per cycle (schedulers) */
+    uint32_t kernel_launch_latency;  /* cycles before a kernel's first issue */
+    uint32_t alu_latency;            /* cycles before a warp issues after a non-memory insn */
+    uint32_t shared_latency;         /* shared-memory access */
+    uint32_t l1_latency;             /* L1 hit (also the L1 lookup before a miss leaves) */
+    uint32_t noc_latency;            /* one traversal of a network (each way) */
+    uint32_t l2_latency;             /* L2 slice access (ROP + tag + data) */
+    uint32_t dram_latency;           /* DRAM access beyond its data transfer */
+    uint32_t noc_port_bytes;         /* per NoC cycle, each SM port and each slice port */
+    uint32_t l2_slice_bytes;         /* per L2 cycle, each slice's data array */
+    uint32_t dram_channel_bytes;     /* per DRAM cycle, each channel's data bus */
+    uint32_t link_bytes;             /* per NoC cycle, each inter-chip link / core-L1 port */
+    uint32_t shared_bytes;           /* per core cycle, each SM's shared-memory banks */
+    uint32_t header_bytes;           /* added to every message on a network */
+    uint32_t resource_gaps;          /* idle gaps a resource remembers (0: strict FCFS) */
+    uint32_t dram_channels;          /* 0 = one per L2 slice; else divides the slices */
+    uint32_t l1_mshrs;               /* outstanding L1 misses per SM */
+    /* Open-row DRAM model (off by default): timings in DRAM cycles. */
+    bool dram_rows;
+    uint32_t dram_banks, dram_row_bytes, t_rcd, t_rp, t_cl;
+    /* VWS (scheduling.warp_policy "vws"): sampling fraction alpha, throttle
+     * factor beta, address-miss-table entries, first-level warps. */
+    double vws_alpha, vws_beta;
+    uint32_t vws_amt_entries, vws_level1_warps;
 };
 
 struct gcr_config {
@@ -102,6 +136,8 @@ struct gcr_config {
     struct gcr_chips_config chips;
 
     json_t *analyses; /* object: analysis name -> its options object */
+
+    struct gcr_timing_config timing;
 };
 
 /* Loads and validates a config file. On error nothing needs freeing. */
@@ -124,6 +160,8 @@ json_t *gcr_config_import_gpgpusim(const char *const *paths, size_t npaths, cons
 
 /* The effective configuration with every default filled in (for reports). */
 json_t *gcr_config_to_json(const struct gcr_config *cfg);
+/* The timing section alone (part of the above when timing is enabled). */
+json_t *gcr_timing_config_to_json(const struct gcr_timing_config *t);
 
 const char *gcr_cta_policy_name(enum gcr_cta_policy p);
 const char *gcr_warp_policy_name(enum gcr_warp_policy p);

@@ -16,7 +16,7 @@
 
 static const char usage[] =
     "usage: gcreplay bench [--instructions N] [--mix NAME] [--sms N] [--config FILE] [--level N]\n"
-    "                      [--keep DIR]\n"
+    "                      [--keep DIR] [--timing]\n"
     "\n"
     "Generates a synthetic native trace of N warp memory instructions (default 50000000)\n"
     "spread over enough CTAs to fill every SM, replays it once at a quarter of its length\n"
@@ -31,6 +31,7 @@ static const char usage[] =
     "  -c, --config FILE     replay configuration (default: built-in 80-SM private L1 + L2)\n"
     "  --level N             zstd level of the generated trace (default 1)\n"
     "  --keep DIR            write the generated traces into DIR and keep them\n"
+    "  --timing              replay with the timing backend (src/timing/README.md)\n"
     "  -h, --help            this text\n";
 
 /* The synthetic kernel: 256-thread CTAs (8 warps), 256 memory instructions per
@@ -218,8 +219,9 @@ int cmd_bench(int argc, char **argv)
         {"instructions", required_argument, NULL, 'n'}, {"sms", required_argument, NULL, 's'},
         {"config", required_argument, NULL, 'c'},       {"level", required_argument, NULL, 'l'},
         {"keep", required_argument, NULL, 'k'},         {"help", no_argument, NULL, 'h'},
-        {"mix", required_argument, NULL, 'm'},
+        {"mix", required_argument, NULL, 'm'},          {"timing", no_argument, NULL, 't'},
         {NULL, 0, NULL, 0}};
+    bool timing = false;
     uint64_t n = 50000000, sms = 80, level = 1;
     const char *config_path = NULL, *keep = NULL;
     int mix_first = MIX_TYPICAL, mix_last = MIX_TYPICAL;
@@ -241,6 +243,7 @@ int cmd_bench(int argc, char **argv)
                 return cli_usage_error("bench", "--level must be 0..19");
             break;
         case 'k': keep = optarg; break;
+        case 't': timing = true; break;
         case 'm':
             mix_first = mix_last = -1;
             for (int i = 0; i < MIX_COUNT; i++)
@@ -275,6 +278,9 @@ int cmd_bench(int argc, char **argv)
             return cli_error(&err);
     }
 
+    if (timing)
+        cfg.timing.enabled = true;
+
     char dir[4096];
     if (keep) {
         snprintf(dir, sizeof dir, "%s", keep);
@@ -291,9 +297,9 @@ int cmd_bench(int argc, char **argv)
     char paths[2][4200];
     uint64_t lengths[2] = {n / 4, n};
     int rc = CLI_OK;
-    printf("gcreplay bench: config %s, %u SMs, L1D %u x %u x %u B (%s), L2 %u slices\n",
+    printf("gcreplay bench: config %s, %u SMs, L1D %u x %u x %u B (%s), L2 %u slices%s\n",
            cfg.name, cfg.num_sms, cfg.l1.sets, cfg.l1.ways, cfg.line_bytes,
-           cfg.l1_organization, cfg.l2_slices);
+           cfg.l1_organization, cfg.l2_slices, cfg.timing.enabled ? ", timing" : "");
     printf("%-10s %-6s %12s %9s %12s %12s %12s %10s %12s\n", "mix", "run", "mem-insns",
            "seconds", "mem-insn/s", "warp-insn/s", "sector-req/s", "L1D-miss%", "peak-RSS-MB");
     for (int mix = mix_first; mix <= mix_last && rc == CLI_OK; mix++) {

@@ -7,7 +7,8 @@
 #include "report/report.h"
 
 static const char usage[] =
-    "usage: gcreplay run --config FILE [--json OUT.json] [--format NAME] [--quiet] TRACE...\n"
+    "usage: gcreplay run --config FILE [--json OUT.json] [--format NAME] [--timing] [--quiet]\n"
+    "                    TRACE...\n"
     "\n"
     "Replays the traces, in order, through the caches the config describes and prints\n"
     "a table of per-kernel and total statistics on stdout.\n"
@@ -15,6 +16,8 @@ static const char usage[] =
     "  -c, --config FILE   JSON configuration (see examples/configs/README.md)\n"
     "  -j, --json OUT      also write the full JSON report to OUT (complete or absent)\n"
     "  -f, --format NAME   trace format (default: detected from the content)\n"
+    "  -t, --timing        estimate cycles with the timing backend (as the config's\n"
+    "                      timing.enabled; see src/timing/README.md)\n"
     "  -q, --quiet         no table on stdout, no progress on stderr\n"
     "  -h, --help          this text\n";
 
@@ -23,17 +26,19 @@ int cmd_run(int argc, char **argv)
     static const struct option opts[] = {
         {"config", required_argument, NULL, 'c'}, {"json", required_argument, NULL, 'j'},
         {"format", required_argument, NULL, 'f'}, {"quiet", no_argument, NULL, 'q'},
+        {"timing", no_argument, NULL, 't'},
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
     const char *config_path = NULL, *json_path = NULL, *format = NULL;
-    bool quiet = false;
+    bool quiet = false, timing = false;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "c:j:f:qh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "c:j:f:tqh", opts, NULL)) != -1) {
         switch (c) {
         case 'c': config_path = optarg; break;
         case 'j': json_path = optarg; break;
         case 'f': format = optarg; break;
         case 'q': quiet = true; break;
+        case 't': timing = true; break;
         case 'h': fputs(usage, stdout); return CLI_OK;
         default: return cli_usage_error("run", "bad option");
         }
@@ -47,6 +52,8 @@ int cmd_run(int argc, char **argv)
     struct gcr_config cfg;
     if (gcr_config_load(&cfg, config_path, &err) != 0)
         return cli_error(&err);
+    if (timing)
+        cfg.timing.enabled = true;
     struct gcr_replay *rp = NULL;
     if (gcr_replay_create(&rp, &cfg, &err) != 0) {
         gcr_config_free(&cfg);

@@ -195,7 +195,7 @@ static int get_enum(struct jobj *o, const char *key, int def, int count,
 }
 
 static const char *const cta_names[] = {"round_robin", "contiguous"};
-static const char *const warp_names[] = {"lrr", "gto"};
+static const char *const warp_names[] = {"lrr", "gto", "vws"};
 static const char *const gran_names[] = {"line", "sector"};
 static const char *const slice_names[] = {"linear", "xor", "ipoly"};
 
@@ -303,6 +303,80 @@ static int parse_kept(struct jobj *cache, json_t **kept, struct gcr_err *err)
                                   "entries", (json_int_t)entries, "max_merge", (json_int_t)merge,
                                   "miss_queue", (json_int_t)queue, "result_fifo",
                                   (json_int_t)fifo, "data_port_width", (json_int_t)port));
+    return 0;
+}
+
+/* A positive number (integer or with a fraction) in (0, max]. */
+static int get_positive_real(struct jobj *o, const char *key, double def, double max,
+                             double *out, struct gcr_err *err)
+{
+    json_t *v = jobj_get(o, key);
+    if (v && json_is_number(v) && json_number_value(v) <= 0)
+        return fail_at(o, key, err, "expected a number above 0 and at most %g", max);
+    return get_real(o, key, def, 0, max, out, err);
+}
+
+/* timing: the timing backend's clocks, latencies, bandwidths, MSHRs and DRAM
+ * row model (src/timing/README.md). Defaults: a 1-GHz GPU with Volta-like
+ * latencies (GPGPU-Sim's QV100 config) and a 32-B/cycle DRAM channel per slice. */
+static int parse_timing(struct jobj *top, struct gcr_config *cfg, struct gcr_err *err)
+{
+    struct jobj t, clk, lat, bw, rows, vws;
+    struct gcr_timing_config *tc = &cfg->timing;
+    /* The L1's MSHR count defaults to l1d.mshr.entries when the config has it. */
+    json_t *mshr = json_object_get(cfg->l1_kept, "mshr");
+    uint32_t mshr_def = mshr ? (uint32_t)json_integer_value(json_object_get(mshr, "entries"))
+                             : 32;
+    if (jobj_sub(top, "timing", &t, err) || get_bool(&t, "enabled", false, &tc->enabled, err) ||
+        jobj_sub(&t, "clocks_mhz", &clk, err) ||
+        get_positive_real(&clk, "core", 1000, 1e6, &tc->core_mhz, err) ||
+        get_positive_real(&clk, "noc", 1000, 1e6, &tc->noc_mhz, err) ||
+        get_positive_real(&clk, "l2", 1000, 1e6, &tc->l2_mhz, err) ||
+        get_positive_real(&clk, "dram", 1000, 1e6, &tc->dram_mhz, err) ||
+        jobj_finish(&clk, err) ||
+        get_u32(&t, "issue_per_cycle", 4, 1, 64, &tc->issue_per_cycle, err) ||
+        get_u32(&t, "kernel_launch_latency", 0, 0, 1u << 30, &tc->kernel_launch_latency, err) ||
+        jobj_sub(&t, "latency", &lat, err) ||
+        get_u32(&lat, "alu", 4, 1, 1u << 20, &tc->alu_latency, err) ||
+        get_u32(&lat, "shared", 20, 1, 1u << 20, &tc->shared_latency, err) ||
+        get_u32(&lat, "l1", 20, 1, 1u << 20, &tc->l1_latency, err) ||
+        get_u32(&lat, "noc", 8, 0, 1u << 20, &tc->noc_latency, err) ||
+        get_u32(&lat, "l2", 160, 0, 1u << 20, &tc->l2_latency, err) ||
+        get_u32(&lat, "dram", 100, 0, 1u << 20, &tc->dram_latency, err) ||
+        jobj_finish(&lat, err) || jobj_sub(&t, "bandwidth", &bw, err) ||
+        get_u32(&bw, "noc_port_bytes", 40, 1, 1u << 20, &tc->noc_port_bytes, err) ||
+        get_u32(&bw, "l2_slice_bytes", 32, 1, 1u << 20, &tc->l2_slice_bytes, err) ||
+        get_u32(&bw, "dram_channel_bytes", 32, 1, 1u << 20, &tc->dram_channel_bytes, err) ||
+        get_u32(&bw, "link_bytes", 40, 1, 1u << 20, &tc->link_bytes, err) ||
+        get_u32(&bw, "shared_bytes", 128, 1, 1u << 20, &tc->shared_bytes, err) ||
+        get_u32(&bw, "header_bytes", 8, 0, 1u << 20, &tc->header_bytes, err) ||
+        jobj_finish(&bw, err) ||
+        get_u32(&t, "dram_channels", 0, 0, 4096, &tc->dram_channels, err) ||
+        get_u32(&t, "resource_gaps", 4, 0, 64, &tc->resource_gaps, err) ||
+        get_u32(&t, "l1_mshrs", mshr_def, 1, 1u << 16, &tc->l1_mshrs, err) ||
+        jobj_sub(&t, "dram_rows", &rows, err) ||
+        get_bool(&rows, "enabled", false, &tc->dram_rows, err) ||
+        get_u32(&rows, "banks", 16, 1, 1024, &tc->dram_banks, err) ||
+        get_u32(&rows, "row_bytes", 2048, 1, 1u << 24, &tc->dram_row_bytes, err) ||
+        get_u32(&rows, "tRCD", 12, 0, 1u << 16, &tc->t_rcd, err) ||
+        get_u32(&rows, "tRP", 12, 0, 1u << 16, &tc->t_rp, err) ||
+        get_u32(&rows, "CL", 12, 0, 1u << 16, &tc->t_cl, err) || jobj_finish(&rows, err) ||
+        jobj_sub(&t, "vws", &vws, err) ||
+        get_positive_real(&vws, "alpha", 0.1, 1.0, &tc->vws_alpha, err) ||
+        get_positive_real(&vws, "beta", 4.0, 1e6, &tc->vws_beta, err) ||
+        get_u32(&vws, "amt_entries", 8192, 1, 1u << 24, &tc->vws_amt_entries, err) ||
+        get_u32(&vws, "level1_warps", 16, 1, 4096, &tc->vws_level1_warps, err) ||
+        jobj_finish(&vws, err) || jobj_finish(&t, err))
+        return -1;
+    if (tc->dram_channels && (tc->dram_channels > cfg->l2_slices ||
+                              cfg->l2_slices % tc->dram_channels != 0))
+        return fail_at(&t, "dram_channels", err,
+                       "must divide the number of L2 slices (%u) evenly, got %u",
+                       cfg->l2_slices, tc->dram_channels);
+    if (!gcr_is_pow2(tc->dram_row_bytes) || tc->dram_row_bytes < cfg->line_bytes)
+        return fail_at(&rows, "row_bytes", err,
+                       "must be a power of two no smaller than a line (%u bytes), got %u",
+                       cfg->line_bytes, tc->dram_row_bytes);
     return 0;
 }
 
@@ -582,6 +656,8 @@ static int from_json(struct gcr_config *cfg, json_t *root, struct gcr_err *err)
         return fail_at(&top, "analyses", err, "expected an object, got %s", json_kind(an));
     cfg->analyses = an ? json_incref(an) : json_object();
 
+    if (parse_timing(&top, cfg, err))
+        return -1;
     return jobj_finish(&top, err);
 }
 
@@ -685,7 +761,36 @@ json_t *gcr_config_to_json(const struct gcr_config *cfg)
                       (json_int_t)c->profile_requests, "lsu_scope",
                       lsu_scope_names[c->lsu_per_chip], "intra_gbs", c->bw.intra, "inter_gbs",
                       c->bw.inter, "llc_gbs", c->bw.llc, "mem_gbs", c->bw.mem));
+    /* Only a timing run shows its timing section, so functional reports stay
+     * as they were before the timing backend existed. */
+    if (root && cfg->timing.enabled)
+        json_object_set_new(root, "timing", gcr_timing_config_to_json(&cfg->timing));
     return root;
+}
+
+json_t *gcr_timing_config_to_json(const struct gcr_timing_config *t)
+{
+    return json_pack(
+        "{s:b, s:{s:f, s:f, s:f, s:f}, s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I}, "
+        "s:{s:I, s:I, s:I, s:I, s:I, s:I}, s:I, s:I, s:I, s:{s:b, s:I, s:I, s:I, s:I, s:I}, "
+        "s:{s:f, s:f, s:I, s:I}}",
+        "enabled", t->enabled, "clocks_mhz", "core", t->core_mhz, "noc", t->noc_mhz, "l2",
+        t->l2_mhz, "dram", t->dram_mhz, "issue_per_cycle", (json_int_t)t->issue_per_cycle,
+        "kernel_launch_latency", (json_int_t)t->kernel_launch_latency, "latency", "alu",
+        (json_int_t)t->alu_latency, "shared", (json_int_t)t->shared_latency, "l1",
+        (json_int_t)t->l1_latency, "noc", (json_int_t)t->noc_latency, "l2",
+        (json_int_t)t->l2_latency, "dram", (json_int_t)t->dram_latency, "bandwidth",
+        "noc_port_bytes", (json_int_t)t->noc_port_bytes, "l2_slice_bytes",
+        (json_int_t)t->l2_slice_bytes, "dram_channel_bytes", (json_int_t)t->dram_channel_bytes,
+        "link_bytes", (json_int_t)t->link_bytes, "shared_bytes", (json_int_t)t->shared_bytes,
+        "header_bytes", (json_int_t)t->header_bytes,
+        "dram_channels", (json_int_t)t->dram_channels, "resource_gaps",
+        (json_int_t)t->resource_gaps, "l1_mshrs", (json_int_t)t->l1_mshrs,
+        "dram_rows", "enabled", t->dram_rows, "banks", (json_int_t)t->dram_banks, "row_bytes",
+        (json_int_t)t->dram_row_bytes, "tRCD", (json_int_t)t->t_rcd, "tRP", (json_int_t)t->t_rp,
+        "CL", (json_int_t)t->t_cl, "vws", "alpha", t->vws_alpha, "beta", t->vws_beta,
+        "amt_entries", (json_int_t)t->vws_amt_entries, "level1_warps",
+        (json_int_t)t->vws_level1_warps);
 }
 
 uint32_t gcr_config_l1_ways_for(const struct gcr_config *cfg, uint64_t shmem_per_sm)

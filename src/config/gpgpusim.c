@@ -358,6 +358,90 @@ static int interleave_bytes(const struct option_value *ov, uint64_t *out, struct
     return 0;
 }
 
+/* The first integer of a comma-separated list ("4,13,4,5,145,21" -> 4), or def. */
+static int first_uint(const struct options *o, const char *name, unsigned def, unsigned *out,
+                      struct gcr_err *err)
+{
+    const struct option_value *ov = find(o, name);
+    *out = def;
+    if (!ov)
+        return 0;
+    char *end;
+    unsigned long v = strtoul(ov->value, &end, 10);
+    if (end == ov->value || (*end && *end != ',') || v == 0 || v > (1ul << 20))
+        return opt_fail(err, ov, "expected a list of latencies starting with one from 1 to %lu",
+                        1ul << 20);
+    *out = (unsigned)v;
+    return 0;
+}
+
+/* "nbk=16:CCD=1:RRD=3:RCD=12:...": the value of key, or def when absent. */
+static unsigned dram_timing(const char *opt, const char *key, unsigned def)
+{
+    size_t n = strlen(key);
+    for (const char *p = opt; p && *p;) {
+        while (*p == ':' || isspace((unsigned char)*p))
+            p++;
+        if (strncmp(p, key, n) == 0 && p[n] == '=')
+            return (unsigned)strtoul(p + n + 1, NULL, 10);
+        p = strchr(p, ':');
+    }
+    return def;
+}
+
+/* The timing section (src/timing/README.md; mapping in examples/configs/README.md):
+ * clocks, latencies, bandwidths and DRAM timing. It is left disabled; `run
+ * --timing` or timing.enabled switches it on. */
+static int timing_section(const struct options *o, json_t *cfg, struct gcr_err *err)
+{
+    const struct option_value *clk = find(o, "gpgpu_clock_domains");
+    double core = 1000, noc = 1000, l2 = 1000, dram = 1000;
+    if (clk && (sscanf(clk->value, "%lf:%lf:%lf:%lf", &core, &noc, &l2, &dram) != 4 ||
+                core <= 0 || noc <= 0 || l2 <= 0 || dram <= 0 || core > 1e6 || noc > 1e6 ||
+                l2 > 1e6 || dram > 1e6))
+        return opt_fail(err, clk, "expected <core>:<interconnect>:<L2>:<DRAM> clocks in MHz");
+    uint64_t sched = 0, launch = 0, l1 = 0, smem = 0, rop = 0, dlat = 0, flit = 0, bus = 0,
+             per_ctrl = 0, ratio = 0, nmem = 0, banks = 0;
+    unsigned alu;
+    if (get_uint(o, "gpgpu_num_sched_per_core", 1, &sched, err) ||
+        get_uint(o, "gpgpu_kernel_launch_latency", 0, &launch, err) ||
+        get_uint(o, "gpgpu_l1_latency", 20, &l1, err) ||
+        get_uint(o, "gpgpu_smem_latency", 20, &smem, err) ||
+        get_uint(o, "gpgpu_l2_rop_latency", 85, &rop, err) ||
+        get_uint(o, "dram_latency", 30, &dlat, err) ||
+        get_uint(o, "icnt_flit_size", 32, &flit, err) ||
+        get_uint(o, "gpgpu_dram_buswidth", 4, &bus, err) ||
+        get_uint(o, "gpgpu_n_mem_per_ctrlr", 1, &per_ctrl, err) ||
+        get_uint(o, "dram_data_command_freq_ratio", 2, &ratio, err) ||
+        get_uint(o, "gpgpu_n_mem", -1, &nmem, err) ||
+        get_uint(o, "gpgpu_shmem_num_banks", 16, &banks, err) ||
+        first_uint(o, "ptx_opcode_latency_int", 4, &alu, err))
+        return -1;
+    /* GPGPU-Sim's channel moves buswidth x chips x data:command ratio bytes per
+     * DRAM (command) cycle. */
+    uint64_t dram_bytes = bus * per_ctrl * ratio;
+    const struct option_value *dt = find(o, "gpgpu_dram_timing_opt");
+    const char *t = dt ? dt->value : "";
+    json_t *sec = json_pack(
+        "{s:b, s:{s:f, s:f, s:f, s:f}, s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I}, "
+        "s:{s:I, s:I, s:I, s:I}, s:I, s:{s:b, s:I, s:I, s:I, s:I}}",
+        "enabled", 0, "clocks_mhz", "core", core, "noc", noc, "l2", l2, "dram", dram,
+        "issue_per_cycle", (json_int_t)(sched ? sched : 1), "kernel_launch_latency",
+        (json_int_t)launch, "latency", "alu", (json_int_t)alu, "shared",
+        (json_int_t)(smem ? smem : 1), "l1", (json_int_t)(l1 ? l1 : 1), "noc", (json_int_t)8,
+        "l2", (json_int_t)rop, "dram", (json_int_t)dlat, "bandwidth", "noc_port_bytes",
+        (json_int_t)(flit ? flit : 1), "l2_slice_bytes", (json_int_t)32,
+        "dram_channel_bytes", (json_int_t)(dram_bytes ? dram_bytes : 1), "shared_bytes",
+        (json_int_t)(banks ? 4 * banks : 4),
+        "dram_channels", (json_int_t)nmem, "dram_rows", "enabled", 0, "banks",
+        (json_int_t)dram_timing(t, "nbk", 16), "tRCD", (json_int_t)dram_timing(t, "RCD", 12),
+        "tRP", (json_int_t)dram_timing(t, "RP", 12), "CL", (json_int_t)dram_timing(t, "CL", 12));
+    if (!sec)
+        return gcr_fail(err, GCR_E_NOMEM, "out of memory");
+    json_object_set_new(cfg, "timing", sec);
+    return 0;
+}
+
 json_t *gcr_config_import_gpgpusim(const char *const *paths, size_t npaths, const char *name,
                                    struct gcr_err *err)
 {
@@ -453,6 +537,9 @@ json_t *gcr_config_import_gpgpusim(const char *const *paths, size_t npaths, cons
     json_object_set_new(l2, "interleave_bytes", json_integer((json_int_t)granule));
     json_object_set_new(l2, "slice_hash", json_string(slice_hashes[indexing]));
     json_object_set_new(l2, "prefill_memcpy", json_boolean(memcpy_l2 != 0));
+
+    if (timing_section(&o, cfg, err) != 0)
+        goto fail;
 
     char comment[1024];
     int used = snprintf(comment, sizeof comment, "imported by gcreplay import-config from");

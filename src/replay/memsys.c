@@ -56,10 +56,11 @@ static void emit(struct gcr_memsys *m, enum gcr_event_kind kind, uint32_t slice,
 /* One message on a network, for the timing backend and traffic observers. */
 static void transfer(struct gcr_memsys *m, enum gcr_net net, uint32_t from, uint32_t to,
                      uint32_t bytes, bool downstream, uint32_t sm,
-                     const struct gcr_warp_insn *insn)
+                     const struct gcr_warp_insn *insn, uint64_t line)
 {
     struct gcr_event ev = {.kind = GCR_EV_TRANSFER, .net = net, .from = from, .to = to,
-                           .bytes = bytes, .downstream = downstream, .sm = sm, .insn = insn};
+                           .bytes = bytes, .downstream = downstream, .sm = sm, .insn = insn,
+                           .line_addr = line};
     gcr_bus_emit(m->bus, &ev);
 }
 
@@ -72,7 +73,7 @@ static void slice_access(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint6
     uint32_t slice = gcr_config_slice_of(m->cfg, line);
     bool timed = gcr_bus_wants(m->bus, GCR_EV_TRANSFER);
     if (timed)
-        transfer(m, GCR_NET_L2, port, slice, is_write ? write_bytes : 0, true, sm, insn);
+        transfer(m, GCR_NET_L2, port, slice, is_write ? write_bytes : 0, true, sm, insn, line);
     gcr_cache_access(m->slices[slice], line, sectors, is_write, a);
     uint32_t sb = m->cfg->sector_bytes;
     uint32_t dram_read = popcount32(a->fetch_mask) * sb;
@@ -81,13 +82,13 @@ static void slice_access(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint6
     m->traffic.dram_write_bytes += dram_write;
     if (timed) {
         if (dram_write)
-            transfer(m, GCR_NET_DRAM, slice, slice, dram_write, true, sm, insn);
+            transfer(m, GCR_NET_DRAM, slice, slice, dram_write, true, sm, insn, line);
         if (dram_read) {
-            transfer(m, GCR_NET_DRAM, slice, slice, 0, true, sm, insn);
-            transfer(m, GCR_NET_DRAM, slice, slice, dram_read, false, sm, insn);
+            transfer(m, GCR_NET_DRAM, slice, slice, 0, true, sm, insn, line);
+            transfer(m, GCR_NET_DRAM, slice, slice, dram_read, false, sm, insn, line);
         }
         if (!is_write) /* reads (and atomics) are answered with their sectors */
-            transfer(m, GCR_NET_L2, slice, port, popcount32(sectors) * sb, false, sm, insn);
+            transfer(m, GCR_NET_L2, slice, port, popcount32(sectors) * sb, false, sm, insn, line);
     }
     if (gcr_bus_wants(m->bus, GCR_EV_L2_ACCESS))
         emit(m, GCR_EV_L2_ACCESS, slice, sm, line, sectors, is_write, insn, a);

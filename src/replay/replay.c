@@ -4,6 +4,7 @@
 #include "gcreplay/replay.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,8 @@
 #include "replay/memsys.h"
 #include "replay/warpq.h"
 #include "report/report.h"
+#include "timing/timing.h"
+#include "timing/vws.h"
 
 /* ------------------------------------------------------------------ state */
 
@@ -26,6 +29,11 @@ struct warp {
     uint32_t id;          /* warp index inside the CTA */
     uint32_t nonmem_left; /* non-memory instructions still to issue before q's next item */
     uint64_t stall_until; /* GTO: SM issue slot at which the warp is ready again */
+    double ready_at;      /* timing mode: cycle at which the warp may issue again */
+    /* VWS: saturating L1 access and new-address miss counters, whether the
+     * warp is in the first scheduling level, whether it waits on memory. */
+    uint32_t vws_accesses, vws_misses;
+    bool level1, mem_wait;
 };
 
 struct cta {
@@ -44,6 +52,8 @@ struct sm {
     struct warp *current;  /* GTO: the warp being run greedily */
     uint32_t resident_ctas;
     uint64_t issued;       /* issue slots used: the SM's clock */
+    double cycle;          /* timing mode: the SM's next issue cycle */
+    struct gcr_vws_sm vws; /* VWS throttling estimate */
 };
 
 /* Per-kernel counters that are not cache statistics. */
@@ -97,6 +107,14 @@ struct gcr_replay {
     void *progress_ctx;
     uint64_t progress_tick;
     struct kernel_state *ks;
+    /* Timing mode (src/timing): the model, the cycle being issued and the
+     * cycle the current kernel's last warp finished. NULL when functional. */
+    struct gcr_timing *timing;
+    double now, kernel_end;
+    uint32_t *sm_heap, *sm_heap_pos; /* SMs by next issue cycle (see heap_fix) */
+    double *sm_heap_key;
+    uint32_t l1_blocks;              /* VWS: lines of one L1 in this kernel */
+    bool vws_spare;                  /* VWS: second-level warps could be promoted */
 };
 
 /* ------------------------------------------------------------ create/free */
@@ -119,6 +137,10 @@ int gcr_replay_create(struct gcr_replay **out, const struct gcr_config *cfg, str
                         cfg->origin, cfg->l1_organization, known);
     }
 
+    if (cfg->warp_policy == GCR_WARP_VWS && !cfg->timing.enabled)
+        return gcr_fail(err, GCR_E_CONFIG,
+                        "%s: $.scheduling.warp_policy: \"vws\" throttles on timing; enable the "
+                        "timing backend ($.timing.enabled or run --timing)", cfg->origin);
     struct gcr_replay *rp = calloc(1, sizeof *rp);
     if (!rp)
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
@@ -147,7 +169,7 @@ int gcr_replay_create(struct gcr_replay **out, const struct gcr_config *cfg, str
     const char *name;
     json_t *opts;
     size_t nan = json_object_size(cfg->analyses);
-    rp->bus.subs = calloc(nan ? nan : 1, sizeof *rp->bus.subs);
+    rp->bus.subs = calloc(nan + 1, sizeof *rp->bus.subs); /* + the timing model */
     if (!rp->bus.subs) {
         gcr_replay_destroy(rp);
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
@@ -168,6 +190,26 @@ int gcr_replay_create(struct gcr_replay **out, const struct gcr_config *cfg, str
         return -1;
     }
     rp->info.num_l1s = org->num_instances(rp->org_self);
+
+    /* Timing mode: the model observes the bus first, before any analysis. */
+    if (cfg->timing.enabled) {
+        struct gcr_bus_sub *sub = &rp->bus.subs[rp->bus.nsubs];
+        sub->ops = &gcr_timing_observer;
+        if (gcr_timing_observer.create(&sub->self, NULL, &rp->info, err) != 0) {
+            gcr_replay_destroy(rp);
+            return -1;
+        }
+        rp->bus.nsubs++;
+        rp->bus.mask |= gcr_timing_observer.subscribe;
+        rp->timing = gcr_timing_of(sub->self);
+        rp->sm_heap = calloc(S, sizeof *rp->sm_heap);
+        rp->sm_heap_pos = calloc(S, sizeof *rp->sm_heap_pos);
+        rp->sm_heap_key = calloc(S, sizeof *rp->sm_heap_key);
+        if (!rp->sm_heap || !rp->sm_heap_pos || !rp->sm_heap_key) {
+            gcr_replay_destroy(rp);
+            return gcr_fail(err, GCR_E_NOMEM, "out of memory");
+        }
+    }
 
     json_object_foreach(cfg->analyses, name, opts) {
         const struct gcr_analysis_ops *an = NULL;
@@ -234,6 +276,9 @@ void gcr_replay_destroy(struct gcr_replay *rp)
     free(rp->l2_now);
     free(rp->sms);
     free(rp->warp_slots);
+    free(rp->sm_heap);
+    free(rp->sm_heap_pos);
+    free(rp->sm_heap_key);
     json_decref(rp->kernels);
     json_decref(rp->traces);
     free(rp);
@@ -275,6 +320,9 @@ static struct cta *cta_get(struct gcr_replay *rp, uint32_t id, uint32_t nwarps)
         c->warps[w].id = w;
         c->warps[w].nonmem_left = 0;
         c->warps[w].stall_until = 0;
+        c->warps[w].ready_at = 0;
+        c->warps[w].vws_accesses = c->warps[w].vws_misses = 0;
+        c->warps[w].level1 = c->warps[w].mem_wait = false;
     }
     return c;
 }
@@ -392,9 +440,13 @@ fail:
 
 /* ---------------------------------------------------------------- dispatch */
 
+static void heap_fix(struct gcr_replay *rp, uint32_t s); /* timing mode */
+
 static void place(struct gcr_replay *rp, uint32_t s, struct cta *c)
 {
     struct sm *sm = &rp->sms[s];
+    if (rp->timing && sm->cycle < rp->now)
+        sm->cycle = rp->now; /* an idle SM starts the CTA when it arrives */
     c->sm = s;
     c->warps_left = 0;
     for (uint32_t w = 0; w < c->nwarps; w++)
@@ -403,6 +455,8 @@ static void place(struct gcr_replay *rp, uint32_t s, struct cta *c)
             c->warps_left++;
         }
     sm->resident_ctas++;
+    if (rp->timing)
+        heap_fix(rp, s);
     rp->ks->resident++;
     rp->kernel_counts.ctas++;
     /* A loaded CTA has at least one record, so at least one warp with work. */
@@ -472,8 +526,11 @@ static int dispatch(struct gcr_replay *rp, struct gcr_err *err)
 
 /* ------------------------------------------------------------------- issue */
 
-static void execute(struct gcr_replay *rp, struct sm *sm, uint32_t s, struct warp *w,
-                    struct gcr_lane_shape *shape)
+/* Always inlined: the functional issue loop is the hot path, and a second
+ * caller (timing mode) must not turn it into a call. */
+static inline __attribute__((always_inline)) void execute(struct gcr_replay *rp, struct sm *sm,
+                                                          uint32_t s, struct warp *w,
+                                                          struct gcr_lane_shape *shape)
 {
     const struct gcr_config *cfg = rp->cfg;
     struct gcr_warp_insn *in = &rp->insn;
@@ -633,6 +690,290 @@ static void sm_issue(struct gcr_replay *rp, uint32_t s)
         warp_done(rp, sm, index);
 }
 
+/* ------------------------------------------------------------ timing mode */
+
+/* With timing (src/timing/README.md), each SM has a clock; the SM with the
+ * earliest next issue cycle issues next, so functional accesses interleave
+ * across SMs in (approximate) time order. At one cycle an SM issues up to
+ * timing.issue_per_cycle instructions, each from a different ready warp, in
+ * the order of the warp policy; a warp is ready when its last instruction
+ * allows (non-memory: the ALU latency; load: its data returned). */
+
+/* SMs ordered by next issue cycle: a binary min-heap of SM ids (key: the
+ * SM's cycle, +infinity while it has no warp), so picking the earliest SM
+ * costs log(SMs). */
+static double sm_key(const struct gcr_replay *rp, uint32_t s)
+{
+    return rp->sms[s].nactive ? rp->sms[s].cycle : INFINITY;
+}
+
+/* Restores the heap after SM s's key changed; keys are cached beside the
+ * ids (sm_heap_key[i] is the key of sm_heap[i]) so sifting reads one array. */
+static void heap_fix(struct gcr_replay *rp, uint32_t s)
+{
+    uint32_t *h = rp->sm_heap, *pos = rp->sm_heap_pos, n = rp->cfg->num_sms;
+    double *key = rp->sm_heap_key;
+    uint32_t i = pos[s];
+    double k = sm_key(rp, s);
+    while (i > 0 && key[(i - 1) / 2] > k) { /* up */
+        uint32_t p = (i - 1) / 2;
+        h[i] = h[p];
+        key[i] = key[p];
+        pos[h[i]] = i;
+        i = p;
+    }
+    for (;;) { /* down */
+        uint32_t l = 2 * i + 1, r = l + 1, m = i;
+        double mk = k;
+        if (l < n && key[l] < mk) {
+            m = l;
+            mk = key[l];
+        }
+        if (r < n && key[r] < mk)
+            m = r;
+        if (m == i)
+            break;
+        h[i] = h[m];
+        key[i] = key[m];
+        pos[h[i]] = i;
+        i = m;
+    }
+    h[i] = s;
+    key[i] = k;
+    pos[s] = i;
+}
+
+static void timed_kernel_begin(struct gcr_replay *rp, uint32_t l1_blocks)
+{
+    double start = gcr_timing_kernel_begin(rp->timing);
+    uint32_t S = rp->cfg->num_sms;
+    uint64_t warps = rp->ks->nctas * rp->ks->wpc;
+    rp->now = rp->kernel_end = start;
+    rp->l1_blocks = l1_blocks;
+    for (uint32_t s = 0; s < S; s++) {
+        rp->sms[s].cycle = start;
+        gcr_vws_kernel_begin(&rp->sms[s].vws, (warps + S - 1) / S, rp->cfg->timing.vws_alpha);
+        gcr_timing_amt_clear(rp->timing, s);
+        rp->sm_heap[s] = s;
+        rp->sm_heap_pos[s] = s;
+        rp->sm_heap_key[s] = INFINITY; /* no warps yet: placing CTAs fixes it */
+    }
+}
+
+/* VWS (seed 004, src/timing/README.md): IWL allows the oldest n_act warps
+ * (IntraCL: contiguous slots, so the fewest CTAs); of those, at most
+ * level1_warps form the first level of a two-level scheduler, issued
+ * greedy-then-oldest. A first-level warp that waits on memory is demoted;
+ * the warp promoted in its place belongs, by priority, to a CTA already in
+ * the first level, to its predecessor CTA, to its successor, else is the
+ * oldest (InterCL). */
+static uint32_t pick_vws(struct gcr_replay *rp, struct sm *sm, double now, uint32_t max,
+                         uint32_t *picks, double *next_ready)
+{
+    uint32_t n = sm->nactive;
+    uint32_t nact = sm->vws.n_act < n ? sm->vws.n_act : n;
+    uint32_t cap = rp->cfg->timing.vws_level1_warps, in1 = 0;
+    uint32_t lo = UINT32_MAX, hi = 0; /* CTA ids present in the first level */
+    for (uint32_t i = 0; i < n; i++) {
+        struct warp *w = sm->active[i];
+        if (w->level1 && (i >= nact || (w->mem_wait && w->ready_at > now)))
+            w->level1 = false;
+        if (w->level1) {
+            in1++;
+            lo = w->cta->id < lo ? w->cta->id : lo;
+            hi = w->cta->id > hi ? w->cta->id : hi;
+        }
+    }
+    while (in1 < cap) {
+        uint32_t best = UINT32_MAX, best_rank = 4;
+        for (uint32_t i = 0; i < nact && best_rank > 0; i++) {
+            struct warp *w = sm->active[i];
+            if (w->level1 || (w->mem_wait && w->ready_at > now))
+                continue;
+            uint32_t id = w->cta->id, rank = 3;
+            if (in1 && id >= lo && id <= hi)
+                rank = 0; /* first-level CTAs are consecutive ids: lo..hi */
+            else if (in1 && id + 1 == lo)
+                rank = 1;
+            else if (in1 && id == hi + 1)
+                rank = 2;
+            if (rank < best_rank) {
+                best_rank = rank;
+                best = i;
+            }
+        }
+        if (best == UINT32_MAX)
+            break;
+        struct warp *w = sm->active[best];
+        w->level1 = true;
+        in1++;
+        lo = w->cta->id < lo ? w->cta->id : lo;
+        hi = w->cta->id > hi ? w->cta->id : hi;
+    }
+    /* GTO inside the first level. The SM's next event: a first-level warp
+     * becoming ready or, while the level has room, any allowed warp. */
+    uint32_t got = 0, cur = UINT32_MAX;
+    double next = INFINITY;
+    for (uint32_t i = 0; i < nact; i++)
+        if (sm->active[i] == sm->current && sm->active[i]->level1 &&
+            sm->active[i]->ready_at <= now) {
+            cur = i;
+            picks[got++] = i;
+        }
+    for (uint32_t i = 0; i < nact; i++) {
+        struct warp *w = sm->active[i];
+        if (i == cur)
+            continue;
+        if (w->level1 && w->ready_at <= now && got < max)
+            picks[got++] = i;
+        else if ((w->level1 || in1 < cap) && w->ready_at < next)
+            next = w->ready_at;
+    }
+    /* A picked warp that goes to memory is demoted at once, and a second-level
+     * warp may take its place next cycle. */
+    rp->vws_spare = in1 == cap && nact > cap;
+    *next_ready = next > now ? next : now + 1;
+    return got;
+}
+
+/* One pass over the SM's warps at cycle `now`: the warps to issue, in the
+ * policy's order (at most `max`, each ready), and the earliest cycle at which
+ * a warp not picked becomes ready (now + 1 if one is ready already). */
+static uint32_t pick_ready(struct gcr_replay *rp, struct sm *sm, double now, uint32_t max,
+                           uint32_t *picks, double *next_ready)
+{
+    uint32_t n = sm->nactive, got = 0;
+    double next = INFINITY;
+    if (rp->cfg->warp_policy == GCR_WARP_VWS)
+        return pick_vws(rp, sm, now, max, picks, next_ready);
+    if (rp->cfg->warp_policy == GCR_WARP_LRR) {
+        /* Loose round-robin: from the warp after the one issued last. */
+        uint32_t i = (uint32_t)(sm->last + 1);
+        for (uint32_t k = 0; k < n; k++, i++) {
+            if (i >= n)
+                i = 0;
+            double r = sm->active[i]->ready_at;
+            if (r <= now && got < max)
+                picks[got++] = i;
+            else if (r < next)
+                next = r;
+        }
+    } else {
+        /* Greedy-then-oldest: the warp issued last while it stays ready, then
+         * the oldest ready ones. */
+        uint32_t cur = UINT32_MAX;
+        for (uint32_t i = 0; i < n; i++)
+            if (sm->active[i] == sm->current && sm->active[i]->ready_at <= now) {
+                cur = i;
+                picks[got++] = i;
+            }
+        for (uint32_t i = 0; i < n; i++) {
+            double r = sm->active[i]->ready_at;
+            if (i == cur)
+                continue;
+            if (r <= now && got < max)
+                picks[got++] = i;
+            else if (r < next)
+                next = r;
+        }
+    }
+    *next_ready = next > now ? next : now + 1;
+    return got;
+}
+
+/* VWS bookkeeping after a memory instruction: the warp's saturating
+ * counters, and whether it now waits on memory beyond an L1 hit. */
+static void vws_count(struct gcr_replay *rp, struct warp *w, double now)
+{
+    uint32_t acc, miss;
+    gcr_timing_insn_l1_counts(rp->timing, &acc, &miss);
+    w->vws_accesses = w->vws_accesses + acc > GCR_VWS_COUNTER_MAX ? GCR_VWS_COUNTER_MAX
+                                                                  : w->vws_accesses + acc;
+    w->vws_misses = w->vws_misses + miss > GCR_VWS_COUNTER_MAX ? GCR_VWS_COUNTER_MAX
+                                                               : w->vws_misses + miss;
+    w->mem_wait = w->ready_at > now + rp->cfg->timing.l1_latency;
+}
+
+static void sm_step_timed(struct gcr_replay *rp, uint32_t s)
+{
+    struct sm *sm = &rp->sms[s];
+    const struct gcr_timing_config *tc = &rp->cfg->timing;
+    double now = sm->cycle, next;
+    uint32_t picks[64];
+    struct warp *picked[64];
+    rp->now = now;
+    rp->bus.step = (uint64_t)now;
+    uint32_t got = pick_ready(rp, sm, now, tc->issue_per_cycle, picks, &next);
+    for (uint32_t k = 0; k < got; k++)
+        picked[k] = sm->active[picks[k]];
+    if (got) {
+        sm->last = (int32_t)picks[got - 1];
+        sm->current = picked[got - 1];
+    }
+    for (uint32_t k = 0; k < got; k++) {
+        struct warp *w = picked[k];
+        rp->kernel_counts.warp_insns++;
+        w->ready_at = now + tc->alu_latency;
+        w->mem_wait = false;
+        if (w->nonmem_left) {
+            w->nonmem_left--;
+            rp->kernel_counts.nonmem++;
+        } else {
+            uint32_t count;
+            struct gcr_lane_shape shape;
+            if (gcr_warpq_pop(&w->q, &rp->insn, &count, &shape) == GCR_WQ_NONMEM) {
+                w->nonmem_left = count - 1;
+                rp->kernel_counts.nonmem++;
+            } else {
+                gcr_timing_insn_begin(rp->timing, s, now, rp->insn.op, rp->insn.space,
+                                      gcr_bits_popcount32(rp->insn.active_mask) *
+                                          (uint32_t)rp->insn.width);
+                execute(rp, sm, s, w, &shape);
+                w->ready_at = gcr_timing_insn_end(rp->timing);
+                if (rp->cfg->warp_policy == GCR_WARP_VWS) {
+                    vws_count(rp, w, now);
+                    if (w->mem_wait && rp->vws_spare)
+                        next = now + 1;
+                }
+            }
+        }
+        if (!w->nonmem_left && gcr_warpq_empty(&w->q)) {
+            if (w->ready_at > rp->kernel_end)
+                rp->kernel_end = w->ready_at;
+            if (rp->cfg->warp_policy == GCR_WARP_VWS &&
+                gcr_vws_warp_done(&sm->vws, w->vws_misses, w->vws_accesses,
+                                  rp->cfg->timing.vws_beta, rp->l1_blocks))
+                gcr_timing_amt_clear(rp->timing, s);
+            /* Indices moved if warps before it left: find it (once per warp). */
+            uint32_t index = 0;
+            while (sm->active[index] != w)
+                index++;
+            warp_done(rp, sm, index);
+            next = now + 1; /* the warps left may be picked differently (VWS window) */
+        } else if (w->ready_at < next) {
+            next = w->ready_at;
+        }
+    }
+    sm->cycle = next > now ? next : now + 1;
+    heap_fix(rp, s);
+}
+
+static int run_timed(struct gcr_replay *rp, struct gcr_err *err)
+{
+    struct kernel_state *ks = rp->ks;
+    for (uint32_t s = 0; s < rp->cfg->num_sms; s++)
+        heap_fix(rp, s);
+    while (ks->resident) {
+        sm_step_timed(rp, rp->sm_heap[0]);
+        if (ks->cta_finished) {
+            ks->cta_finished = false;
+            if (dispatch(rp, err) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
 /* ----------------------------------------------------------------- kernels */
 
 static void snapshot(struct gcr_replay *rp)
@@ -705,12 +1046,14 @@ static json_t *period_json(struct gcr_replay *rp, const struct insn_counts *coun
 static int analyses_report(struct gcr_replay *rp, json_t *period, bool kernel,
                            struct gcr_err *err)
 {
-    if (!rp->bus.nsubs)
+    if (rp->bus.nsubs == (rp->timing ? 1u : 0u)) /* the timing model reports apart */
         return 0;
     json_t *all = json_object();
     json_object_set_new(period, "analyses", all);
     for (size_t i = 0; i < rp->bus.nsubs; i++) {
         const struct gcr_analysis_ops *an = rp->bus.subs[i].ops;
+        if (an == &gcr_timing_observer)
+            continue;
         int (*fn)(void *, json_t *, struct gcr_err *) =
             kernel ? an->report_kernel : an->report_total;
         if (!fn)
@@ -858,8 +1201,14 @@ static int replay_kernel(struct gcr_replay *rp, struct gcr_reader *r,
         gcr_bus_emit(&rp->bus, &ev);
     }
 
+    if (rp->timing)
+        timed_kernel_begin(rp, l1.sets * l1.ways);
     if (dispatch(rp, err) != 0)
         goto out;
+    if (rp->timing) {
+        if (run_timed(rp, err) != 0)
+            goto out;
+    }
     while (ks.resident) {
         for (uint32_t s = 0; s < cfg->num_sms; s++)
             if (rp->sms[s].nactive) {
@@ -909,6 +1258,9 @@ static int replay_kernel(struct gcr_replay *rp, struct gcr_reader *r,
                            (json_int_t)ks.fit, "l1d_ways", (json_int_t)l1.ways);
     json_object_update(id, k); /* identity first, then the figures */
     json_decref(k);
+    if (rp->timing)
+        json_object_set_new(id, "timing", gcr_timing_kernel_end(rp->timing, rp->kernel_end,
+                                                                rp->kernel_counts.warp_insns));
     json_array_append_new(rp->kernels, id);
     gcr_add_u64s((uint64_t *)&rp->counts, (const uint64_t *)&rp->kernel_counts,
                  sizeof rp->counts / sizeof(uint64_t));
@@ -980,6 +1332,8 @@ json_t *gcr_replay_report(struct gcr_replay *rp, struct gcr_err *err)
     json_t *total = period_json(rp, &rp->counts, false);
     json_object_set_new(total, "kernels", json_integer((json_int_t)json_array_size(rp->kernels)));
     json_object_set_new(total, "memcpy_bytes", json_integer((json_int_t)rp->memcpy_bytes));
+    if (rp->timing)
+        json_object_set_new(total, "timing", gcr_timing_report_total(rp->timing));
     if (rp->org->report) {
         json_t *section = json_object();
         json_object_set_new(json_object_get(total, "L1D"), rp->org->name, section);

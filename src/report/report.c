@@ -371,6 +371,43 @@ static void fine_grained_lines(FILE *out, const json_t *l1)
     }
 }
 
+/* A latency or "-" when no request was served at that level. */
+static void latency(char *buf, size_t n, const json_t *lat, const char *level)
+{
+    const json_t *m = json_object_get(json_object_get(lat, level), "mean_cycles");
+    if (json_is_real(m))
+        snprintf(buf, n, "%.0f", json_real_value(m));
+    else
+        snprintf(buf, n, "-");
+}
+
+/* The timing figures of a period: cycles, IPC in warp instructions, issue
+ * slots used, the most used resource and its use, mean latency per level. */
+static void timing_row(FILE *out, const char *id, const char *name, const json_t *t)
+{
+    const json_t *lat = json_object_get(t, "memory_latency");
+    const char *limit = json_string_value(json_object_get(t, "limiting_resource"));
+    double limit_use = json_real_value(json_object_get(t, "issue_utilisation"));
+    const char *key;
+    const json_t *r;
+    json_object_foreach((json_t *)json_object_get(t, "resources"), key, r) {
+        double u = json_real_value(json_object_get(r, "utilisation_max"));
+        if (u > limit_use)
+            limit_use = u;
+    }
+    char l1[16], l2[16], dr[16];
+    latency(l1, sizeof l1, lat, "l1_hit");
+    latency(l2, sizeof l2, lat, "l2_hit");
+    latency(dr, sizeof dr, lat, "dram");
+    fprintf(out, "%6s  %-22.22s %10lld %8.2f %7.1f %-14s %7.1f %7s %7s %8s %7lld\n", id, name,
+            (long long)geti(t, "cycles", NULL),
+            json_is_real(json_object_get(t, "ipc_warp"))
+                ? json_real_value(json_object_get(t, "ipc_warp"))
+                : 0.0,
+            100.0 * json_real_value(json_object_get(t, "issue_utilisation")), limit,
+            100.0 * limit_use, l1, l2, dr, (long long)geti(t, "mshr_stalls", NULL));
+}
+
 void gcr_report_print_table(const json_t *report, FILE *out)
 {
     const json_t *cfg = json_object_get(report, "config");
@@ -392,6 +429,19 @@ void gcr_report_print_table(const json_t *report, FILE *out)
     row(out, "total", "", json_object_get(report, "total"));
     org_summary(out, report);
     fine_grained_lines(out, json_object_get(json_object_get(report, "total"), "L1D"));
+    if (json_object_get(json_object_get(report, "total"), "timing")) {
+        fputs("timing\n", out);
+        fprintf(out, "%6s  %-22s %10s %8s %7s %-14s %7s %7s %7s %8s %7s\n", "kernel", "name",
+                "cycles", "IPC", "issue%", "limit", "limit%", "L1-lat", "L2-lat", "DRAM-lat",
+                "MSHR-st");
+        json_array_foreach(kernels, i, k) {
+            char id[16];
+            snprintf(id, sizeof id, "%lld", (long long)geti(k, "id", NULL));
+            timing_row(out, id, json_string_value(json_object_get(k, "name")),
+                       json_object_get(k, "timing"));
+        }
+        timing_row(out, "total", "", json_object_get(json_object_get(report, "total"), "timing"));
+    }
     if (json_object_get(json_object_get(report, "total"), "multichip"))
         print_multichip(report, out);
 }

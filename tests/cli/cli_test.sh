@@ -350,10 +350,77 @@ golden)
     fi
   done
   ;;
+timing)
+  # Timing mode end to end: --timing adds the timing table and JSON sections
+  # with figures that fit together; a bad timing key names its JSON path.
+  expect_exit 0 "$GCR" run --timing --config examples/configs/volta80.json --json "$work/t.json" \
+    examples/traces/vecadd.txt examples/traces/stencil.txt
+  contains "$work/out" "limit%"
+  contains "$work/out" "DRAM-lat"
+  check_report "$work/t.json"
+  python3 - "$work/t.json" <<'PY' || fail "timing sections"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["config"]["timing"]["enabled"] is True
+ks = [k["timing"] for k in r["kernels"]]
+tot = r["total"]["timing"]
+assert tot["cycles"] == sum(k["cycles"] for k in ks), "kernels run one after another"
+for t in ks + [tot]:
+    assert t["cycles"] > 0 and abs(t["ipc_warp"] - t["warp_instructions"] / t["cycles"]) < 1e-6
+    for name, res in t["resources"].items():
+        assert 0 <= res["utilisation_mean"] <= res["utilisation_max"] <= 1.0 + 1e-9, name
+assert tot["memory_latency"]["dram"]["requests"] > 0
+PY
+  # The effective config of a timing report is a config that gives the same report.
+  python3 -c "import json,sys; json.dump(json.load(open(sys.argv[1]))['config'], open(sys.argv[2], 'w'))" \
+    "$work/t.json" "$work/effective.json"
+  expect_exit 0 "$GCR" run -q --config "$work/effective.json" --json "$work/t2.json" \
+    examples/traces/vecadd.txt examples/traces/stencil.txt
+  cmp -s "$work/t.json" "$work/t2.json" || python3 - "$work/t.json" "$work/t2.json" <<'PY' || fail "effective timing config differs"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+assert a["config"] == b["config"] and a["kernels"] == b["kernels"] and a["total"] == b["total"]
+PY
+  # Without --timing the report has no timing (functional reports are unchanged).
+  expect_exit 0 "$GCR" run -q --config examples/configs/volta80.json --json "$work/f.json" \
+    examples/traces/vecadd.txt
+  python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert 'timing' not in r['total'] and 'timing' not in r['config']" "$work/f.json" || fail "functional report has timing"
+  printf '{"timing": {"enabled": true, "latency": {"l1": 0}}}' >"$work/bad.json"
+  expect_exit 1 "$GCR" run --config "$work/bad.json" examples/traces/vecadd.txt
+  contains "$work/err" "bad.json: \$.timing.latency.l1: expected an integer between 1 and"
+  # The importer fills the timing section from the GPGPU-Sim options.
+  expect_exit 0 "$GCR" import-config -o "$work/qv100.json" \
+    ../shared/gpgpusim-configs/SM7_QV100/gpgpusim.config ../shared/gpgpusim-configs/SM7_QV100/trace.config
+  python3 - "$work/qv100.json" <<'PY' || fail "imported timing section"
+import json, sys
+t = json.load(open(sys.argv[1]))["timing"]
+assert t["clocks_mhz"] == {"core": 1132.0, "noc": 1132.0, "l2": 1132.0, "dram": 850.0}, t
+assert t["issue_per_cycle"] == 4 and t["kernel_launch_latency"] == 5000
+assert t["latency"]["l1"] == 20 and t["latency"]["l2"] == 160 and t["latency"]["dram"] == 100
+assert t["bandwidth"]["dram_channel_bytes"] == 32 and t["dram_channels"] == 32
+assert t["dram_rows"]["tRCD"] == 12 and t["dram_rows"]["CL"] == 12 and not t["enabled"]
+PY
+  ;;
+timing-validate)
+  # The validation harness against Accel-Sim's cycles, on the two smallest
+  # reference traces (all five: see src/timing/README.md); it must run and
+  # stay within 20 % on these.
+  printf -- '-gpgpu_perf_sim_memcpy 0\n' >"$work/memcpy-off.config"
+  expect_exit 0 "$GCR" import-config -o "$work/qv100.json" \
+    ../shared/gpgpusim-configs/SM7_QV100/gpgpusim.config \
+    ../shared/gpgpusim-configs/SM7_QV100/trace.config "$work/memcpy-off.config"
+  expect_exit 0 python3 tests/cli/timing_validate.py "$GCR" "$work/qv100.json" --max-error 20 \
+    ../shared/traces/accelsim/vectoradd-100 ../shared/traces/accelsim/matrixmul-32x32
+  contains "$work/out" "mean |cycle error| over 2 traces"
+  contains "$work/out" "vectoradd-100"
+  cat "$work/out"
+  ;;
 bench-small)
   # The benchmark runs end to end (tiny size; figures are not judged here).
   expect_exit 0 "$GCR" bench --instructions 20000 --sms 8
   contains "$work/out" "mem-insn/s"
+  expect_exit 0 "$GCR" bench --instructions 20000 --sms 8 --timing
+  contains "$work/out" "L2 64 slices, timing"
   contains "$work/out" "peak-RSS-MB"
   ;;
 colab)

@@ -1,0 +1,707 @@
+/* The timing model: resources with a next-free time, per-SM L1 ports and
+ * MSHRs, and the walk of each request's message chain through them.
+ * src/timing/README.md explains every figure; time is in core cycles
+ * (double, so rates need not divide evenly). */
+#include "timing/timing.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------- resources */
+
+/* A resource serves one message at a time at `cpb` core cycles per byte.
+ *
+ * Messages are presented in issue order, not in the order they reach the
+ * resource: a reply timed far ahead (behind a DRAM queue) can be presented
+ * before a request that arrives earlier. Serving strictly in presentation
+ * order would leave the resource idle before the far one and delay the early
+ * one behind it. So the resource remembers the idle gaps it has left behind
+ * its next-free time (timing.resource_gaps of them) and a message that fits
+ * in one at or after its arrival is served there: first come, first served
+ * by arrival, up to that memory. Messages presented in arrival order are
+ * served exactly FCFS. */
+#define RES_GAPS 64 /* the most timing.resource_gaps allows */
+
+struct res {
+    double free_at;
+    double cpb;
+    double busy, busy_then; /* busy_then: at the current kernel's start */
+    double wait;
+    uint64_t msgs, bytes;
+    double gap_start[RES_GAPS], gap_end[RES_GAPS];
+    double gap_end_max; /* no gap ends later: most messages skip the scan */
+    uint32_t ngaps, max_gaps;
+};
+
+static void gap_end_max_update(struct res *r)
+{
+    r->gap_end_max = 0;
+    for (uint32_t k = 0; k < r->ngaps; k++)
+        if (r->gap_end[k] > r->gap_end_max)
+            r->gap_end_max = r->gap_end[k];
+}
+
+static void add_gap(struct res *r, double start, double end)
+{
+    uint32_t i = r->ngaps;
+    if (!r->max_gaps)
+        return;
+    if (i == r->max_gaps) {
+        /* Full: replace the gap that ended first if it ended before this one
+         * starts (time has moved on), else the shortest if this one is longer. */
+        uint32_t old = 0;
+        i = 0;
+        for (uint32_t k = 1; k < r->max_gaps; k++) {
+            if (r->gap_end[k] < r->gap_end[old])
+                old = k;
+            if (r->gap_end[k] - r->gap_start[k] < r->gap_end[i] - r->gap_start[i])
+                i = k;
+        }
+        if (r->gap_end[old] < start)
+            i = old;
+        else if (r->gap_end[i] - r->gap_start[i] >= end - start)
+            return;
+    } else {
+        r->ngaps++;
+    }
+    r->gap_start[i] = start;
+    r->gap_end[i] = end;
+    gap_end_max_update(r);
+}
+
+static double serve(struct res *r, double arrive, uint32_t bytes)
+{
+    double dur = bytes * r->cpb;
+    double start = arrive > r->free_at ? arrive : r->free_at;
+    /* The earliest remembered gap that holds the whole message. */
+    uint32_t best = UINT32_MAX;
+    for (uint32_t i = 0; i < r->ngaps && arrive + dur <= r->gap_end_max; i++) {
+        double s = arrive > r->gap_start[i] ? arrive : r->gap_start[i];
+        if (s + dur <= r->gap_end[i] && s < start) {
+            start = s;
+            best = i;
+        }
+    }
+    if (best != UINT32_MAX) {
+        /* Keep the larger of what is left before and after the message in
+         * this slot; the other part becomes a gap of its own. */
+        double gs = r->gap_start[best], ge = r->gap_end[best];
+        if (ge - (start + dur) >= start - gs) {
+            r->gap_start[best] = start + dur;
+            if (start > gs)
+                add_gap(r, gs, start);
+        } else {
+            r->gap_end[best] = start;
+            if (ge > start + dur)
+                add_gap(r, start + dur, ge);
+        }
+        gap_end_max_update(r);
+    } else {
+        if (start > r->free_at)
+            add_gap(r, r->free_at, start);
+        r->free_at = start + dur;
+    }
+    r->busy += dur;
+    r->wait += start - arrive;
+    r->msgs++;
+    r->bytes += bytes;
+    return start + dur;
+}
+
+enum res_class {
+    RC_SM_INJECT,  /* memory port -> NoC (requests, store data) */
+    RC_SM_EJECT,   /* NoC -> memory port (replies) */
+    RC_SLICE_IN,   /* NoC -> L2 slice */
+    RC_SLICE_OUT,  /* L2 slice -> NoC */
+    RC_L2,         /* the slice's data array */
+    RC_DRAM,       /* a DRAM channel's data bus */
+    RC_CORE_L1,    /* core -> L1 network: input port of an L1 instance (DC-L1 NoC#1...) */
+    RC_CORE_L1_UP, /* L1 -> core network: input port of the requesting SM */
+    RC_CHIP_LINK,  /* inter-chip link, per sending chip */
+    RC_SHARED,     /* an SM's shared-memory banks */
+    RC_L1_TAGS,    /* an L1 instance's tag port: one request per cycle ("bytes" = requests) */
+    RC_COUNT
+};
+
+static const char *const class_names[RC_COUNT] = {
+    "noc_sm_inject", "noc_sm_eject", "noc_slice_in", "noc_slice_out",
+    "l2_slice",      "dram_channel", "core_l1_in",    "core_l1_out", "chip_link", "shared_memory",
+    "l1_tag_port"};
+
+/* Chips are not known to the engine yet: links are indexed by sending chip
+ * modulo this many. */
+#define MAX_CHIPS 64
+
+struct res_class_state {
+    struct res *r;
+    uint32_t n;
+    /* class totals at the current kernel's start */
+    double wait_then;
+    uint64_t msgs_then, bytes_then;
+};
+
+/* Memory latency per level where a read request was served. */
+enum level { LV_L1, LV_L2, LV_DRAM, LV_COUNT };
+static const char *const level_names[LV_COUNT] = {"l1_hit", "l2_hit", "dram"};
+
+struct lat_stats {
+    double sum[LV_COUNT];
+    uint64_t n[LV_COUNT];
+    uint64_t pending_hits;      /* L1 hits on a line still in flight (merged misses) */
+    double mshr_stall;          /* cycles misses waited for a free MSHR */
+    uint64_t mshr_stalls;
+    uint64_t row_hits, row_misses;
+};
+
+/* In-flight fetches per SM: key -> cycle its data arrives. Direct-mapped, so
+ * a collision forgets an older fetch (its later hits then count as plain
+ * hits); the table is 4x the MSHRs, so that is rare. */
+struct pending {
+    uint64_t key;
+    double ready;
+};
+
+struct sm_state {
+    double *mshr;      /* min-heap of the cycles each MSHR frees */
+    struct pending *pend;
+    uint64_t *amt;     /* VWS address miss table: one bit per entry */
+};
+
+struct gcr_timing {
+    const struct gcr_config *cfg;
+    const struct gcr_timing_config *tc;
+    struct gcr_sim_info info;
+    struct res_class_state cls[RC_COUNT];
+    struct sm_state *sm;
+    uint32_t nl1;
+    uint32_t pend_mask;
+    uint32_t slices_per_channel;
+    double dram_cycle; /* one DRAM clock in core cycles */
+    /* open-row model, per channel x bank */
+    int64_t *open_row;
+    double *bank_free;
+
+    /* time */
+    double now;          /* end of the last kernel (start of the next) */
+    double kernel_launch; /* when the current kernel was launched */
+    double kernel_start;  /* its first possible issue: launch + launch latency */
+
+    /* the instruction being executed */
+    bool in_insn;
+    uint32_t sm_id;
+    double t_issue;
+    enum gcr_op op;
+    enum gcr_space space;
+    double completion;   /* latest data return the warp waits for */
+    double req_t;        /* where the current request stands before the L2 network */
+    double chain_t;      /* where the current L2 request/reply chain stands */
+    bool chain_dram;
+    bool core_l1_start;  /* a core->L1 hop preceded the L1 access */
+    bool mshr_open;      /* the current miss holds the heap's root MSHR */
+    uint64_t miss_key;
+    double miss_ready;
+
+    uint32_t insn_accesses, insn_new_misses; /* VWS counters of the instruction */
+    uint32_t lane_bytes;                     /* bytes its active lanes access */
+
+    struct lat_stats lat, lat_then;
+    uint64_t run_warp_insns;
+};
+
+struct gcr_timing *gcr_timing_of(void *observer_self)
+{
+    return observer_self;
+}
+
+static void timing_destroy(void *self)
+{
+    struct gcr_timing *t = self;
+    if (!t)
+        return;
+    for (int c = 0; c < RC_COUNT; c++)
+        free(t->cls[c].r);
+    if (t->sm)
+        for (uint32_t s = 0; s < t->info.num_sms; s++) {
+            free(t->sm[s].mshr);
+            free(t->sm[s].pend);
+            free(t->sm[s].amt);
+        }
+    free(t->sm);
+    free(t->open_row);
+    free(t->bank_free);
+    free(t);
+}
+
+static int class_init(struct gcr_timing *t, enum res_class c, uint32_t n, double bytes_per_cycle,
+                      double clock_mhz)
+{
+    t->cls[c].n = n;
+    t->cls[c].r = calloc(n, sizeof(struct res));
+    if (!t->cls[c].r)
+        return -1;
+    /* bytes per domain cycle -> core cycles per byte */
+    double cpb = t->tc->core_mhz / (clock_mhz * bytes_per_cycle);
+    for (uint32_t i = 0; i < n; i++) {
+        t->cls[c].r[i].cpb = cpb;
+        t->cls[c].r[i].max_gaps = t->tc->resource_gaps;
+    }
+    return 0;
+}
+
+static int timing_create(void **self, const json_t *options, const struct gcr_sim_info *info,
+                         struct gcr_err *err)
+{
+    (void)options;
+    struct gcr_timing *t = calloc(1, sizeof *t);
+    if (!t)
+        return gcr_fail(err, GCR_E_NOMEM, "out of memory");
+    t->cfg = info->config;
+    t->tc = &info->config->timing;
+    t->info = *info;
+    const struct gcr_timing_config *tc = t->tc;
+    uint32_t S = info->num_sms, N = info->num_l2_slices;
+    uint32_t ports = info->num_l1s > S ? info->num_l1s : S;
+    uint32_t channels = tc->dram_channels ? tc->dram_channels : N;
+    t->slices_per_channel = N / channels;
+    t->dram_cycle = tc->core_mhz / tc->dram_mhz;
+    t->nl1 = info->num_l1s;
+    uint32_t pend = 4;
+    while (pend < 4 * tc->l1_mshrs)
+        pend <<= 1;
+    t->pend_mask = pend - 1;
+    int bad = class_init(t, RC_SM_INJECT, ports, tc->noc_port_bytes, tc->noc_mhz) ||
+              class_init(t, RC_SM_EJECT, ports, tc->noc_port_bytes, tc->noc_mhz) ||
+              class_init(t, RC_SLICE_IN, N, tc->noc_port_bytes, tc->noc_mhz) ||
+              class_init(t, RC_SLICE_OUT, N, tc->noc_port_bytes, tc->noc_mhz) ||
+              class_init(t, RC_L2, N, tc->l2_slice_bytes, tc->l2_mhz) ||
+              class_init(t, RC_DRAM, channels, tc->dram_channel_bytes, tc->dram_mhz) ||
+              class_init(t, RC_CORE_L1, ports, tc->link_bytes, tc->noc_mhz) ||
+              class_init(t, RC_CORE_L1_UP, ports, tc->link_bytes, tc->noc_mhz) ||
+              class_init(t, RC_CHIP_LINK, MAX_CHIPS, tc->link_bytes, tc->noc_mhz) ||
+              class_init(t, RC_SHARED, S, tc->shared_bytes, tc->core_mhz);
+    t->sm = calloc(S, sizeof *t->sm);
+    t->open_row = malloc((size_t)channels * tc->dram_banks * sizeof *t->open_row);
+    t->bank_free = calloc((size_t)channels * tc->dram_banks, sizeof *t->bank_free);
+    bad = bad || class_init(t, RC_L1_TAGS, t->nl1, 1, tc->core_mhz);
+    if (bad || !t->sm || !t->open_row || !t->bank_free) {
+        timing_destroy(t);
+        return gcr_fail(err, GCR_E_NOMEM, "out of memory for the timing model");
+    }
+    for (size_t i = 0; i < (size_t)channels * tc->dram_banks; i++)
+        t->open_row[i] = -1;
+    for (uint32_t s = 0; s < S; s++) {
+        t->sm[s].mshr = calloc(tc->l1_mshrs, sizeof(double));
+        t->sm[s].pend = calloc(pend, sizeof(struct pending));
+        if (t->cfg->warp_policy == GCR_WARP_VWS)
+            t->sm[s].amt = calloc((tc->vws_amt_entries + 63) / 64, sizeof(uint64_t));
+        if (!t->sm[s].mshr || !t->sm[s].pend ||
+            (t->cfg->warp_policy == GCR_WARP_VWS && !t->sm[s].amt)) {
+            timing_destroy(t);
+            return gcr_fail(err, GCR_E_NOMEM, "out of memory for the timing model");
+        }
+        for (uint32_t i = 0; i < pend; i++)
+            t->sm[s].pend[i].key = UINT64_MAX;
+    }
+    *self = t;
+    return 0;
+}
+
+/* ------------------------------------------------------------- MSHRs */
+
+/* The heap's root is the MSHR that frees first; a miss takes it and holds it
+ * until its data arrives. */
+static void mshr_replace_root(double *h, uint32_t n, double v)
+{
+    uint32_t i = 0;
+    for (;;) {
+        uint32_t l = 2 * i + 1, r = l + 1, m = i;
+        double mv = v;
+        if (l < n && h[l] < mv) {
+            m = l;
+            mv = h[l];
+        }
+        if (r < n && h[r] < mv)
+            m = r;
+        if (m == i)
+            break;
+        h[i] = h[m];
+        i = m;
+    }
+    h[i] = v;
+}
+
+static uint64_t pend_key(const struct gcr_timing *t, uint64_t line, uint32_t sectors)
+{
+    /* Sector requests are tracked per sector: a hit on another sector of the
+     * line must not wait for this one. */
+    return t->cfg->granularity == GCR_GRAN_SECTOR ? line | (uint64_t)__builtin_ctz(sectors)
+                                                  : line;
+}
+
+static struct pending *pend_slot(struct gcr_timing *t, uint32_t sm, uint64_t key)
+{
+    uint64_t h = (key >> 5) * 0x9e3779b97f4a7c15ull;
+    return &t->sm[sm].pend[(h >> 40) & t->pend_mask];
+}
+
+/* The request that took an MSHR is complete: the MSHR frees when its data
+ * arrived, and later hits on the line wait until then. */
+static void close_miss(struct gcr_timing *t)
+{
+    if (!t->mshr_open)
+        return;
+    t->mshr_open = false;
+    mshr_replace_root(t->sm[t->sm_id].mshr, t->tc->l1_mshrs, t->miss_ready);
+    struct pending *p = pend_slot(t, t->sm_id, t->miss_key);
+    p->key = t->miss_key;
+    p->ready = t->miss_ready;
+}
+
+/* ------------------------------------------------------------- DRAM */
+
+static double dram_access(struct gcr_timing *t, uint32_t slice, uint64_t line, double arrive,
+                          uint32_t bytes)
+{
+    const struct gcr_timing_config *tc = t->tc;
+    uint32_t ch = slice / t->slices_per_channel;
+    if (tc->dram_rows) {
+        /* The address inside the channel: the granules of other slices removed. */
+        uint64_t il = t->cfg->l2_interleave_bytes;
+        uint64_t local = (line / il / t->info.num_l2_slices) * il + (line % il);
+        uint64_t row = local / tc->dram_row_bytes;
+        uint32_t bank = (uint32_t)(row % tc->dram_banks);
+        int64_t id = (int64_t)(row / tc->dram_banks);
+        size_t b = (size_t)ch * tc->dram_banks + bank;
+        double start = arrive > t->bank_free[b] ? arrive : t->bank_free[b];
+        double open = 0;
+        if (t->open_row[b] == id) {
+            t->lat.row_hits++;
+        } else {
+            t->lat.row_misses++;
+            open = (t->open_row[b] < 0 ? tc->t_rcd : tc->t_rp + tc->t_rcd) * t->dram_cycle;
+        }
+        t->open_row[b] = id;
+        t->bank_free[b] = start + open;
+        arrive = start + open + tc->t_cl * t->dram_cycle;
+    }
+    return serve(&t->cls[RC_DRAM].r[ch], arrive, bytes);
+}
+
+/* ------------------------------------------------------------- events */
+
+static bool waits_for_data(const struct gcr_timing *t)
+{
+    return t->op == GCR_OP_LOAD || t->op == GCR_OP_ATOMIC;
+}
+
+static void on_l1_access(struct gcr_timing *t, const struct gcr_event *ev)
+{
+    close_miss(t);
+    if (!t->in_insn)
+        return;
+    double start = t->core_l1_start ? t->req_t : t->t_issue;
+    t->core_l1_start = false;
+    uint32_t unit = ev->unit < t->nl1 ? ev->unit : 0;
+    /* one request per cycle at each L1's tag port */
+    start = serve(&t->cls[RC_L1_TAGS].r[unit], start, 1) - 1;
+    t->insn_accesses++;
+    uint64_t *amt = t->sm[t->sm_id].amt;
+    if (amt && !ev->is_write && ev->access->outcome != GCR_HIT) {
+        /* VWS: a read miss to an address not yet in the table counts once
+         * toward the warp's working set (aliasing tolerated, as proposed). */
+        uint64_t i = (ev->line_addr / t->cfg->line_bytes) % t->tc->vws_amt_entries;
+        if (!(amt[i / 64] >> (i % 64) & 1)) {
+            amt[i / 64] |= 1ull << (i % 64);
+            t->insn_new_misses++;
+        }
+    }
+    double done = start + t->tc->l1_latency;
+    t->req_t = done;
+    t->chain_t = done; /* a new request: nothing of the previous one carries over */
+    if (ev->is_write)
+        return;
+    uint64_t key = pend_key(t, ev->line_addr, ev->sector_mask);
+    if (ev->access->outcome == GCR_HIT) {
+        const struct pending *p = pend_slot(t, t->sm_id, key);
+        if (p->key == key && p->ready > done) {
+            done = p->ready; /* merged with the miss in flight */
+            t->lat.pending_hits++;
+        }
+        if (waits_for_data(t) && done > t->completion)
+            t->completion = done;
+        t->lat.sum[LV_L1] += done - t->t_issue;
+        t->lat.n[LV_L1]++;
+        return;
+    }
+    /* A miss needs an MSHR: the one that frees first. */
+    double *heap = t->sm[t->sm_id].mshr;
+    if (heap[0] > done) {
+        t->lat.mshr_stall += heap[0] - done;
+        t->lat.mshr_stalls++;
+        done = heap[0];
+        t->req_t = done;
+    }
+    t->mshr_open = true;
+    t->miss_key = key;
+    t->miss_ready = done;
+}
+
+static void on_transfer(struct gcr_timing *t, const struct gcr_event *ev)
+{
+    const struct gcr_timing_config *tc = t->tc;
+    uint32_t msg = ev->bytes + tc->header_bytes;
+    double base = t->in_insn ? t->req_t : t->now;
+    switch (ev->net) {
+    case GCR_NET_L2:
+        if (ev->downstream) {
+            struct res_class_state *in = &t->cls[RC_SM_INJECT];
+            double x = serve(&in->r[ev->from % in->n], base, msg) + tc->noc_latency;
+            x = serve(&t->cls[RC_SLICE_IN].r[ev->to], x, msg);
+            if (ev->bytes)
+                x = serve(&t->cls[RC_L2].r[ev->to], x, ev->bytes);
+            t->chain_t = x + tc->l2_latency;
+            t->chain_dram = false;
+        } else {
+            double x = serve(&t->cls[RC_L2].r[ev->from], t->chain_t, ev->bytes);
+            x = serve(&t->cls[RC_SLICE_OUT].r[ev->from], x, msg);
+            struct res_class_state *out = &t->cls[RC_SM_EJECT];
+            x = serve(&out->r[ev->to % out->n], x, msg) + tc->noc_latency;
+            t->chain_t = x;
+            if (!t->in_insn)
+                break;
+            enum level lv = t->chain_dram ? LV_DRAM : LV_L2;
+            t->lat.sum[lv] += x - t->t_issue;
+            t->lat.n[lv]++;
+            if (waits_for_data(t) && x > t->completion)
+                t->completion = x;
+            if (t->mshr_open && x > t->miss_ready)
+                t->miss_ready = x;
+        }
+        break;
+    case GCR_NET_DRAM:
+        if (ev->downstream) {
+            if (ev->bytes) /* written data occupies the channel; nobody waits for it */
+                dram_access(t, ev->from, ev->line_addr, t->chain_t, ev->bytes);
+        } else {
+            t->chain_t = dram_access(t, ev->from, ev->line_addr, t->chain_t, ev->bytes) +
+                         tc->dram_latency;
+            t->chain_dram = true;
+        }
+        break;
+    case GCR_NET_CORE_L1: {
+        struct res_class_state *c = &t->cls[RC_CORE_L1];
+        if (ev->downstream) {
+            t->req_t = serve(&c->r[ev->to % c->n], t->in_insn ? t->t_issue : t->now, msg) +
+                       tc->noc_latency;
+            t->chain_t = t->req_t;
+            t->core_l1_start = true;
+        } else {
+            double from = t->chain_t > t->req_t ? t->chain_t : t->req_t;
+            c = &t->cls[RC_CORE_L1_UP];
+            t->chain_t = serve(&c->r[ev->to % c->n], from, msg) + tc->noc_latency;
+            if (t->in_insn && waits_for_data(t) && t->chain_t > t->completion)
+                t->completion = t->chain_t;
+        }
+        break;
+    }
+    case GCR_NET_CHIP_LINK: {
+        struct res *link = &t->cls[RC_CHIP_LINK].r[ev->from % MAX_CHIPS];
+        if (ev->downstream) {
+            t->req_t = serve(link, base, msg) + tc->noc_latency;
+        } else {
+            t->chain_t = serve(link, t->chain_t, msg) + tc->noc_latency;
+            if (t->in_insn && waits_for_data(t) && t->chain_t > t->completion)
+                t->completion = t->chain_t;
+        }
+        break;
+    }
+    }
+}
+
+static void timing_on_event(void *self, const struct gcr_event *ev)
+{
+    struct gcr_timing *t = self;
+    if (ev->kind == GCR_EV_L1_ACCESS)
+        on_l1_access(t, ev);
+    else if (ev->kind == GCR_EV_TRANSFER)
+        on_transfer(t, ev);
+}
+
+/* ------------------------------------------------------------- instructions */
+
+void gcr_timing_insn_begin(struct gcr_timing *t, uint32_t sm, double now, enum gcr_op op,
+                           enum gcr_space space, uint32_t lane_bytes)
+{
+    t->lane_bytes = lane_bytes;
+    t->in_insn = true;
+    t->sm_id = sm;
+    t->t_issue = now;
+    t->op = op;
+    t->space = space;
+    t->completion = now + 1;
+    t->req_t = now; /* requests that skip the L1 leave at issue */
+    t->chain_t = now;
+    t->core_l1_start = false;
+    t->mshr_open = false;
+    t->insn_accesses = t->insn_new_misses = 0;
+}
+
+void gcr_timing_insn_l1_counts(const struct gcr_timing *t, uint32_t *accesses,
+                               uint32_t *new_misses)
+{
+    *accesses = t->insn_accesses;
+    *new_misses = t->insn_new_misses;
+}
+
+void gcr_timing_amt_clear(struct gcr_timing *t, uint32_t sm)
+{
+    if (t->sm[sm].amt)
+        memset(t->sm[sm].amt, 0, (t->tc->vws_amt_entries + 63) / 64 * sizeof(uint64_t));
+}
+
+double gcr_timing_insn_end(struct gcr_timing *t)
+{
+    close_miss(t);
+    t->in_insn = false;
+    if (t->space == GCR_SPACE_SHARED) /* the SM's banks, then a fixed latency */
+        return serve(&t->cls[RC_SHARED].r[t->sm_id], t->t_issue, t->lane_bytes) +
+               t->tc->shared_latency;
+    if (t->space != GCR_SPACE_GLOBAL && t->space != GCR_SPACE_LOCAL)
+        return t->t_issue + t->tc->shared_latency; /* const/texture: not modelled */
+    return waits_for_data(t) ? t->completion : t->t_issue + 1;
+}
+
+/* ------------------------------------------------------------- kernels */
+
+double gcr_timing_kernel_begin(struct gcr_timing *t)
+{
+    t->kernel_launch = t->now;
+    t->kernel_start = t->now + t->tc->kernel_launch_latency;
+    for (int c = 0; c < RC_COUNT; c++) {
+        struct res_class_state *k = &t->cls[c];
+        k->wait_then = 0;
+        k->msgs_then = k->bytes_then = 0;
+        for (uint32_t i = 0; i < k->n; i++) {
+            k->r[i].busy_then = k->r[i].busy;
+            k->wait_then += k->r[i].wait;
+            k->msgs_then += k->r[i].msgs;
+            k->bytes_then += k->r[i].bytes;
+        }
+    }
+    t->lat_then = t->lat;
+    return t->kernel_start;
+}
+
+static json_t *ratio(double num, double den)
+{
+    return den > 0 ? json_real(num / den) : json_null();
+}
+
+/* Figures of a period of `cycles` cycles: since the kernel's start (kernel)
+ * or since the run's start. */
+static json_t *period(struct gcr_timing *t, double cycles, uint64_t warp_insns, bool kernel)
+{
+    json_t *o = json_object();
+    uint64_t whole = (uint64_t)ceil(cycles);
+    json_object_set_new(o, "cycles", json_integer((json_int_t)whole));
+    json_object_set_new(o, "warp_instructions", json_integer((json_int_t)warp_insns));
+    json_object_set_new(o, "ipc_warp", ratio((double)warp_insns, cycles));
+    double issue_util = cycles > 0 ? (double)warp_insns /
+                                         (cycles * t->info.num_sms * t->tc->issue_per_cycle)
+                                   : 0;
+    json_object_set_new(o, "issue_utilisation", json_real(issue_util));
+    json_t *res = json_object();
+    const char *limit = "issue";
+    double limit_util = issue_util;
+    for (int c = 0; c < RC_COUNT; c++) {
+        struct res_class_state *k = &t->cls[c];
+        double busy = 0, busy_max = 0, wait = 0;
+        uint64_t msgs = 0, bytes = 0;
+        for (uint32_t i = 0; i < k->n; i++) {
+            double b = k->r[i].busy - (kernel ? k->r[i].busy_then : 0);
+            busy += b;
+            if (b > busy_max)
+                busy_max = b;
+            wait += k->r[i].wait;
+            msgs += k->r[i].msgs;
+            bytes += k->r[i].bytes;
+        }
+        if (kernel) {
+            wait -= k->wait_then;
+            msgs -= k->msgs_then;
+            bytes -= k->bytes_then;
+        }
+        if (!msgs)
+            continue; /* a network this organisation does not use */
+        double umax = cycles > 0 ? busy_max / cycles : 0;
+        json_object_set_new(
+            res, class_names[c],
+            json_pack("{s:I, s:I, s:I, s:o, s:o, s:o}", "instances", (json_int_t)k->n,
+                      "messages", (json_int_t)msgs, "bytes", (json_int_t)bytes,
+                      "utilisation_mean", ratio(busy, cycles * k->n), "utilisation_max",
+                      json_real(umax), "queue_delay_mean", ratio(wait, (double)msgs)));
+        if (umax > limit_util) {
+            limit_util = umax;
+            limit = class_names[c];
+        }
+    }
+    /* Below half use, no resource limits the run: it is bound by latency
+     * (too few warps or too little memory parallelism to hide it). */
+    json_object_set_new(o, "limiting_resource", json_string(limit_util < 0.5 ? "latency" : limit));
+    json_object_set_new(o, "resources", res);
+    json_t *lat = json_object();
+    const struct lat_stats *now = &t->lat, *then = kernel ? &t->lat_then : NULL;
+    for (int l = 0; l < LV_COUNT; l++) {
+        uint64_t n = now->n[l] - (then ? then->n[l] : 0);
+        double sum = now->sum[l] - (then ? then->sum[l] : 0);
+        json_object_set_new(lat, level_names[l],
+                            json_pack("{s:I, s:o}", "requests", (json_int_t)n, "mean_cycles",
+                                      ratio(sum, (double)n)));
+    }
+    json_object_set_new(o, "memory_latency", lat);
+#define D(f) (now->f - (then ? then->f : 0))
+    json_object_set_new(o, "l1_pending_hits", json_integer((json_int_t)D(pending_hits)));
+    json_object_set_new(o, "mshr_stalls", json_integer((json_int_t)D(mshr_stalls)));
+    json_object_set_new(o, "mshr_stall_cycles_mean",
+                        ratio(D(mshr_stall), (double)D(mshr_stalls)));
+    if (t->tc->dram_rows)
+        json_object_set_new(o, "dram_row_hit_rate",
+                            ratio((double)D(row_hits), (double)(D(row_hits) + D(row_misses))));
+#undef D
+    return o;
+}
+
+json_t *gcr_timing_kernel_end(struct gcr_timing *t, double end, uint64_t warp_insns)
+{
+    if (end < t->kernel_start)
+        end = t->kernel_start;
+    /* Kernels run one after another: the next starts when this one's last
+     * warp is done (whole cycles, as a cycle-level simulator counts). */
+    t->now = ceil(end);
+    t->run_warp_insns += warp_insns;
+    /* A kernel's cycles count from its launch, launch latency included, as
+     * Accel-Sim's per-kernel gpu_sim_cycle does. */
+    json_t *o = period(t, t->now - t->kernel_launch, warp_insns, true);
+    json_object_set_new(o, "start_cycle", json_integer((json_int_t)t->kernel_start));
+    json_object_set_new(o, "launch_latency", json_integer((json_int_t)t->tc->kernel_launch_latency));
+    return o;
+}
+
+json_t *gcr_timing_report_total(struct gcr_timing *t)
+{
+    /* The run's cycles include every kernel's launch latency, as Accel-Sim's
+     * gpu_tot_sim_cycle does. */
+    return period(t, t->now, t->run_warp_insns, false);
+}
+
+const struct gcr_analysis_ops gcr_timing_observer = {
+    .name = "timing",
+    .summary = "the timing backend (src/timing)",
+    .subscribe = GCR_EV_L1_ACCESS | GCR_EV_TRANSFER,
+    .create = timing_create,
+    .on_event = timing_on_event,
+    .report_kernel = NULL,
+    .report_total = NULL,
+    .destroy = timing_destroy,
+};

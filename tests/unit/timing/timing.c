@@ -1,0 +1,392 @@
+/* Timing backend: cycle counts computed by hand on tiny traces. */
+#include "../replay/replay_util.h"
+#include "timing/vws.h"
+
+#define A 0x100000ull
+
+/* One SM, one L2 slice, every clock 1 GHz, no headers. Each line's chain:
+ * L1 lookup 10, NoC 5 each way, L2 20, DRAM 50 plus 128 B / 32 B per cycle,
+ * and 1 cycle (128 B at 128 B/cycle) at each of L2 data array, slice output
+ * port and SM ejection port on the way back. `extra` adds timing keys. */
+static char *cfg_with(const char *extra, const char *scheduling, const char *l1, int dram_bytes)
+{
+    static char buf[2048];
+    snprintf(buf, sizeof buf,
+             "{\"gpu\": {\"sms\": 1, \"max_ctas_per_sm\": 8},"
+             " \"scheduling\": {\"warp_policy\": \"%s\"},"
+             " \"l1d\": %s,"
+             " \"l2\": {\"slices\": 1, \"sets\": 64, \"ways\": 8},"
+             " \"timing\": {\"enabled\": true, \"issue_per_cycle\": 1,"
+             "  \"latency\": {\"alu\": 1, \"shared\": 3, \"l1\": 10, \"noc\": 5, \"l2\": 20,"
+             "   \"dram\": 50},"
+             "  \"bandwidth\": {\"noc_port_bytes\": 128, \"l2_slice_bytes\": 128,"
+             "   \"dram_channel_bytes\": %d, \"header_bytes\": 0}%s}}",
+             scheduling, l1, dram_bytes, extra);
+    return buf;
+}
+#define L1_DEFAULT "{\"sets\": 4, \"ways\": 64}"
+#define CFG(extra) cfg_with(extra, "lrr", L1_DEFAULT, 32)
+#define CFG_FAST_DRAM(extra) cfg_with(extra, "lrr", L1_DEFAULT, 128)
+
+/* One warp, one load of one line: 10 (L1) + 5 (NoC) + 20 (L2) + 4 (DRAM
+ * transfer) + 50 (DRAM) + 3 (1 cycle at each of 3 resources) + 5 (NoC) = 97. */
+static void one_load(void)
+{
+    struct tb t;
+    tb_open(&t, "one-load");
+    tb_kernel(&t, 1, 1, 32, 0, 0);
+    tb_load(&t, 0, 0, A);
+    tb_end(&t, 1);
+    tb_close(&t);
+    json_t *r = must_replay(CFG(""), t.path);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 97);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.memory_latency.dram.requests"), 1);
+    CHECK_REAL(r, "kernels.0.timing.memory_latency.dram.mean_cycles", 97);
+    CHECK_EQ_U(jget(r, "total.timing.cycles"), 97);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.resources.dram_channel.bytes"), 128);
+    json_decref(r);
+    unlink(t.path);
+
+    /* The same line again after it arrived hits: 97 + 10. A launch latency
+     * of 100 comes first. */
+    tb_open(&t, "two-loads");
+    tb_kernel(&t, 1, 1, 32, 0, 0);
+    tb_load(&t, 0, 0, A);
+    tb_load(&t, 0, 0, A);
+    tb_end(&t, 1);
+    tb_close(&t);
+    r = must_replay(CFG(", \"kernel_launch_latency\": 100"), t.path);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 100 + 97 + 10);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.start_cycle"), 100);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.memory_latency.l1_hit.requests"), 1);
+    json_decref(r);
+    unlink(t.path);
+}
+
+/* Four warps load four lines, one issue per cycle: warp i reaches DRAM at
+ * 35 + i, but the channel moves one line per 4 cycles, so the lines leave at
+ * 39, 43, 47, 51 and the last returns at 51 + 50 + 3 + 5 = 109. */
+static void dram_bandwidth(void)
+{
+    struct tb t;
+    tb_open(&t, "bw");
+    tb_kernel(&t, 1, 1, 4 * 32, 0, 0);
+    for (uint32_t w = 0; w < 4; w++)
+        tb_load(&t, 0, w, A + w * 128);
+    tb_end(&t, 1);
+    tb_close(&t);
+    json_t *r = must_replay(CFG(""), t.path);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 109);
+    /* waits at DRAM: 3 + 6 + 9 cycles over 4 messages */
+    CHECK_REAL(r, "kernels.0.timing.resources.dram_channel.queue_delay_mean", 18.0 / 4);
+    json_decref(r);
+    unlink(t.path);
+
+    /* A long stream: 64 warps x 32 lines = 256 KiB at 32 B/cycle is 8192
+     * cycles of DRAM transfer; the run must reach the configured bandwidth
+     * within 5 % (only the first request's latency and the last reply's are
+     * not overlapped). */
+    tb_open(&t, "stream");
+    tb_kernel(&t, 1, 2, 1024, 0, 0);
+    for (uint32_t c = 0; c < 2; c++)
+        for (uint32_t w = 0; w < 32; w++)
+            for (uint32_t i = 0; i < 32; i++)
+                tb_load(&t, c, w, A + ((uint64_t)(c * 32 + w) * 32 + i) * 128);
+    tb_end(&t, 1);
+    tb_close(&t);
+    r = must_replay(CFG(", \"l1_mshrs\": 256"), t.path);
+    long long cycles = jget(r, "kernels.0.timing.cycles");
+    CHECK(cycles >= 8192 && cycles <= 8192 * 105 / 100);
+    CHECK(jreal(r, "kernels.0.timing.resources.dram_channel.utilisation_max") >= 0.95);
+    json_t *lim = json_object_get(json_object_get(json_array_get(json_object_get(r, "kernels"), 0),
+                                                  "timing"), "limiting_resource");
+    CHECK(json_is_string(lim) && strcmp(json_string_value(lim), "dram_channel") == 0);
+    json_decref(r);
+    unlink(t.path);
+}
+
+/* A reply timed late (behind DRAM) does not hold up one that reaches the
+ * same resources earlier. Kernel 1 brings line B into L2 (97 cycles, as in
+ * one_load). In kernel 2 (from cycle 97) warp 0 misses to DRAM on A: its
+ * reply uses the slice and SM ports at 186-189. Warp 1, issued at 98, hits B
+ * in L2: L1 port 98, lookup to 108, NoC to 113, L2 to 133, then 1 cycle at
+ * each of 3 resources and the NoC: back at 141, 43 cycles after issue, in
+ * the idle time before warp 0's reply, although presented after it. */
+static void out_of_order_arrivals(void)
+{
+    struct tb t;
+    tb_open(&t, "gaps");
+    tb_kernel(&t, 1, 1, 32, 0, 0);
+    tb_load(&t, 0, 0, A + 4096);
+    tb_end(&t, 1);
+    tb_kernel(&t, 2, 1, 64, 0, 0);
+    tb_load(&t, 0, 0, A);
+    tb_load(&t, 0, 1, A + 4096);
+    tb_end(&t, 2);
+    tb_close(&t);
+    json_t *r = must_replay(CFG(""), t.path);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 97);
+    CHECK_EQ_U(jget(r, "kernels.1.timing.start_cycle"), 97);
+    CHECK_EQ_U(jget(r, "kernels.1.timing.memory_latency.l2_hit.requests"), 1);
+    CHECK_REAL(r, "kernels.1.timing.memory_latency.l2_hit.mean_cycles", 43);
+    CHECK_REAL(r, "kernels.1.timing.memory_latency.dram.mean_cycles", 194 - 97);
+    CHECK_EQ_U(jget(r, "kernels.1.timing.cycles"), 194 - 97);
+    CHECK_EQ_U(jget(r, "total.timing.cycles"), 194);
+    json_decref(r);
+    /* Without remembered gaps, resources serve in presentation order: warp
+     * 1's reply queues behind warp 0's at each of the 3 resources (187-190)
+     * and is back at 195, 97 cycles after issue; the kernel ends there. */
+    r = must_replay(CFG(", \"resource_gaps\": 0"), t.path);
+    CHECK_REAL(r, "kernels.1.timing.memory_latency.l2_hit.mean_cycles", 97);
+    CHECK_EQ_U(jget(r, "kernels.1.timing.cycles"), 195 - 97);
+    json_decref(r);
+    unlink(t.path);
+}
+
+/* One MSHR, fast DRAM (1 cycle per line): each miss holds the MSHR for its
+ * whole chain of 5 + 20 + 1 + 50 + 3 + 5 = 84 cycles, so the four misses
+ * finish at 10 + 84 = 94, 178, 262 and 346. */
+static void mshr_bound(void)
+{
+    struct tb t;
+    tb_open(&t, "mshr");
+    tb_kernel(&t, 1, 1, 4 * 32, 0, 0);
+    for (uint32_t w = 0; w < 4; w++)
+        tb_load(&t, 0, w, A + w * 128);
+    tb_end(&t, 1);
+    tb_close(&t);
+    json_t *r = must_replay(CFG_FAST_DRAM(", \"l1_mshrs\": 1"), t.path);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 346);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.mshr_stalls"), 3);
+    json_decref(r);
+    unlink(t.path);
+
+    /* Two warps load the same line: the second access hits the line in
+     * flight and waits for it (merged), arriving with it at 94. */
+    tb_open(&t, "merge");
+    tb_kernel(&t, 1, 1, 2 * 32, 0, 0);
+    tb_load(&t, 0, 0, A);
+    tb_load(&t, 0, 1, A);
+    tb_end(&t, 1);
+    tb_close(&t);
+    r = must_replay(CFG_FAST_DRAM(""), t.path);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 94);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.l1_pending_hits"), 1);
+    json_decref(r);
+    unlink(t.path);
+}
+
+/* Two warps, two stores each to their own line, one write-back allocating
+ * 1-line L1: stores do not stall a warp, so GTO runs warp 0's two stores
+ * back to back (miss, hit, miss, hit) while LRR alternates (4 misses). Both
+ * issue one store per cycle: the last is ready at cycle 4. */
+static void scheduler_order(void)
+{
+    struct tb t;
+    tb_open(&t, "order");
+    tb_kernel(&t, 1, 1, 2 * 32, 0, 0);
+    for (uint32_t w = 0; w < 2; w++)
+        for (int k = 0; k < 2; k++)
+            tb_access(&t, 0, w, GCR_OP_STORE, GCR_SPACE_GLOBAL, 4, 0xffffffffu, A + w * 128, 4);
+    tb_end(&t, 1);
+    tb_close(&t);
+    const char *l1 = "{\"sets\": 1, \"ways\": 1, \"write_policy\": \"write_back\","
+                     " \"write_allocate\": \"fetch\"}";
+    json_t *r = must_replay(cfg_with("", "lrr", l1, 32), t.path);
+    CHECK_EQ_U(jget(r, "total.L1D.misses"), 4);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 4);
+    json_decref(r);
+    r = must_replay(cfg_with("", "gto", l1, 32), t.path);
+    CHECK_EQ_U(jget(r, "total.L1D.misses"), 2);
+    CHECK_EQ_U(jget(r, "total.L1D.hits"), 2);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 4);
+    json_decref(r);
+    unlink(t.path);
+}
+
+/* Compute only: 8 warps x 1000 instructions, 4 issued per cycle, ALU
+ * latency 2: warps 0-3 issue at even cycles, 4-7 at odd ones, the last at
+ * 1999, ready at 2001: IPC 8000 / 2001, the issue rate within 0.05 %. */
+static void compute_only(void)
+{
+    struct tb t;
+    tb_open(&t, "alu");
+    tb_kernel(&t, 1, 1, 8 * 32, 0, 0);
+    for (uint32_t w = 0; w < 8; w++)
+        tb_nonmem(&t, 0, w, 1000);
+    tb_end(&t, 1);
+    tb_close(&t);
+    char cfg[2048];
+    snprintf(cfg, sizeof cfg, "%s", CFG(""));
+    char *p = strstr(cfg, "\"issue_per_cycle\": 1");
+    p[19] = '4';
+    p = strstr(cfg, "\"alu\": 1");
+    p[7] = '2';
+    json_t *r = must_replay(cfg, t.path);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 2001);
+    CHECK_REAL(r, "kernels.0.timing.ipc_warp", 8000.0 / 2001);
+    json_t *lim = json_object_get(json_object_get(r, "total"), "timing");
+    CHECK(strcmp(json_string_value(json_object_get(lim, "limiting_resource")), "issue") == 0);
+    json_decref(r);
+    unlink(t.path);
+}
+
+/* Shared memory: 32 lanes x 16 B = 512 B through 128 B/cycle of banks take
+ * 4 cycles, then the latency of 3. Warp 0 loads at 0 (banks 0-4, back at 7);
+ * warp 1 at 1 waits for the banks (4-8, back at 11); warp 0's second load at
+ * 7 waits for them until 8 (8-12, back at 15). Waits: 0 + 3 + 1 cycles. */
+static void shared_memory(void)
+{
+    struct tb t;
+    tb_open(&t, "shared");
+    tb_kernel(&t, 1, 1, 64, 0, 0);
+    for (int k = 0; k < 2; k++)
+        tb_access(&t, 0, 0, GCR_OP_LOAD, GCR_SPACE_SHARED, 16, 0xffffffffu, 0x100, 16);
+    tb_access(&t, 0, 1, GCR_OP_LOAD, GCR_SPACE_SHARED, 16, 0xffffffffu, 0x100, 16);
+    tb_end(&t, 1);
+    tb_close(&t);
+    json_t *r = must_replay(CFG(""), t.path);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 15);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.resources.shared_memory.bytes"), 3 * 512);
+    CHECK_REAL(r, "kernels.0.timing.resources.shared_memory.queue_delay_mean", 4.0 / 3);
+    json_decref(r);
+    unlink(t.path);
+}
+
+/* Open rows (tRCD 10, tRP 7, CL 5): the first load opens its row (35 + 10 +
+ * 5, then the 4-cycle transfer, + 50 + 3 + 5 = 112); the next line of the
+ * same row, issued at 112, reaches DRAM at 147 and only pays CL: 147 + 5 + 4
+ * + 50 + 8 = 214. */
+static void dram_rows(void)
+{
+    struct tb t;
+    tb_open(&t, "rows");
+    tb_kernel(&t, 1, 1, 32, 0, 0);
+    tb_load(&t, 0, 0, A);
+    tb_load(&t, 0, 0, A + 128);
+    tb_end(&t, 1);
+    tb_close(&t);
+    json_t *r = must_replay(
+        CFG(", \"dram_rows\": {\"enabled\": true, \"tRCD\": 10, \"tRP\": 7, \"CL\": 5}"), t.path);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 214);
+    CHECK_REAL(r, "kernels.0.timing.dram_row_hit_rate", 0.5);
+    json_decref(r);
+    unlink(t.path);
+}
+
+#define CHECK_REAL_V(got, want)                                                              \
+    do {                                                                                     \
+        if (fabs((got) - (want)) > 1e-9) {                                                   \
+            fprintf(stderr, "%s:%d: %s = %.12g, want %.12g\n", __FILE__, __LINE__, #got,     \
+                    (double)(got), (double)(want));                                          \
+            check_failures++;                                                                \
+        }                                                                                    \
+    } while (0)
+
+static void config_errors(void)
+{
+    static const struct {
+        const char *json, *want;
+    } cases[] = {
+        {"{\"timing\": {\"latency\": {\"l3\": 4}}}", "$.timing.latency.l3: unknown key"},
+        {"{\"timing\": {\"clocks_mhz\": {\"core\": 0}}}", "$.timing.clocks_mhz.core"},
+        {"{\"timing\": {\"issue_per_cycle\": 0}}", "$.timing.issue_per_cycle"},
+        {"{\"l2\": {\"slices\": 6}, \"timing\": {\"dram_channels\": 4}}",
+         "$.timing.dram_channels: must divide"},
+        {"{\"timing\": {\"dram_rows\": {\"row_bytes\": 1000}}}", "$.timing.dram_rows.row_bytes"},
+        {"{\"timing\": {\"enabled\": 1}}", "$.timing.enabled"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct gcr_config cfg;
+        struct gcr_err err = {0};
+        CHECK(gcr_config_parse(&cfg, cases[i].json, "t.json", &err) != 0);
+        if (!strstr(err.msg, cases[i].want)) {
+            fprintf(stderr, "case %zu: got \"%s\", want \"%s\"\n", i, err.msg, cases[i].want);
+            check_failures++;
+        }
+    }
+    /* The MSHR count follows l1d.mshr.entries unless timing gives it. */
+    struct gcr_config cfg;
+    struct gcr_err err = {0};
+    CHECK(gcr_config_parse(&cfg, "{\"l1d\": {\"mshr\": {\"entries\": 48}}}", "t", &err) == 0);
+    CHECK_EQ_U(cfg.timing.l1_mshrs, 48);
+    CHECK(!cfg.timing.enabled);
+    gcr_config_free(&cfg);
+}
+
+/* The IWL estimator (seed 004 Eq 4.1-4.6) with alpha 0.1, beta 4 and a
+ * 256-line L1, by hand. */
+static void vws_estimator(void)
+{
+    struct gcr_vws_sm v;
+    gcr_vws_kernel_begin(&v, 100, 0.1); /* N_pred = ceil(0.1 x 100) = 10 */
+    CHECK_EQ_U(v.n_pred, 10);
+    for (int i = 0; i < 9; i++) /* sampling: no throttling, no clearing */
+        CHECK(!gcr_vws_warp_done(&v, 8, 64, 4.0, 256));
+    CHECK_EQ_U(v.n_act, UINT32_MAX);
+    /* 10th warp: sampling ends, AMT cleared; WS = 8, RRDegr = 64/8 = 8:
+     * N_act = ceil(4 x 256 / (8 x 8)) = 16. */
+    CHECK(gcr_vws_warp_done(&v, 8, 64, 4.0, 256));
+    CHECK_EQ_U(v.n_act, 16);
+    /* WS = (8 + 16)/2 = 12, RRDegr = (8 + 64/16)/2 = 6: ceil(1024/72) = 15. */
+    CHECK(!gcr_vws_warp_done(&v, 16, 64, 4.0, 256));
+    CHECK_EQ_U(v.n_act, 15);
+    CHECK_REAL_V(v.ws, 12.0);
+    CHECK_REAL_V(v.rr, 6.0);
+    /* A warp without new misses leaves the estimate alone. */
+    CHECK(!gcr_vws_warp_done(&v, 0, 50, 4.0, 256));
+    CHECK_EQ_U(v.n_act, 15);
+    /* A huge footprint throttles to one warp, never zero: WS = (12 + 1023)/2
+     * = 517.5, RRDegr = (6 + 1)/2 = 3.5, 1024 / 1811.25 -> 1. */
+    CHECK(!gcr_vws_warp_done(&v, 1023, 1023, 4.0, 256));
+    CHECK_EQ_U(v.n_act, 1);
+}
+
+/* Intra-warp locality thrashing a 32-line L1: 32 CTAs of 4 warps, 8 resident
+ * at a time (32 warps); each warp reads its own 8 lines 8 times. All 32
+ * warps together need 256 lines, so LRR misses nearly always; VWS samples
+ * ceil(0.1 x 128 / 1) = 13 warp completions (WS = 8 lines, RRDegr = 8), then
+ * allows ceil(4 x 32 / 64) = 2 warps, whose 16 lines fit: far fewer misses. */
+static void vws_throttles(void)
+{
+    struct tb t;
+    tb_open(&t, "vws");
+    tb_kernel(&t, 1, 32, 128, 0, 0);
+    for (uint32_t c = 0; c < 32; c++)
+        for (uint32_t w = 0; w < 4; w++)
+            for (int rep = 0; rep < 8; rep++)
+                for (uint64_t l = 0; l < 8; l++)
+                    tb_load(&t, c, w, A + (((uint64_t)c * 4 + w) * 8 + l) * 128);
+    tb_end(&t, 1);
+    tb_close(&t);
+    const char *l1 = "{\"sets\": 4, \"ways\": 8}";
+    json_t *lrr = must_replay(cfg_with(", \"l1_mshrs\": 64", "lrr", l1, 32), t.path);
+    json_t *vws = must_replay(cfg_with(", \"l1_mshrs\": 64", "vws", l1, 32), t.path);
+    long long m_lrr = jget(lrr, "total.L1D.misses"), m_vws = jget(vws, "total.L1D.misses");
+    CHECK_EQ_U(jget(lrr, "total.L1D.accesses"), 32 * 4 * 64);
+    CHECK(m_lrr > 32 * 4 * 64 * 9 / 10);
+    CHECK(m_vws < m_lrr / 2);
+    json_decref(lrr);
+    json_decref(vws);
+    /* VWS without timing is refused, naming the key. */
+    struct gcr_err err = {0};
+    CHECK(replay_with("{\"scheduling\": {\"warp_policy\": \"vws\"}}", t.path, &err) == NULL);
+    CHECK(strstr(err.msg, "$.scheduling.warp_policy: \"vws\"") != NULL);
+    unlink(t.path);
+}
+
+int main(void)
+{
+    vws_estimator();
+    vws_throttles();
+    one_load();
+    dram_bandwidth();
+    mshr_bound();
+    out_of_order_arrivals();
+    scheduler_order();
+    compute_only();
+    dram_rows();
+    shared_memory();
+    config_errors();
+    CHECK_DONE();
+}
