@@ -230,10 +230,7 @@ static int parse_options(struct dcl1 *d, const json_t *opts, struct gcr_err *err
     if (Y % d->clusters != 0)
         return opt_fail(d, err, "clusters", "%u clusters do not divide the %u nodes into equal "
                         "clusters", d->clusters, Y);
-    if (X % d->clusters != 0)
-        return opt_fail(d, err, "clusters", "%u clusters do not divide the %u cores into equal "
-                        "clusters", d->clusters, X);
-    d->nodes_per_cluster = Y / d->clusters;
+    d->nodes_per_cluster = Y / d->clusters; /* and Z divides X, since Y does */
 
     d->cluster_of = calloc(X, sizeof *d->cluster_of);
     if (!d->cluster_of)
