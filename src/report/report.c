@@ -280,6 +280,30 @@ static void row(FILE *out, const char *id, const char *name, const json_t *p)
             (double)geti(tr, "dram_write_bytes", NULL) / 1024.0);
 }
 
+static double getr(const json_t *o, const char *a, const char *b)
+{
+    const json_t *x = json_object_get(json_object_get(o, a), b);
+    return json_is_number(x) ? json_number_value(x) : -1.0;
+}
+
+/* The DC-L1 organisation's key figures (total.L1D.dcl1), under the table. */
+static void print_dcl1(FILE *out, const json_t *d)
+{
+    if (!d)
+        return;
+    fprintf(out, "DC-L1 %s: %lld nodes in %lld clusters (home: %s); NoC#1 %.1f KB, NoC#2 %.1f KB;"
+            " node load max/mean %.2f (node %lld); copies per line at kernel end %.2f (max %lld,"
+            " limit %lld)\n",
+            json_string_value(json_object_get(d, "mode")), (long long)geti(d, "nodes", NULL),
+            (long long)geti(d, "clusters", NULL),
+            json_string_value(json_object_get(json_object_get(d, "home"), "rule")),
+            (double)geti(d, "noc1", "bytes") / 1024.0, (double)geti(d, "noc2", "bytes") / 1024.0,
+            getr(d, "load", "max_over_mean"), (long long)geti(d, "load", "busiest_node"),
+            getr(d, "copies_at_kernel_end", "mean"),
+            (long long)geti(d, "copies_at_kernel_end", "max"),
+            (long long)geti(d, "copies_at_kernel_end", "limit"));
+}
+
 void gcr_report_print_table(const json_t *report, FILE *out)
 {
     const json_t *cfg = json_object_get(report, "config");
@@ -299,4 +323,6 @@ void gcr_report_print_table(const json_t *report, FILE *out)
         row(out, id, json_string_value(json_object_get(k, "name")), k);
     }
     row(out, "total", "", json_object_get(report, "total"));
+    print_dcl1(out, json_object_get(json_object_get(json_object_get(report, "total"), "L1D"),
+                                    "dcl1"));
 }
