@@ -29,7 +29,8 @@ enum dcl1_home {
     HOME_BITS,  /* home = (address / home_granule_bytes) mod M: the "home bits" */
     HOME_HASH,  /* home = mix(address / home_granule_bytes) mod M */
 };
-static const char *const home_names[] = {"slice", "bits", "hash"};
+/* "auto", accepted in the config, resolves to slice or bits at creation. */
+static const char *const home_names[] = {"slice", "bits", "hash", "auto"};
 
 /* Traffic of one node, and in total; bytes are data payload, as in
  * GCR_EV_TRANSFER (a read request carries none). */
@@ -242,9 +243,9 @@ static int parse_options(struct dcl1 *d, const json_t *opts, struct gcr_err *err
      * talks to its own L/M slices, the clustered design's NoC#2) whenever M
      * divides the slices; otherwise the address bits above the L2 interleave. */
     uint32_t M = d->nodes_per_cluster, L = cfg->l2_slices;
-    if (opt_enum(d, opts, "home", home_names, 3, &home, err))
+    if (opt_enum(d, opts, "home", home_names, 4, &home, err))
         return -1;
-    if (home < 0)
+    if (home < 0 || home == 3)
         home = L % M == 0 ? HOME_SLICE : HOME_BITS;
     if (home == HOME_SLICE && L % M != 0)
         return opt_fail(d, err, "home", "\"slice\" needs the %u nodes of a cluster to divide "

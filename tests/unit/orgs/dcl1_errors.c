@@ -27,7 +27,7 @@ static const struct {
      "$.l1d.dcl1.clusters: mode \"sh\" is one cluster"},
     {CFG("{\"mode\": \"sh\", \"nodes\": 8, \"home\": \"slice\"}"),
      "$.l1d.dcl1.home: \"slice\" needs the 8 nodes of a cluster to divide the 4 L2 slices"},
-    {CFG("{\"home\": \"nearest\"}"), "$.l1d.dcl1.home: unknown value \"nearest\""},
+    {CFG("{\"home\": \"nearest\"}"), "$.l1d.dcl1.home: unknown value \"nearest\" (expected one of \"slice\", \"bits\", \"hash\", \"auto\")"},
     {CFG("{\"mode\": \"sh\", \"home\": \"bits\", \"home_granule_bytes\": 96}"),
      "$.l1d.dcl1.home_granule_bytes: must be a power of two"},
     {CFG("{\"home_granule_bytes\": 64}"), "$.l1d.dcl1.home_granule_bytes: must be a power"},

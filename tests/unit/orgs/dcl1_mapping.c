@@ -86,6 +86,16 @@ static void shared_home_selection(void)
     json_decref(s);
     org_close(&o);
 
+    /* "auto" is "slice" when the 2 nodes of a cluster divide the 4 slices. */
+    org_must_open(&o, CFG("{\"mode\": \"sh\", \"nodes\": 2, \"home\": \"auto\"}"));
+    CHECK_EQ_U(org_read(&o, 0, 0x100), 0); /* slice 1 / 2 */
+    CHECK_EQ_U(org_read(&o, 0, 0x200), 1); /* slice 2 / 2 */
+    s = org_report(&o);
+    CHECK(strcmp(json_string_value(json_object_get(json_object_get(s, "home"), "rule")),
+                 "slice") == 0);
+    json_decref(s);
+    org_close(&o);
+
     /* Hash: every line's home is in range and the same for every core. */
     org_must_open(&o, CFG("{\"mode\": \"sh\", \"nodes\": 4, \"home\": \"hash\"}"));
     for (uint64_t line = 0; line < 64 * 128; line += 128) {
