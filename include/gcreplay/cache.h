@@ -114,6 +114,9 @@ struct gcr_cache;
 struct gcr_cache *gcr_cache_create(const struct gcr_cache_geometry *g, struct gcr_err *err);
 void gcr_cache_destroy(struct gcr_cache *c);
 const struct gcr_cache_geometry *gcr_cache_geometry(const struct gcr_cache *c);
+/* gcr_cache_set_of() for this cache, with its index function already prepared
+ * (cheap enough to ask on every access). */
+uint32_t gcr_cache_set_index(const struct gcr_cache *c, uint64_t line_addr);
 
 /* One request: line address plus the sectors it touches (bit i = sector i). */
 void gcr_cache_access(struct gcr_cache *c, uint64_t line_addr, uint32_t sector_mask, bool is_write,

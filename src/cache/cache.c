@@ -378,6 +378,11 @@ const struct gcr_cache_geometry *gcr_cache_geometry(const struct gcr_cache *c) {
 
 const struct gcr_cache_stats *gcr_cache_stats(const struct gcr_cache *c) { return &c->stats; }
 
+uint32_t gcr_cache_set_index(const struct gcr_cache *c, uint64_t line_addr)
+{
+    return gcr_set_index_of(&c->index, line_addr & c->line_mask);
+}
+
 /* ---- accesses --------------------------------------------------------------------------- */
 
 static void read_access(struct gcr_cache *c, uint32_t idx, uint64_t line_addr, uint32_t b,

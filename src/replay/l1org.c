@@ -1,6 +1,9 @@
 /* Building blocks shared by the L1 organisations (see l1org.h). */
 #include "replay/l1org.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #include "core/bits.h"
 
 void gcr_l1org_emit(struct gcr_bus *bus, enum gcr_event_kind kind, uint32_t unit,
@@ -70,4 +73,78 @@ int gcr_l1org_resize(struct gcr_cache **c, const struct gcr_cache_geometry *g, u
     gcr_cache_destroy(*c);
     *c = fresh;
     return 0;
+}
+
+/* ---- options of l1d.<org> ---- */
+
+static const char *json_kind(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a real number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
+    }
+    return "a value";
+}
+
+int gcr_l1org_opt_uint(const char *origin, const char *org, const char *key, const json_t *v,
+                       uint64_t min, uint64_t max, uint64_t *out, struct gcr_err *err)
+{
+    if (!json_is_integer(v))
+        return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.%s.%s: expected an integer between %llu "
+                        "and %llu, got %s", origin, org, key, (unsigned long long)min,
+                        (unsigned long long)max, json_kind(v));
+    json_int_t x = json_integer_value(v);
+    if (x < 0 || (uint64_t)x < min || (uint64_t)x > max)
+        return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.%s.%s: expected an integer between %llu "
+                        "and %llu, got %lld", origin, org, key, (unsigned long long)min,
+                        (unsigned long long)max, (long long)x);
+    *out = (uint64_t)x;
+    return 0;
+}
+
+int gcr_l1org_opt_real(const char *origin, const char *org, const char *key, const json_t *v,
+                       double min, double max, double *out, struct gcr_err *err)
+{
+    if (!json_is_number(v))
+        return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.%s.%s: expected a number between %g and "
+                        "%g, got %s", origin, org, key, min, max, json_kind(v));
+    double x = json_number_value(v);
+    if (!(x >= min && x <= max))
+        return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.%s.%s: expected a number between %g and "
+                        "%g, got %g", origin, org, key, min, max, x);
+    *out = x;
+    return 0;
+}
+
+int gcr_l1org_opt_enum(const char *origin, const char *org, const char *key, const json_t *v,
+                       const char *const *names, int count, int *out, struct gcr_err *err)
+{
+    char known[256] = "";
+    for (int i = 0; i < count; i++) {
+        size_t u = strlen(known);
+        snprintf(known + u, sizeof known - u, "%s\"%s\"", i ? ", " : "", names[i]);
+    }
+    if (!json_is_string(v))
+        return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.%s.%s: expected one of %s, got %s", origin,
+                        org, key, known, json_kind(v));
+    for (int i = 0; i < count; i++)
+        if (strcmp(json_string_value(v), names[i]) == 0) {
+            *out = i;
+            return 0;
+        }
+    return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.%s.%s: unknown value \"%s\" (known: %s)",
+                    origin, org, key, json_string_value(v), known);
+}
+
+int gcr_l1org_unknown_key(const char *origin, const char *org, const char *key,
+                          const char *known, struct gcr_err *err)
+{
+    return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.%s.%s: unknown key (known keys here: %s)",
+                    origin, org, key, known);
 }

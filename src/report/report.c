@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -280,28 +281,42 @@ static void row(FILE *out, const char *id, const char *name, const json_t *p)
             (double)geti(tr, "dram_write_bytes", NULL) / 1024.0);
 }
 
-static double getr(const json_t *o, const char *a, const char *b)
+/* An L1 organisation's key figures: the scalars of total.L1D.<org>.summary
+ * (src/orgs/README.md), a few per line. */
+static void org_summary(FILE *out, const json_t *report)
 {
-    const json_t *x = json_object_get(json_object_get(o, a), b);
-    return json_is_number(x) ? json_number_value(x) : -1.0;
-}
-
-/* The DC-L1 organisation's key figures (total.L1D.dcl1), under the table. */
-static void print_dcl1(FILE *out, const json_t *d)
-{
-    if (!d)
+    const char *org = json_string_value(
+        json_object_get(json_object_get(json_object_get(report, "config"), "l1d"),
+                        "organization"));
+    const json_t *total_l1 = json_object_get(json_object_get(report, "total"), "L1D");
+    const json_t *summary = json_object_get(json_object_get(total_l1, org ? org : ""), "summary");
+    if (!json_is_object(summary) || !json_object_size(summary))
         return;
-    fprintf(out, "DC-L1 %s: %lld nodes in %lld clusters (home: %s); NoC#1 %.1f KB, NoC#2 %.1f KB;"
-            " node load max/mean %.2f (node %lld); copies per line at kernel end %.2f (max %lld,"
-            " limit %lld)\n",
-            json_string_value(json_object_get(d, "mode")), (long long)geti(d, "nodes", NULL),
-            (long long)geti(d, "clusters", NULL),
-            json_string_value(json_object_get(json_object_get(d, "home"), "rule")),
-            (double)geti(d, "noc1", "bytes") / 1024.0, (double)geti(d, "noc2", "bytes") / 1024.0,
-            getr(d, "load", "max_over_mean"), (long long)geti(d, "load", "busiest_node"),
-            getr(d, "copies_at_kernel_end", "mean"),
-            (long long)geti(d, "copies_at_kernel_end", "max"),
-            (long long)geti(d, "copies_at_kernel_end", "limit"));
+    const char *key;
+    const json_t *v;
+    int col = 0;
+    json_object_foreach((json_t *)summary, key, v) {
+        char val[32];
+        if (json_is_integer(v))
+            snprintf(val, sizeof val, "%lld", (long long)json_integer_value(v));
+        else if (json_is_real(v) && fabs(json_real_value(v)) < 10) /* shares: 4 digits */
+            snprintf(val, sizeof val, "%.4g", json_real_value(v));
+        else if (json_is_real(v)) /* sizes: to a tenth */
+            snprintf(val, sizeof val, "%.1f", json_real_value(v));
+        else if (json_is_string(v))
+            snprintf(val, sizeof val, "%s", json_string_value(v));
+        else
+            snprintf(val, sizeof val, "-");
+        if (col == 0)
+            col = fprintf(out, "L1D %s:", org);
+        col += fprintf(out, "  %s %s", key, val);
+        if (col > 90) {
+            fputc('\n', out);
+            col = 0;
+        }
+    }
+    if (col)
+        fputc('\n', out);
 }
 
 void gcr_report_print_table(const json_t *report, FILE *out)
@@ -323,6 +338,5 @@ void gcr_report_print_table(const json_t *report, FILE *out)
         row(out, id, json_string_value(json_object_get(k, "name")), k);
     }
     row(out, "total", "", json_object_get(report, "total"));
-    print_dcl1(out, json_object_get(json_object_get(json_object_get(report, "total"), "L1D"),
-                                    "dcl1"));
+    org_summary(out, report);
 }

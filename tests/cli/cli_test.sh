@@ -285,7 +285,7 @@ PY
     for tr in examples/traces/stencil.txt "$work/stencil.gcrt" \
               ../shared/traces/accelsim/vectoradd-100; do
       expect_exit 0 "$GCR" run --config "$work/cfg.json" --json "$work/r.json" "$tr"
-      contains "$work/out" "DC-L1 "
+      contains "$work/out" "L1D dcl1:"
       check_report "$work/r.json"
       python3 - "$work/r.json" <<'PY' || fail "dcl1 section of $cfg on $tr"
 import json, sys
@@ -318,6 +318,40 @@ bench-small)
   expect_exit 0 "$GCR" bench --instructions 20000 --sms 8
   contains "$work/out" "mem-insn/s"
   contains "$work/out" "peak-RSS-MB"
+  ;;
+shared-orgs)
+  # The shared and DynEB organisations on every trace format with every
+  # analysis: the report keeps its shape, the organisation reports its
+  # section and table line, and a shared L1 never holds a replica.
+  expect_exit 0 "$GCR" convert examples/traces/stencil.txt "$work/stencil.gcrt"
+  for cfg in volta80-shared fermi28-dyneb; do
+    python3 - "examples/configs/$cfg.json" examples/configs/volta80-analyses.json "$work/$cfg.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["analyses"] = json.load(open(sys.argv[2]))["analyses"]
+json.dump(c, open(sys.argv[3], "w"))
+PY
+    org=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["l1d"]["organization"])' "$work/$cfg.json")
+    for tr in examples/traces/stencil.txt "$work/stencil.gcrt" ../shared/traces/accelsim/matrixmul-32x32 ../shared/traces/accelsim/jacobi2d; do
+      expect_exit 0 "$GCR" run --config "$work/$cfg.json" --json "$work/r.json" "$tr"
+      contains "$work/out" "L1D $org:  local"
+      check_report "$work/r.json"
+      python3 - "$work/r.json" "$org" <<'PY' || fail "$cfg on $tr: organisation figures"
+import json, sys
+r, org = json.load(open(sys.argv[1])), sys.argv[2]
+t = r["total"]
+sec = t["L1D"][org]
+acc = sec["accesses"]
+assert acc["local"]["reads"] + acc["local"]["writes"] + acc["remote"]["reads"] + acc["remote"]["writes"] == t["L1D"]["accesses"]
+assert sum(sec["served_per_l1"]) == t["L1D"]["accesses"]
+assert set(t["analyses"]) == {"replication", "line_utilisation", "sharing", "locality", "reuse_distance", "miss_classes"}
+rep = t["analyses"]["replication"]
+if org == "shared":
+    assert rep["replicated_misses"]["all"] == 0 and rep["max_copies"] <= 1, rep
+    assert rep["replicas_per_line"] == 0, rep
+PY
+    done
+  done
   ;;
 *)
   echo "unknown case $case_name" >&2

@@ -88,18 +88,19 @@ static int opt_fail(const struct dcl1 *d, struct gcr_err *err, const char *key, 
                     what);
 }
 
-/* An optional positive integer option; *out keeps its value when absent. */
+/* An optional integer option in [1, max]; *out keeps its value when absent. */
 static int opt_u32(const struct dcl1 *d, const json_t *opts, const char *key, uint32_t max,
                    uint32_t *out, bool *given, struct gcr_err *err)
 {
     json_t *v = opts ? json_object_get(opts, key) : NULL;
     if (given)
         *given = v != NULL;
+    uint64_t x;
     if (!v)
         return 0;
-    if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > max)
-        return opt_fail(d, err, key, "expected an integer between 1 and %u", max);
-    *out = (uint32_t)json_integer_value(v);
+    if (gcr_l1org_opt_uint(d->ctx.config->origin, "dcl1", key, v, 1, max, &x, err) != 0)
+        return -1;
+    *out = (uint32_t)x;
     return 0;
 }
 
@@ -110,19 +111,7 @@ static int opt_enum(const struct dcl1 *d, const json_t *opts, const char *key,
     json_t *v = opts ? json_object_get(opts, key) : NULL;
     if (!v)
         return 0;
-    char list[128] = "";
-    for (int i = 0; i < n; i++) {
-        size_t used = strlen(list);
-        snprintf(list + used, sizeof list - used, "%s\"%s\"", i ? ", " : "", names[i]);
-        if (json_is_string(v) && strcmp(json_string_value(v), names[i]) == 0) {
-            *out = i;
-            return 0;
-        }
-    }
-    if (json_is_string(v))
-        return opt_fail(d, err, key, "unknown value \"%s\" (expected one of %s)",
-                        json_string_value(v), list);
-    return opt_fail(d, err, key, "expected a string, one of %s", list);
+    return gcr_l1org_opt_enum(d->ctx.config->origin, "dcl1", key, v, names, n, out, err);
 }
 
 static const char *const known_keys[] = {"mode", "nodes", "clusters", "assignment", "home",
@@ -195,9 +184,9 @@ static int parse_options(struct dcl1 *d, const json_t *opts, struct gcr_err *err
             for (size_t i = 0; i < sizeof known_keys / sizeof *known_keys; i++)
                 known |= strcmp(key, known_keys[i]) == 0;
             if (!known)
-                return opt_fail(d, err, key, "unknown key (known keys here: mode, nodes, "
-                                "clusters, assignment, home, home_granule_bytes, size_factor, "
-                                "grow)");
+                return gcr_l1org_unknown_key(cfg->origin, "dcl1", key, "mode, nodes, clusters, "
+                                             "assignment, home, home_granule_bytes, "
+                                             "size_factor, grow", err);
         }
     }
     uint32_t X = d->cores;
@@ -617,7 +606,19 @@ static int dcl1_report(void *self, json_t *section, struct gcr_err *err)
         (json_int_t)d->line_copies, "distinct_lines", (json_int_t)d->distinct_lines,
         "mean", ratio(d->line_copies, d->distinct_lines), "max", (json_int_t)d->max_copies,
         "limit", (json_int_t)d->clusters);
-    int rc = figures ? json_object_update(section, figures) : -1;
+    /* The key scalars, printed under the text table (src/orgs/README.md). */
+    json_t *summary = json_pack(
+        "{s:s, s:I, s:I, s:s, s:f, s:f, s:o, s:o, s:I}", "mode", mode_names[d->mode], "nodes",
+        (json_int_t)Y, "clusters", (json_int_t)d->clusters, "home", home_names[d->home],
+        "noc1_KB", (double)(sum.noc1_request_bytes + sum.noc1_reply_bytes) / 1024.0, "noc2_KB",
+        (double)(sum.noc2_fill_bytes + sum.noc2_write_bytes + sum.noc2_writeback_bytes) / 1024.0,
+        "load_max_over_mean", ratio(max_acc * (uint64_t)Y, total_acc), "copies_per_line",
+        ratio(d->line_copies, d->distinct_lines), "max_copies", (json_int_t)d->max_copies);
+    if (figures && summary)
+        json_object_set_new(figures, "summary", summary);
+    else
+        json_decref(summary);
+    int rc = figures && summary ? json_object_update(section, figures) : -1;
     json_decref(figures);
     if (rc != 0)
         return gcr_fail(err, GCR_E_NOMEM, "out of memory for the dcl1 report");
