@@ -78,6 +78,16 @@ readme)
   done < <(grep -E '^\$ gcreplay ' README.md)
   [ "$n" -ge 5 ] || fail "README has only $n runnable examples"
   ;;
+tsc-compare)
+  # The tag-split cache against the 128-B baseline, the sector cache, 64/32-B
+  # lines and DSC-2/4 on synthetic traces: fewer misses and less traffic on
+  # scattered reads, no worse on a coalesced stream, and every reference cache
+  # replayed beside TSC equal to its own private run.
+  python3 examples/tsc_compare.py "$GCR" --check >"$work/out" 2>"$work/err" ||
+    { fail "tsc_compare.py --check"; cat "$work/err" >&2; }
+  contains "$work/out" "gather:"
+  contains "$work/out" "coalesced:"
+  ;;
 determinism)
   expect_exit 0 "$GCR" run -q --config examples/configs/volta80.json --json "$work/a.json" examples/traces/stencil.txt
   expect_exit 0 "$GCR" run -q --config examples/configs/volta80.json --json "$work/b.json" examples/traces/stencil.txt
