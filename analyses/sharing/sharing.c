@@ -162,7 +162,7 @@ struct sharing {
     uint32_t num_sms, cluster_size, num_clusters, chips;
     uint32_t line_bytes, page_bytes;
     uint32_t sm_words;
-    uint64_t ctas_per_chip; /* of the current kernel */
+    uint64_t kernel_ctas; /* of the current kernel: chips get contiguous blocks */
     struct table lines, others, pages;
     struct pending pend[PENDING_MAX];
     bool failed; /* out of memory while observing: reported at the kernel's end */
@@ -238,7 +238,6 @@ static int sharing_create(void **self, const json_t *options, const struct gcr_s
     s->line_bytes = info->line_bytes;
     s->page_bytes = (uint32_t)page_bytes;
     s->sm_words = (info->num_sms + 63) / 64;
-    s->ctas_per_chip = 1;
     if (table_init(&s->lines, MIN_CAP, L_SMS + s->sm_words) != 0 ||
         table_init(&s->others, MIN_CAP, O_WORDS) != 0 ||
         table_init(&s->pages, MIN_CAP, P_WORDS) != 0) {
@@ -302,8 +301,7 @@ static void on_insn(struct sharing *s, const struct gcr_event *ev)
         return; /* shared memory never leaves the SM; const/texture are not modelled */
     if (s->failed || ev->sm >= s->num_sms)
         return;
-    uint64_t chip64 = in->cta / s->ctas_per_chip;
-    uint32_t chip = chip64 < s->chips ? (uint32_t)chip64 : s->chips - 1;
+    uint32_t chip = gcr_chip_of_cta(in->cta, s->kernel_ctas, s->chips);
     uint64_t lb = s->line_bytes;
     size_t n = 0;
     /* The common coalesced case: the replay's stride hint says the lanes
@@ -380,11 +378,9 @@ static void sharing_on_event(void *self, const struct gcr_event *ev)
     if (ev->kind == GCR_EV_INSN) {
         on_insn(s, ev);
     } else if (ev->kind == GCR_EV_KERNEL_BEGIN && ev->kernel) {
-        /* Chips get contiguous blocks of CTAs, as SAC's distributed scheduling. */
-        uint64_t ctas = gcr_kernel_ctas(ev->kernel);
-        s->ctas_per_chip = (ctas + s->chips - 1) / s->chips;
-        if (!s->ctas_per_chip)
-            s->ctas_per_chip = 1;
+        /* Chips get contiguous blocks of CTAs, as SAC's distributed
+         * scheduling (the replay's own rule, gcreplay/chips.h). */
+        s->kernel_ctas = gcr_kernel_ctas(ev->kernel);
     }
 }
 

@@ -35,10 +35,11 @@ enum gcr_event_kind {
  *                    node for DC-L1), the other is the L2 slice (global index).
  *  GCR_NET_CORE_L1   cores <-> L1 instances they do not own (DC-L1's NoC#1, a shared
  *                    L1's remote home, a COLAB redirect): SM <-> L1 instance.
- *  GCR_NET_CHIP_LINK inter-chip links: chip <-> chip.
+ *  GCR_NET_CHIP_LINK inter-chip links: chip <-> chip, one message per hop between
+ *                    neighbouring chips of the ring (several chips only).
  *  GCR_NET_DRAM      L2 slice <-> its DRAM channel: slice <-> slice.
  * Organisations publish the messages of their own networks; the memory system
- * publishes GCR_NET_L2 and GCR_NET_DRAM. */
+ * publishes GCR_NET_L2, GCR_NET_DRAM and, with several chips, GCR_NET_CHIP_LINK. */
 enum gcr_net {
     GCR_NET_L2 = 0,
     GCR_NET_CORE_L1 = 1,

@@ -129,6 +129,12 @@ void gcr_cache_fill(struct gcr_cache *c, uint64_t line_addr, uint32_t sector_mas
 /* 1 if the line is resident (valid sectors in *valid if not NULL), else 0. No state change. */
 int gcr_cache_probe(const struct gcr_cache *c, uint64_t line_addr, uint32_t *valid);
 
+/* Where a resident line lives: set x ways + way, in [0, sets x ways), or -1
+ * if it is not resident. The slot stays the line's until the line leaves, so
+ * a cache used as a tag store can keep per-line data in an array parallel to
+ * its ways (COLAB's owner pointers). No state change. */
+int64_t gcr_cache_slot(const struct gcr_cache *c, uint64_t line_addr);
+
 /* A resident line as gcr_cache_for_each_line shows it. */
 struct gcr_line_state {
     uint64_t line_addr;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "gcreplay/cache.h"
+#include "gcreplay/chips.h"
 #include "gcreplay/error.h"
 
 enum gcr_cta_policy {
@@ -36,6 +37,23 @@ enum gcr_slice_hash {
     GCR_SLICE_XOR,        /* slice bits XOR-folded with all higher granule bits */
     GCR_SLICE_IPOLY,      /* GPGPU-Sim IPOLY partition indexing (16, 32 or 64 slices) */
     GCR_SLICE_HASH_COUNT
+};
+
+/* Multi-chip GPU (config section "chips"; SAC, ISCA'23). count == 1 is the
+ * single-chip GPU and leaves every other key without effect. */
+struct gcr_chips_config {
+    uint32_t count;            /* chips; SMs and L2 slices split evenly among them */
+    uint32_t slices_per_chip;  /* derived: l2.slices / count (l2.slices is the total) */
+    uint64_t page_bytes;       /* first-touch placement granule */
+    uint32_t channels;         /* DRAM channels per chip (power of two) */
+    enum gcr_llc_org llc;      /* the organisation replayed as the L2 of the report */
+    bool shadow;               /* also replay the other organisation on the same L1 misses */
+    uint32_t crd_sets, crd_ways; /* Chip Request Directory: sampled sets x ways, per chip */
+    bool crd_at_requester;     /* one directory per requesting chip (else per home, SAC) */
+    double theta;              /* EAB decision threshold, relative */
+    bool lsu_per_chip;         /* LSU: mean of per-chip LSUs (else over all slices) */
+    uint64_t profile_requests; /* LLC requests of a kernel's profiling window */
+    struct gcr_eab_bandwidths bw; /* per chip, GB/s */
 };
 
 struct gcr_config {
@@ -80,6 +98,8 @@ struct gcr_config {
     enum gcr_slice_hash l2_slice_hash;
     struct gcr_cache_geometry l2;     /* geometry of one slice */
     bool l2_prefill_memcpy;
+
+    struct gcr_chips_config chips;
 
     json_t *analyses; /* object: analysis name -> its options object */
 };

@@ -529,6 +529,12 @@ int gcr_cache_probe(const struct gcr_cache *c, uint64_t line_addr, uint32_t *val
     return 1;
 }
 
+int64_t gcr_cache_slot(const struct gcr_cache *c, uint64_t line_addr)
+{
+    uint32_t idx = lookup(c, line_addr & c->line_mask);
+    return idx == NO_LINE ? -1 : (int64_t)idx;
+}
+
 void gcr_cache_for_each_line(const struct gcr_cache *c,
                              void (*fn)(void *ctx, const struct gcr_line_state *line), void *ctx)
 {

@@ -18,6 +18,7 @@ int cmd_info(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_bench_reader(int argc, char **argv);
 int cmd_import_config(int argc, char **argv);
+int cmd_sac(int argc, char **argv);
 
 /* "gcreplay: <message>" on stderr; returns CLI_FAIL or CLI_USAGE by status. */
 int cli_error(const struct gcr_err *err);

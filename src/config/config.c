@@ -151,6 +151,25 @@ static int get_str(struct jobj *o, const char *key, const char *def, const char 
     return 0;
 }
 
+/* A number (integer or not) in [min, max]. */
+static int get_real(struct jobj *o, const char *key, double def, double min, double max,
+                    double *out, struct gcr_err *err)
+{
+    json_t *v = jobj_get(o, key);
+    if (!v) {
+        *out = def;
+        return 0;
+    }
+    if (!json_is_number(v))
+        return fail_at(o, key, err, "expected a number between %g and %g, got %s", min, max,
+                       json_kind(v));
+    double x = json_number_value(v);
+    if (!(x >= min && x <= max))
+        return fail_at(o, key, err, "expected a number between %g and %g, got %g", min, max, x);
+    *out = x;
+    return 0;
+}
+
 /* A string naming one of the values of an enum; names() maps value -> name. */
 static int get_enum(struct jobj *o, const char *key, int def, int count,
                     const char *(*names)(int), int *out, struct gcr_err *err)
@@ -189,6 +208,11 @@ static const char *cta_name_i(int i) { return cta_names[i]; }
 static const char *warp_name_i(int i) { return warp_names[i]; }
 static const char *gran_name_i(int i) { return gran_names[i]; }
 static const char *slice_name_i(int i) { return slice_names[i]; }
+static const char *const crd_at_names[] = {"home", "requester"};
+static const char *crd_at_i(int i) { return crd_at_names[i]; }
+static const char *const lsu_scope_names[] = {"system", "chip"};
+static const char *lsu_scope_i(int i) { return lsu_scope_names[i]; }
+static const char *llc_name_i(int i) { return gcr_llc_org_name((enum gcr_llc_org)i); }
 static const char *repl_name_i(int i) { return gcr_repl_name((enum gcr_repl_policy)i); }
 static const char *index_name_i(int i) { return gcr_index_name((enum gcr_index_fn)i); }
 static const char *wpol_name_i(int i) { return gcr_write_policy_name((enum gcr_write_policy)i); }
@@ -340,6 +364,73 @@ static int check_total(const struct jobj *o, uint64_t instances, const char *wha
     return 0;
 }
 
+/* The "chips" section (examples/configs/README.md, "Multi-chip GPUs"). */
+static int parse_chips(struct jobj *top, const struct jobj *l2, struct gcr_config *cfg,
+                       struct gcr_err *err)
+{
+    struct gcr_chips_config *c = &cfg->chips;
+    struct jobj ch, crd, eab;
+    int e = 0;
+    if (jobj_sub(top, "chips", &ch, err) ||
+        get_u32(&ch, "count", 1, 1, GCR_MAX_CHIPS, &c->count, err) ||
+        get_u64(&ch, "page_bytes", 4096, 1, 1ull << 40, &c->page_bytes, err) ||
+        get_u32(&ch, "channels", 8, 1, 1024, &c->channels, err) ||
+        get_enum(&ch, "llc", GCR_LLC_MEMORY_SIDE, GCR_LLC_ORG_COUNT, llc_name_i, &e, err))
+        return -1;
+    c->llc = (enum gcr_llc_org)e;
+    if (get_bool(&ch, "shadow", true, &c->shadow, err) || jobj_sub(&ch, "crd", &crd, err) ||
+        get_u32(&crd, "sets", 8, 1, 1u << 20, &c->crd_sets, err) ||
+        get_u32(&crd, "ways", 16, 1, 256, &c->crd_ways, err) ||
+        get_enum(&crd, "at", 0, 2, crd_at_i, &e, err) || jobj_finish(&crd, err))
+        return -1;
+    c->crd_at_requester = e == 1;
+    if (jobj_sub(&ch, "eab", &eab, err) ||
+        get_real(&eab, "theta", 0.05, 0.0, 100.0, &c->theta, err) ||
+        get_u64(&eab, "profile_requests", 65536, 1, UINT64_MAX >> 1, &c->profile_requests, err) ||
+        get_enum(&eab, "lsu_scope", 0, 2, lsu_scope_i, &e, err) ||
+        get_real(&eab, "intra_gbs", 4000.0, 1e-9, 1e12, &c->bw.intra, err) ||
+        get_real(&eab, "inter_gbs", 192.0, 1e-9, 1e12, &c->bw.inter, err) ||
+        get_real(&eab, "llc_gbs", 4000.0, 1e-9, 1e12, &c->bw.llc, err) ||
+        get_real(&eab, "mem_gbs", 437.5, 1e-9, 1e12, &c->bw.mem, err) ||
+        jobj_finish(&eab, err) || jobj_finish(&ch, err))
+        return -1;
+    c->lsu_per_chip = e == 1;
+    if (cfg->num_sms % c->count)
+        return fail_at(&ch, "count", err, "%u chips do not split the %u SMs ($.gpu.sms) evenly",
+                       c->count, cfg->num_sms);
+    if (cfg->l2_slices % c->count)
+        return fail_at(&ch, "count", err,
+                       "%u chips do not split the %u L2 slices ($.l2.slices, the total over "
+                       "all chips) evenly", c->count, cfg->l2_slices);
+    c->slices_per_chip = cfg->l2_slices / c->count;
+    if (!gcr_is_pow2(c->page_bytes) || c->page_bytes < cfg->line_bytes)
+        return fail_at(&ch, "page_bytes", err,
+                       "must be a power of two no smaller than a line (%u bytes), got %llu",
+                       cfg->line_bytes, (unsigned long long)c->page_bytes);
+    if (!gcr_is_pow2(c->channels))
+        return fail_at(&ch, "channels", err, "must be a power of two, got %u", c->channels);
+    if (c->count == 1)
+        return 0;
+    /* Within a chip the slice comes from l2.slice_hash over that chip's slices
+     * (a power-of-two total split by a divisor is a power of two, so "xor"
+     * always fits; "ipoly" needs 16, 32 or 64 per chip). */
+    uint32_t spc = c->slices_per_chip;
+    if (cfg->l2_slice_hash == GCR_SLICE_IPOLY && spc != 16 && spc != 32 && spc != 64)
+        return fail_at(l2, "slice_hash", err,
+                       "\"ipoly\" needs 16, 32 or 64 slices per chip (%u slices / %u chips = "
+                       "%u)", cfg->l2_slices, c->count, spc);
+    if (cfg->l2_prefill_memcpy)
+        return fail_at(l2, "prefill_memcpy", err,
+                       "not available with several chips ($.chips.count = %u): pages get their "
+                       "home chip when a kernel first touches them", c->count);
+    uint64_t chip_sets = (uint64_t)spc * cfg->l2.sets;
+    if (c->crd_sets > chip_sets)
+        return fail_at(&crd, "sets", err,
+                       "%u sampled sets but a chip's LLC has only %llu sets (%u slices x %u sets)",
+                       c->crd_sets, (unsigned long long)chip_sets, spc, cfg->l2.sets);
+    return 0;
+}
+
 static void config_zero(struct gcr_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
@@ -483,6 +574,9 @@ static int from_json(struct gcr_config *cfg, json_t *root, struct gcr_err *err)
         check_total(&l2, cfg->l2_slices, "slices", (uint64_t)cfg->l2.sets * cfg->l2.ways, err))
         return -1;
 
+    if (parse_chips(&top, &l2, cfg, err))
+        return -1;
+
     json_t *an = jobj_get(&top, "analyses");
     if (an && !json_is_object(an))
         return fail_at(&top, "analyses", err, "expected an object, got %s", json_kind(an));
@@ -563,7 +657,7 @@ json_t *gcr_config_to_json(const struct gcr_config *cfg)
     json_object_set_new(l2, "slice_hash", json_string(gcr_slice_hash_name(cfg->l2_slice_hash)));
     json_object_set_new(l2, "prefill_memcpy", json_boolean(cfg->l2_prefill_memcpy));
     json_object_update(l2, cfg->l2_kept);
-    return json_pack(
+    json_t *root = json_pack(
         "{s:s, s:I, s:{s:I, s:I, s:I, s:I, s:I}, s:{s:s, s:s, s:I}, s:{s:I, s:I, s:s}, "
         "s:o, s:o, s:O}",
         "name", cfg->name, "seed", (json_int_t)cfg->seed,
@@ -578,6 +672,20 @@ json_t *gcr_config_to_json(const struct gcr_config *cfg)
         "sector_bytes", (json_int_t)cfg->sector_bytes,
         "granularity", gcr_granularity_name(cfg->granularity),
         "l1d", l1, "l2", l2, "analyses", cfg->analyses);
+    /* Single-chip reports stay as they were: the section appears with chips only. */
+    const struct gcr_chips_config *c = &cfg->chips;
+    if (root && c->count > 1)
+        json_object_set_new(
+            root, "chips",
+            json_pack("{s:I, s:I, s:I, s:s, s:b, s:{s:I, s:I, s:s}, s:{s:f, s:I, s:s, s:f, s:f, s:f, s:f}}",
+                      "count", (json_int_t)c->count, "page_bytes", (json_int_t)c->page_bytes,
+                      "channels", (json_int_t)c->channels, "llc", gcr_llc_org_name(c->llc),
+                      "shadow", c->shadow, "crd", "sets", (json_int_t)c->crd_sets, "ways",
+                      (json_int_t)c->crd_ways, "at", crd_at_names[c->crd_at_requester], "eab", "theta", c->theta, "profile_requests",
+                      (json_int_t)c->profile_requests, "lsu_scope",
+                      lsu_scope_names[c->lsu_per_chip], "intra_gbs", c->bw.intra, "inter_gbs",
+                      c->bw.inter, "llc_gbs", c->bw.llc, "mem_gbs", c->bw.mem));
+    return root;
 }
 
 uint32_t gcr_config_l1_ways_for(const struct gcr_config *cfg, uint64_t shmem_per_sm)

@@ -75,6 +75,30 @@ int gcr_l1org_resize(struct gcr_cache **c, const struct gcr_cache_geometry *g, u
     return 0;
 }
 
+void gcr_l1org_serve(struct gcr_cache *c, uint32_t unit, uint32_t port,
+                     const struct gcr_req *req, struct gcr_memsys *mem, struct gcr_bus *bus,
+                     struct gcr_access *a)
+{
+    gcr_cache_access(c, req->line_addr, req->sector_mask, req->is_write, a);
+    if (gcr_bus_wants(bus, GCR_EV_L1_ACCESS))
+        gcr_l1org_emit(bus, GCR_EV_L1_ACCESS, unit, req, req->line_addr, req->sector_mask,
+                       req->is_write, a);
+    /* A line left the L1: replaced (evicted) or removed by write-evict
+     * (invalidated); the victim fields describe it either way. */
+    if (a->evicted || a->invalidated) {
+        if (gcr_bus_wants(bus, GCR_EV_L1_EVICT))
+            gcr_l1org_emit(bus, GCR_EV_L1_EVICT, unit, NULL, a->victim_line, a->victim_valid,
+                           false, a);
+        if (a->victim_dirty)
+            gcr_memsys_writeback(mem, port, a->victim_line, a->victim_dirty);
+    }
+    if (a->fetch_mask)
+        gcr_memsys_read(mem, req->sm, port, req->line_addr, a->fetch_mask, false, req->insn);
+    if (a->forward_mask)
+        gcr_memsys_write(mem, req->sm, port, req->line_addr, a->forward_mask, req->bytes,
+                         req->insn);
+}
+
 /* ---- options of l1d.<org> ---- */
 
 static const char *json_kind(const json_t *v)

@@ -76,6 +76,14 @@ int gcr_l1org_resize(struct gcr_cache **c, const struct gcr_cache_geometry *g, u
                      uint32_t port, struct gcr_cache_stats *retired, struct gcr_memsys *mem,
                      struct gcr_bus *bus, struct gcr_err *err);
 
+/* Serves req at L1 instance `unit` (a gcr_cache) as a private L1 does: the
+ * access, its GCR_EV_L1_ACCESS and GCR_EV_L1_EVICT events, the dirty victim's
+ * write-back, the fetch of missing sectors and the store data sent below, all
+ * from memory port `port`. The access result is left in *a. */
+void gcr_l1org_serve(struct gcr_cache *c, uint32_t unit, uint32_t port,
+                     const struct gcr_req *req, struct gcr_memsys *mem, struct gcr_bus *bus,
+                     struct gcr_access *a);
+
 /* out = a + b, counter by counter (out may be a or b). */
 void gcr_cache_stats_sum(struct gcr_cache_stats *out, const struct gcr_cache_stats *a,
                          const struct gcr_cache_stats *b);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "core/bits.h"
+#include "replay/chips.h"
 
 static inline uint32_t popcount32(uint32_t x) { return gcr_bits_popcount32(x); }
 
@@ -16,17 +17,25 @@ int gcr_memsys_init(struct gcr_memsys *m, const struct gcr_config *cfg, struct g
     for (uint32_t i = 0; i < cfg->l2_slices; i++) {
         struct gcr_cache_geometry g = cfg->l2;
         g.seed = cfg->l2.seed + i; /* independent random streams per slice */
+        if (cfg->chips.count > 1) /* a slice sees every spc-th granule of its chip's lines */
+            g.strip_count = cfg->chips.slices_per_chip;
         m->slices[i] = gcr_cache_create(&g, err);
         if (!m->slices[i]) {
             gcr_memsys_fini(m);
             return -1;
         }
     }
+    if (cfg->chips.count > 1 && gcr_chips_create(&m->chips, m, err) != 0) {
+        gcr_memsys_fini(m);
+        return -1;
+    }
     return 0;
 }
 
 void gcr_memsys_fini(struct gcr_memsys *m)
 {
+    gcr_chips_destroy(m->chips);
+    m->chips = NULL;
     if (m->slices)
         for (uint32_t i = 0; i < m->nslices; i++)
             gcr_cache_destroy(m->slices[i]);
@@ -113,21 +122,32 @@ void gcr_memsys_read(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t 
         m->traffic.l2_to_sm_bypass_bytes += bytes;
     else
         m->traffic.l2_to_l1_bytes += bytes;
-    l2_request(m, sm, port, line, sectors, false, 0, insn);
+    /* Several chips: the chips route the request (tested here, not in
+     * l2_request, so the single-chip path compiles as it always did). */
+    if (m->chips)
+        gcr_chips_request(m->chips, sm, port, line, sectors, GCR_CHIPS_READ, 0, insn);
+    else
+        l2_request(m, sm, port, line, sectors, false, 0, insn);
 }
 
 void gcr_memsys_write(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t line,
                       uint32_t sectors, uint32_t bytes, const struct gcr_warp_insn *insn)
 {
     m->traffic.l1_to_l2_write_bytes += bytes;
-    l2_request(m, sm, port, line, sectors, true, bytes, insn);
+    if (m->chips)
+        gcr_chips_request(m->chips, sm, port, line, sectors, GCR_CHIPS_WRITE, bytes, insn);
+    else
+        l2_request(m, sm, port, line, sectors, true, bytes, insn);
 }
 
 void gcr_memsys_writeback(struct gcr_memsys *m, uint32_t port, uint64_t line, uint32_t dirty)
 {
     uint32_t bytes = popcount32(dirty) * m->cfg->sector_bytes;
     m->traffic.l1_writeback_bytes += bytes;
-    l2_request(m, UINT32_MAX, port, line, dirty, true, bytes, NULL);
+    if (m->chips)
+        gcr_chips_request(m->chips, UINT32_MAX, port, line, dirty, GCR_CHIPS_WRITE, bytes, NULL);
+    else
+        l2_request(m, UINT32_MAX, port, line, dirty, true, bytes, NULL);
 }
 
 void gcr_memsys_atomic(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t line,
@@ -135,6 +155,10 @@ void gcr_memsys_atomic(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_
 {
     /* An atomic needs the old value: it is a read at L2 (fetching what is
      * missing from DRAM), after which a write-back L2 holds the line dirty. */
+    if (m->chips) {
+        gcr_chips_request(m->chips, sm, port, line, sectors, GCR_CHIPS_ATOMIC, 0, insn);
+        return;
+    }
     uint32_t slice = gcr_config_slice_of(m->cfg, line);
     struct gcr_access a;
     l2_request(m, sm, port, line, sectors, false, 0, insn);
@@ -177,4 +201,16 @@ void gcr_memsys_prefill(struct gcr_memsys *m, uint64_t dst, uint64_t bytes)
         if (last_byte - line < lb)
             break;
     }
+}
+
+void gcr_memsys_kernel_begin(struct gcr_memsys *m)
+{
+    if (m->chips)
+        gcr_chips_kernel_begin(m->chips);
+}
+
+void gcr_memsys_kernel_end(struct gcr_memsys *m)
+{
+    if (m->chips)
+        gcr_chips_kernel_end(m->chips);
 }

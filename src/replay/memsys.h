@@ -17,8 +17,11 @@ struct gcr_traffic {
     uint64_t dram_write_bytes;     /* L2 write-backs and write-arounds */
 };
 
+struct gcr_chips;
+
 struct gcr_memsys {
     const struct gcr_config *cfg;
+    struct gcr_chips *chips; /* several chips (replay/chips.c), else NULL */
     struct gcr_cache **slices;
     uint32_t nslices;
     struct gcr_bus *bus;
@@ -44,6 +47,10 @@ void gcr_memsys_writeback(struct gcr_memsys *m, uint32_t port, uint64_t line, ui
 /* An atomic or reduction executed at L2 (read-modify-write). */
 void gcr_memsys_atomic(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t line,
                        uint32_t sectors, const struct gcr_warp_insn *insn);
+/* Kernel boundaries (multi-chip: SM-side LLC flush, per-kernel counters). */
+void gcr_memsys_kernel_begin(struct gcr_memsys *m);
+void gcr_memsys_kernel_end(struct gcr_memsys *m);
+
 /* Host-to-device copy written into L2 before kernels (config l2.prefill_memcpy). */
 void gcr_memsys_prefill(struct gcr_memsys *m, uint64_t dst, uint64_t bytes);
 

@@ -9,6 +9,7 @@
 
 #include "gcreplay/analysis.h"
 #include "replay/bus.h"
+#include "replay/chips.h"
 #include "replay/coalesce.h"
 #include "replay/l1org.h"
 #include "replay/memsys.h"
@@ -412,8 +413,12 @@ static void place(struct gcr_replay *rp, uint32_t s, struct cta *c)
 static int next_cta_for(struct gcr_replay *rp, uint32_t s, struct cta **out, struct gcr_err *err)
 {
     struct kernel_state *ks = rp->ks;
-    if (rp->cfg->cta_policy == GCR_CTA_ROUND_ROBIN)
+    uint32_t chips = rp->cfg->chips.count;
+    if (rp->cfg->cta_policy == GCR_CTA_ROUND_ROBIN && chips == 1)
         return load_cta(rp, out, err);
+    /* Several chips under round-robin: SM s serves its chip's CTA range. */
+    if (rp->cfg->cta_policy == GCR_CTA_ROUND_ROBIN)
+        s = gcr_chip_of_sm(s, rp->cfg->num_sms, chips);
     *out = NULL;
     while (ks->next_id[s] < ks->end_id[s]) {
         uint64_t want = ks->next_id[s];
@@ -450,7 +455,7 @@ static int dispatch(struct gcr_replay *rp, struct gcr_err *err)
             if (next_cta_for(rp, s, &c, err) != 0)
                 return -1;
             if (!c) {
-                if (rp->cfg->cta_policy == GCR_CTA_ROUND_ROBIN)
+                if (rp->cfg->cta_policy == GCR_CTA_ROUND_ROBIN && rp->cfg->chips.count == 1)
                     return 0; /* the kernel has no more CTAs */
                 continue;
             }
@@ -692,6 +697,8 @@ static json_t *period_json(struct gcr_replay *rp, const struct insn_counts *coun
                                          rp->cfg->sector_bytes));
     json_object_set_new(o, "traffic",
                         traffic_json(&rp->mem.traffic, kernel ? &rp->traffic_then : NULL));
+    if (rp->mem.chips)
+        json_object_set_new(o, "multichip", gcr_chips_report(rp->mem.chips, kernel));
     return o;
 }
 
@@ -763,6 +770,32 @@ static void kernel_state_free(struct gcr_replay *rp, struct kernel_state *ks)
     }
 }
 
+/* Several chips (SAC's distributed CTA scheduling): chip c runs the CTAs
+ * gcr_chip_of_cta gives it, a contiguous block. Under round-robin, range c is
+ * the chip's block (its SMs take CTAs from it in order); under contiguous,
+ * range s is SM s's contiguous share of its chip's block. */
+static void chip_cta_ranges(const struct gcr_config *cfg, uint64_t nctas, uint64_t *next,
+                            uint64_t *end)
+{
+    uint32_t N = cfg->chips.count, spc = cfg->num_sms / N;
+    uint64_t per_chip = (nctas + N - 1) / N;
+    for (uint32_t c = 0; c < N; c++) {
+        uint64_t lo = c * per_chip < nctas ? c * per_chip : nctas;
+        uint64_t hi = lo + per_chip < nctas ? lo + per_chip : nctas;
+        if (cfg->cta_policy == GCR_CTA_ROUND_ROBIN) {
+            next[c] = lo;
+            end[c] = hi;
+            continue;
+        }
+        uint64_t per_sm = (hi - lo + spc - 1) / spc;
+        for (uint32_t i = 0; i < spc; i++) {
+            uint64_t a = lo + i * per_sm, b = a + per_sm;
+            next[c * spc + i] = a < hi ? a : hi;
+            end[c * spc + i] = b < hi ? b : hi;
+        }
+    }
+}
+
 static int replay_kernel(struct gcr_replay *rp, struct gcr_reader *r,
                          const struct gcr_kernel_begin *kb, struct gcr_err *err)
 {
@@ -791,7 +824,7 @@ static int replay_kernel(struct gcr_replay *rp, struct gcr_reader *r,
                  ks.kb.name, why);
         goto out;
     }
-    if (cfg->cta_policy == GCR_CTA_CONTIGUOUS) {
+    if (cfg->cta_policy == GCR_CTA_CONTIGUOUS || cfg->chips.count > 1) {
         uint32_t S = cfg->num_sms;
         uint64_t chunk = (ks.nctas + S - 1) / S;
         ks.by_id = calloc(ks.nctas, sizeof *ks.by_id);
@@ -806,6 +839,8 @@ static int replay_kernel(struct gcr_replay *rp, struct gcr_reader *r,
             ks.next_id[s] = s * chunk < ks.nctas ? s * chunk : ks.nctas;
             ks.end_id[s] = (s + 1) * chunk < ks.nctas ? (s + 1) * chunk : ks.nctas;
         }
+        if (cfg->chips.count > 1)
+            chip_cta_ranges(cfg, ks.nctas, ks.next_id, ks.end_id);
     }
 
     /* The L1 size for this kernel: with a unified L1/shared array, what its
@@ -816,6 +851,7 @@ static int replay_kernel(struct gcr_replay *rp, struct gcr_reader *r,
         goto out;
 
     snapshot(rp);
+    gcr_memsys_kernel_begin(&rp->mem);
     rp->bus.kernel = &ks.kb;
     if (gcr_bus_wants(&rp->bus, GCR_EV_KERNEL_BEGIN)) {
         struct gcr_event ev = {.kind = GCR_EV_KERNEL_BEGIN, .sm = UINT32_MAX};
@@ -860,6 +896,7 @@ static int replay_kernel(struct gcr_replay *rp, struct gcr_reader *r,
         gcr_bus_emit(&rp->bus, &ev);
     }
     rp->org->kernel_end(rp->org_self);
+    gcr_memsys_kernel_end(&rp->mem);
 
     json_t *k = period_json(rp, &rp->kernel_counts, true);
     json_t *id = json_pack("{s:I, s:o, s:[I,I,I], s:[I,I,I], s:I, s:I, s:I, s:I}", "id",

@@ -1,6 +1,8 @@
 #include "core/bits.h"
 #include "report/report.h"
 
+#include "gcreplay/chips.h"
+
 #include "core/atomic_file.h"
 
 #include <errno.h>
@@ -263,6 +265,8 @@ static void mpki(char *buf, size_t n, const json_t *level)
         snprintf(buf, n, "-");
 }
 
+static void print_multichip(const json_t *report, FILE *out);
+
 static void row(FILE *out, const char *id, const char *name, const json_t *p)
 {
     const json_t *l1 = json_object_get(p, "L1D"), *l2 = json_object_get(p, "L2");
@@ -388,4 +392,110 @@ void gcr_report_print_table(const json_t *report, FILE *out)
     row(out, "total", "", json_object_get(report, "total"));
     org_summary(out, report);
     fine_grained_lines(out, json_object_get(json_object_get(report, "total"), "L1D"));
+    if (json_object_get(json_object_get(report, "total"), "multichip"))
+        print_multichip(report, out);
+}
+
+/* A rate in percent, or "-" when it is null or absent. */
+static void pct_of(char *buf, size_t n, const json_t *v)
+{
+    if (json_is_number(v))
+        snprintf(buf, n, "%.2f", 100.0 * json_number_value(v));
+    else
+        snprintf(buf, n, "-");
+}
+
+static void num_of(char *buf, size_t n, const json_t *v, const char *fmt)
+{
+    if (json_is_number(v))
+        snprintf(buf, n, fmt, json_number_value(v));
+    else
+        snprintf(buf, n, "-");
+}
+
+/* One row per LLC organisation of a period with several chips. */
+static void multichip_rows(FILE *out, const char *id, const json_t *mc)
+{
+    for (int o = 0; o < GCR_LLC_ORG_COUNT; o++) {
+        const char *name = gcr_llc_org_name((enum gcr_llc_org)o);
+        const json_t *g = json_object_get(mc, name);
+        char hit[16], lsu[16];
+        pct_of(hit, sizeof hit, json_object_get(g, "llc_hit_rate"));
+        num_of(lsu, sizeof lsu, json_object_get(g, "lsu"), "%.3f");
+        bool replayed = json_is_true(json_object_get(g, "replayed"));
+        fprintf(out, "%6s  %-12s %-8s %10lld %10lld %7s %6s", id, name,
+                json_string_value(json_object_get(g, "role")), (long long)geti(g, "local_requests", NULL),
+                (long long)geti(g, "remote_requests", NULL), hit, lsu);
+        if (replayed)
+            fprintf(out, " %11.1f %11.1f %11.1f\n", (double)geti(g, "link_bytes", NULL) / 1024.0,
+                    (double)geti(g, "dram_read_bytes", NULL) / 1024.0,
+                    (double)geti(g, "dram_write_bytes", NULL) / 1024.0);
+        else
+            fprintf(out, " %11s %11s %11s\n", "-", "-", "-");
+    }
+}
+
+static void print_multichip(const json_t *report, FILE *out)
+{
+    const json_t *total = json_object_get(report, "total");
+    fprintf(out, "\nLLC organisations on %lld chips (role l2: the L2 of the table above)\n",
+            (long long)geti(json_object_get(total, "multichip"), "chips", NULL));
+    fprintf(out, "%6s  %-12s %-8s %10s %10s %7s %6s %11s %11s %11s\n", "kernel", "llc", "role",
+            "local-req", "remote-req", "hit%", "LSU", "link-KB", "DRAM-rd-KB", "DRAM-wr-KB");
+    size_t i;
+    const json_t *k;
+    json_array_foreach(json_object_get(report, "kernels"), i, k) {
+        char id[16];
+        snprintf(id, sizeof id, "%lld", (long long)geti(k, "id", NULL));
+        multichip_rows(out, id, json_object_get(k, "multichip"));
+    }
+    multichip_rows(out, "total", json_object_get(total, "multichip"));
+}
+
+static void sac_row(FILE *out, const char *id, const char *name, const char *scope,
+                    const json_t *s, const json_t *runtime)
+{
+    char rl[16], hm[16], hs[16], hc[16], lm[16], ls[16], em[16], es[16];
+    pct_of(rl, sizeof rl, json_object_get(s, "r_local"));
+    pct_of(hm, sizeof hm, json_object_get(s, "memory_side_hit_rate"));
+    pct_of(hs, sizeof hs, json_object_get(s, "replayed_sm_hit_rate"));
+    pct_of(hc, sizeof hc, json_object_get(s, "crd_sm_hit_rate"));
+    num_of(lm, sizeof lm, json_object_get(s, "lsu_memory_side"), "%.3f");
+    num_of(ls, sizeof ls, json_object_get(s, "lsu_sm_side"), "%.3f");
+    num_of(em, sizeof em, json_object_get(json_object_get(s, "eab_memory_side"), "total"), "%.1f");
+    num_of(es, sizeof es, json_object_get(json_object_get(s, "eab_sm_side"), "total"), "%.1f");
+    const char *choice = json_string_value(json_object_get(s, "choice"));
+    const char *src = json_string_value(json_object_get(s, "sm_hit_source"));
+    fprintf(out, "%6s  %-18.18s %-6s %9lld %7s %7s %7s %7s %7s %7s %9s %9s %-8s %-11s %s\n", id,
+            name, scope, (long long)geti(s, "requests", NULL), rl, hm, hs, hc, lm, ls, em, es,
+            src ? src : "-", choice ? choice : "-",
+            json_is_string(runtime) ? json_string_value(runtime) : "-");
+}
+
+void gcr_report_print_sac(const json_t *report, FILE *out)
+{
+    const json_t *cfg = json_object_get(report, "config");
+    const json_t *chips = json_object_get(cfg, "chips");
+    const json_t *eab = json_object_get(chips, "eab");
+    size_t i;
+    const json_t *t;
+    fprintf(out, "config: %s  chips: %lld  theta: %.3g  window: %lld LLC requests\n",
+            json_string_value(json_object_get(cfg, "name")), (long long)geti(chips, "count", NULL),
+            json_number_value(json_object_get(eab, "theta")),
+            (long long)geti(eab, "profile_requests", NULL));
+    json_array_foreach(json_object_get(report, "traces"), i, t)
+        fprintf(out, "trace: %s\n", json_string_value(json_object_get(t, "path")));
+    fprintf(out, "%6s  %-18s %-6s %9s %7s %7s %7s %7s %7s %7s %9s %9s %-8s %-11s %s\n", "kernel",
+            "name", "scope", "requests", "Rloc%", "hitM%", "hitS%", "crdS%", "LSU-M", "LSU-S",
+            "EAB-M", "EAB-S", "S-from", "choice", "runtime");
+    const json_t *k;
+    json_array_foreach(json_object_get(report, "kernels"), i, k) {
+        char id[16];
+        snprintf(id, sizeof id, "%lld", (long long)geti(k, "id", NULL));
+        const json_t *sac = json_object_get(json_object_get(k, "multichip"), "sac");
+        const char *name = json_string_value(json_object_get(k, "name"));
+        const json_t *rt = json_object_get(sac, "runtime_winner");
+        sac_row(out, id, name, "window", json_object_get(sac, "window"), rt);
+        sac_row(out, "", "", "kernel", json_object_get(sac, "kernel"), rt);
+    }
 }

@@ -31,7 +31,12 @@ char *gcr_report_dumps(const json_t *report);
 /* Writes the JSON to path atomically: complete or absent. */
 int gcr_report_write_json(const json_t *report, const char *path, struct gcr_err *err);
 
-/* The readable table of a report. */
+/* The readable table of a report (with a table of both LLC organisations
+ * when the config has several chips). */
 void gcr_report_print_table(const json_t *report, FILE *out);
+
+/* The SAC table of a multi-chip report: per kernel, the EAB model's inputs,
+ * both EABs and the choice, over the profiling window and the whole kernel. */
+void gcr_report_print_sac(const json_t *report, FILE *out);
 
 #endif

@@ -58,26 +58,7 @@ static enum gcr_outcome private_access(void *self, const struct gcr_req *req)
 {
     struct private_l1 *p = self;
     struct gcr_access a;
-    struct gcr_memsys *mem = p->ctx.mem;
-    gcr_cache_access(p->l1[req->sm], req->line_addr, req->sector_mask, req->is_write, &a);
-
-    if (gcr_bus_wants(p->ctx.bus, GCR_EV_L1_ACCESS))
-        gcr_l1org_emit(p->ctx.bus, GCR_EV_L1_ACCESS, req->sm, req, req->line_addr,
-                       req->sector_mask, req->is_write, &a);
-    /* A line left the L1: replaced (evicted) or removed by write-evict
-     * (invalidated); the victim fields describe it either way. */
-    if (a.evicted || a.invalidated) {
-        if (gcr_bus_wants(p->ctx.bus, GCR_EV_L1_EVICT))
-            gcr_l1org_emit(p->ctx.bus, GCR_EV_L1_EVICT, req->sm, NULL, a.victim_line,
-                           a.victim_valid, false, &a);
-        if (a.victim_dirty)
-            gcr_memsys_writeback(mem, req->sm, a.victim_line, a.victim_dirty);
-    }
-    if (a.fetch_mask)
-        gcr_memsys_read(mem, req->sm, req->sm, req->line_addr, a.fetch_mask, false, req->insn);
-    if (a.forward_mask)
-        gcr_memsys_write(mem, req->sm, req->sm, req->line_addr, a.forward_mask, req->bytes,
-                         req->insn);
+    gcr_l1org_serve(p->l1[req->sm], req->sm, req->sm, req, p->ctx.mem, p->ctx.bus, &a);
     return a.outcome;
 }
 

@@ -93,5 +93,51 @@ int main(void)
                  "$.l1d.adaptive.shmem_options_bytes[2]");
     expect_error("{\"l2\": {\"slices\": 48, \"slice_hash\": \"ipoly\"}}",
                  "\"ipoly\" needs 16, 32 or 64 slices");
+    /* chips: defaults, derived slices per chip, the report shows the section only with chips. */
+    CHECK(gcr_config_parse(&cfg, "{\"chips\": {\"count\": 4}}", "cfg.json", &err) == 0);
+    CHECK_EQ_U(cfg.chips.count, 4);
+    CHECK_EQ_U(cfg.chips.slices_per_chip, 16);
+    CHECK_EQ_U(cfg.chips.page_bytes, 4096);
+    CHECK_EQ_U(cfg.chips.crd_sets, 8);
+    CHECK_EQ_U(cfg.chips.crd_ways, 16);
+    CHECK(cfg.chips.llc == GCR_LLC_MEMORY_SIDE && cfg.chips.shadow);
+    CHECK(cfg.chips.theta == 0.05 && cfg.chips.bw.inter == 192.0 && cfg.chips.bw.mem == 437.5);
+    CHECK(!cfg.chips.lsu_per_chip);
+    CHECK(!cfg.chips.crd_at_requester);
+    CHECK_EQ_U(cfg.chips.profile_requests, 65536);
+    CHECK_EQ_U(cfg.chips.channels, 8);
+    json_t *cj = gcr_config_to_json(&cfg);
+    CHECK(json_integer_value(json_object_get(json_object_get(cj, "chips"), "count")) == 4);
+    json_decref(cj);
+    gcr_config_free(&cfg);
+    CHECK(gcr_config_parse(&cfg, "{}", "cfg.json", &err) == 0);
+    CHECK_EQ_U(cfg.chips.count, 1);
+    cj = gcr_config_to_json(&cfg);
+    CHECK(json_object_get(cj, "chips") == NULL);
+    json_decref(cj);
+    gcr_config_free(&cfg);
+    expect_error("{\"chips\": {\"count\": 3}}", "$.chips.count: 3 chips do not split the 80 SMs");
+    expect_error("{\"gpu\": {\"sms\": 12}, \"chips\": {\"count\": 3}}",
+                 "$.chips.count: 3 chips do not split the 64 L2 slices");
+    expect_error("{\"chips\": {\"count\": 0}}", "$.chips.count: expected an integer between 1 and 64");
+    expect_error("{\"chips\": {\"count\": 2, \"page_bytes\": 1000}}", "$.chips.page_bytes");
+    expect_error("{\"chips\": {\"count\": 2, \"page_bytes\": 64}}",
+                 "$.chips.page_bytes: must be a power of two no smaller than a line");
+    expect_error("{\"chips\": {\"channels\": 6}}", "$.chips.channels: must be a power of two");
+    expect_error("{\"chips\": {\"llc\": \"both\"}}", "$.chips.llc: unknown value");
+    expect_error("{\"chips\": {\"pages\": 1}}", "$.chips.pages: unknown key");
+    expect_error("{\"chips\": {\"crd\": {\"size\": 1}}}", "$.chips.crd.size: unknown key");
+    expect_error("{\"chips\": {\"crd\": {\"at\": \"slice\"}}}", "$.chips.crd.at: unknown value");
+    expect_error("{\"chips\": {\"eab\": {\"theta\": -0.1}}}", "$.chips.eab.theta");
+    expect_error("{\"chips\": {\"eab\": {\"lsu_scope\": \"slice\"}}}",
+                 "$.chips.eab.lsu_scope: unknown value \"slice\"");
+    expect_error("{\"chips\": {\"eab\": {\"mem_gbs\": \"fast\"}}}",
+                 "$.chips.eab.mem_gbs: expected a number");
+    expect_error("{\"chips\": {\"count\": 4, \"crd\": {\"sets\": 1000}}}",
+                 "$.chips.crd.sets: 1000 sampled sets but a chip's LLC has only 512 sets");
+    expect_error("{\"l2\": {\"slice_hash\": \"ipoly\"}, \"chips\": {\"count\": 8}}",
+                 "$.l2.slice_hash: \"ipoly\" needs 16, 32 or 64 slices per chip");
+    expect_error("{\"chips\": {\"count\": 2}, \"l2\": {\"prefill_memcpy\": true}}",
+                 "$.l2.prefill_memcpy: not available with several chips");
     CHECK_DONE();
 }
