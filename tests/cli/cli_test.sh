@@ -415,6 +415,49 @@ timing-validate)
   contains "$work/out" "vectoradd-100"
   cat "$work/out"
   ;;
+dcl1)
+  # Every DC-L1 example config on every trace format (text, native, Accel-Sim)
+  # with every analysis: the run succeeds, the report keeps its shape, and the
+  # DC-L1 section is consistent with itself and with the L1D figures.
+  expect_exit 0 "$GCR" convert examples/traces/stencil.txt "$work/stencil.gcrt"
+  for cfg in examples/configs/volta80-dcl1-*.json; do
+    python3 - "$cfg" examples/configs/volta80-analyses.json "$work/cfg.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["analyses"] = json.load(open(sys.argv[2]))["analyses"]
+json.dump(c, open(sys.argv[3], "w"))
+PY
+    for tr in examples/traces/stencil.txt "$work/stencil.gcrt" \
+              ../shared/traces/accelsim/vectoradd-100; do
+      expect_exit 0 "$GCR" run --config "$work/cfg.json" --json "$work/r.json" "$tr"
+      contains "$work/out" "L1D dcl1:"
+      check_report "$work/r.json"
+      python3 - "$work/r.json" <<'PY' || fail "dcl1 section of $cfg on $tr"
+import json, sys
+r = json.load(open(sys.argv[1]))
+t = r["total"]
+d = t["L1D"]["dcl1"]
+Y, Z = d["nodes"], d["clusters"]
+assert Y * 2 == r["config"]["gpu"]["sms"] and Y % Z == 0
+pn = d["per_node"]
+assert len(pn["accesses"]) == Y
+# every L1D access is served by exactly one node
+assert sum(pn["accesses"]) == t["L1D"]["accesses"], (pn["accesses"], t["L1D"]["accesses"])
+assert sum(pn["misses"]) == t["L1D"]["misses"]
+assert d["noc1"]["requests"] == t["L1D"]["accesses"]
+assert sum(pn["noc1_bytes"]) == d["noc1"]["bytes"]
+assert sum(pn["noc2_bytes"]) == d["noc2"]["bytes"]
+assert d["noc2"]["fill_bytes"] == t["traffic"]["l2_to_l1_bytes"]
+assert d["noc2"]["writeback_bytes"] == t["traffic"]["l1_writeback_bytes"]
+assert d["load"]["max_accesses"] == max(pn["accesses"])
+c = d["copies_at_kernel_end"]
+assert c["samples"] == len(r["kernels"]) and 1 <= c["max"] <= c["limit"] == Z
+# the replication analysis, counting copies over time, never sees more than Z
+assert t["analyses"]["replication"]["max_copies"] <= Z
+PY
+    done
+  done
+  ;;
 bench-small)
   # The benchmark runs end to end (tiny size; figures are not judged here).
   expect_exit 0 "$GCR" bench --instructions 20000 --sms 8
