@@ -276,6 +276,14 @@ bench-small)
   contains "$work/out" "mem-insn/s"
   contains "$work/out" "peak-RSS-MB"
   ;;
+analyses-cost)
+  # The analyses' cost benchmark runs end to end (tiny size; figures are not judged).
+  expect_exit 0 python3 tests/bench/analyses_cost.py --instructions 20000 --rounds 1 \
+    --gcreplay "$GCR"
+  for v in plain sharing "reuse_distance@1%" "all, rd@1%"; do
+    contains "$work/out" "$v "
+  done
+  ;;
 *)
   echo "unknown case $case_name" >&2
   exit 2
