@@ -4,9 +4,9 @@
  * L1 instances holding it, built only from L1_ACCESS (access->allocated) and
  * L1_EVICT events, so it works with any L1 organisation. These live lines sit
  * in an open-addressing table (linear probing, backward-shift deletion) whose
- * size follows the L1s' contents, not the kernel's footprint; each slot owns
- * ceil(num_l1s/64) words of a parallel bitset array, so nothing is allocated
- * per event. A line that leaves the last L1 before the kernel ends moves its
+ * size follows the L1s' contents, not the kernel's footprint; each slot is a
+ * line_entry followed by its ceil(num_l1s/64)-word bitset, in one host cache
+ * line when it fits, so an event reads one memory line and allocates nothing. A line that leaves the last L1 before the kernel ends moves its
  * time integrals (area, held) to a compact table of departed lines, merged
  * with any later stay of the same line, because copies_per_line averages each
  * line over the whole kernel. */
@@ -47,10 +47,12 @@ struct period {
     double line_avg_sum;           /* sum over those lines of their time-averaged copies */
 };
 
+#define ENTRY_WORDS (sizeof(struct line_entry) / sizeof(uint64_t))
+
 struct replication {
     uint32_t num_l1s, words;
-    struct line_entry *slots;
-    uint64_t *bits;     /* slot i owns bits[i*words .. (i+1)*words) */
+    uint64_t *table;    /* slot i: table[i*stride ..]: a line_entry, then `words` of bitset */
+    size_t stride;      /* words per slot */
     size_t cap, used;   /* cap is a power of two */
     unsigned shift;     /* 64 - log2(cap), for the multiplicative hash */
 
@@ -73,73 +75,66 @@ static size_t slot_of(const struct replication *r, uint64_t key)
     return (size_t)((key * 0x9e3779b97f4a7c15ull) >> r->shift);
 }
 
-static uint64_t *bits_of(struct replication *r, size_t slot)
+static inline struct line_entry *entry_at(const struct replication *r, size_t slot)
 {
-    return r->bits + slot * r->words;
+    return (struct line_entry *)(r->table + slot * r->stride);
+}
+
+static inline uint64_t *bits_of(const struct replication *r, size_t slot)
+{
+    return r->table + slot * r->stride + ENTRY_WORDS;
 }
 
 static int table_alloc(struct replication *r, size_t cap)
 {
-    r->slots = gcr_table_alloc(cap * sizeof *r->slots);
-    r->bits = gcr_table_alloc(cap * r->words * sizeof *r->bits);
-    if (!r->slots || !r->bits) {
-        gcr_table_free(r->slots, cap * sizeof *r->slots);
-        gcr_table_free(r->bits, cap * r->words * sizeof *r->bits);
-        r->slots = NULL;
-        r->bits = NULL;
+    r->table = gcr_table_alloc(cap * r->stride * sizeof *r->table);
+    if (!r->table)
         return -1;
-    }
     r->cap = cap;
     r->used = 0;
     r->shift = 64u - (unsigned)__builtin_ctzll(cap);
     return 0;
 }
 
-static void table_release(struct line_entry *slots, uint64_t *bits, size_t cap, uint32_t words)
-{
-    gcr_table_free(slots, cap * sizeof *slots);
-    gcr_table_free(bits, cap * words * sizeof *bits);
-}
-
-/* Places an entry (and its bitset) into the current table; the key is absent. */
-static void table_place(struct replication *r, const struct line_entry *e, const uint64_t *bits)
-{
-    size_t mask = r->cap - 1, i = slot_of(r, e->key);
-    while (r->slots[i].key)
-        i = (i + 1) & mask;
-    r->slots[i] = *e;
-    memcpy(bits_of(r, i), bits, r->words * sizeof *bits);
-    r->used++;
-}
-
 /* Rebuilds the table at capacity cap. */
 static int table_rebuild(struct replication *r, size_t cap)
 {
-    struct line_entry *old = r->slots;
-    uint64_t *old_bits = r->bits;
+    uint64_t *old = r->table;
     size_t old_cap = r->cap;
     if (table_alloc(r, cap) != 0) {
-        r->slots = old;
-        r->bits = old_bits;
+        r->table = old;
         r->cap = old_cap;
         r->shift = 64u - (unsigned)__builtin_ctzll(old_cap);
         return -1;
     }
-    for (size_t i = 0; i < old_cap; i++)
-        if (old[i].key)
-            table_place(r, &old[i], old_bits + i * r->words);
-    table_release(old, old_bits, old_cap, r->words);
+    size_t mask = r->cap - 1;
+    for (size_t i = 0; i < old_cap; i++) {
+        const uint64_t *from = old + i * r->stride;
+        uint64_t key = ((const struct line_entry *)from)->key;
+        if (!key)
+            continue;
+        size_t j = slot_of(r, key);
+        while (entry_at(r, j)->key)
+            j = (j + 1) & mask;
+        memcpy(r->table + j * r->stride, from, r->stride * sizeof *from);
+        r->used++;
+    }
+    gcr_table_free(old, old_cap * r->stride * sizeof *old);
     return 0;
 }
 
 static struct line_entry *table_find(struct replication *r, uint64_t key, size_t *slot)
 {
     size_t mask = r->cap - 1;
-    for (size_t i = slot_of(r, key); r->slots[i].key; i = (i + 1) & mask)
-        if (r->slots[i].key == key) {
+    for (size_t i = slot_of(r, key);; i = (i + 1) & mask) {
+        struct line_entry *e = entry_at(r, i);
+        if (e->key == key) {
             *slot = i;
-            return &r->slots[i];
+            return e;
         }
+        if (!e->key)
+            return NULL;
+    }
     return NULL;
 }
 
@@ -153,13 +148,15 @@ static struct line_entry *table_get(struct replication *r, uint64_t key, size_t 
     if ((r->used + 1) * 2 > r->cap && table_rebuild(r, r->cap * 2) != 0)
         return NULL;
     size_t mask = r->cap - 1, i = slot_of(r, key);
-    while (r->slots[i].key)
+    while (entry_at(r, i)->key)
         i = (i + 1) & mask;
-    r->slots[i] = (struct line_entry){.key = key, .since = r->now};
-    memset(bits_of(r, i), 0, r->words * sizeof(uint64_t));
+    memset(r->table + i * r->stride, 0, r->stride * sizeof *r->table);
+    e = entry_at(r, i);
+    e->key = key;
+    e->since = r->now;
     r->used++;
     *slot = i;
-    return &r->slots[i];
+    return e;
 }
 
 /* Removes slot i, shifting later members of its probe run back so that
@@ -167,17 +164,17 @@ static struct line_entry *table_get(struct replication *r, uint64_t key, size_t 
 static void table_remove(struct replication *r, size_t hole)
 {
     size_t mask = r->cap - 1;
-    for (size_t j = (hole + 1) & mask; r->slots[j].key; j = (j + 1) & mask) {
-        size_t h = slot_of(r, r->slots[j].key);
+    for (size_t j = (hole + 1) & mask; entry_at(r, j)->key; j = (j + 1) & mask) {
+        size_t h = slot_of(r, entry_at(r, j)->key);
         /* The entry at j may move to the hole only if its home is not in (hole, j]. */
         bool stays = hole <= j ? (h > hole && h <= j) : (h > hole || h <= j);
         if (!stays) {
-            r->slots[hole] = r->slots[j];
-            memcpy(bits_of(r, hole), bits_of(r, j), r->words * sizeof(uint64_t));
+            memcpy(r->table + hole * r->stride, r->table + j * r->stride,
+                   r->stride * sizeof *r->table);
             hole = j;
         }
     }
-    r->slots[hole].key = 0;
+    entry_at(r, hole)->key = 0;
     r->used--;
 }
 
@@ -265,7 +262,7 @@ static void line_change(struct replication *r, struct line_entry *e, int delta)
  * (if it lasted any time this kernel) and the slot is freed. */
 static void line_depart(struct replication *r, size_t slot)
 {
-    struct line_entry *e = &r->slots[slot];
+    struct line_entry *e = entry_at(r, slot);
     if (e->held && gone_add(r, e->key, e->area, e->held) != 0)
         r->oom = true;
     table_remove(r, slot);
@@ -342,10 +339,10 @@ static void on_event(void *self, const struct gcr_event *ev)
         r->now = ev->step;
         memset(&r->kernel, 0, sizeof r->kernel);
         for (size_t i = 0; i < r->cap; i++)
-            if (r->slots[i].key) {
-                r->slots[i].since = ev->step;
-                if (r->slots[i].copies > r->kernel.max_copies)
-                    r->kernel.max_copies = r->slots[i].copies;
+            if (entry_at(r, i)->key) {
+                entry_at(r, i)->since = ev->step;
+                if (entry_at(r, i)->copies > r->kernel.max_copies)
+                    r->kernel.max_copies = entry_at(r, i)->copies;
             }
         break;
     case GCR_EV_KERNEL_END:
@@ -417,7 +414,7 @@ static int report_kernel(void *self, json_t *section, struct gcr_err *err)
     /* Close every live line's interval at the kernel's end; with the departed
      * lines' stays, every line held this kernel is in the departed table. */
     for (size_t i = 0; i < r->cap; i++) {
-        struct line_entry *e = &r->slots[i];
+        struct line_entry *e = entry_at(r, i);
         if (!e->key)
             continue;
         line_settle(r, e);
@@ -467,7 +464,7 @@ static void destroy(void *self)
     struct replication *r = self;
     if (!r)
         return;
-    table_release(r->slots, r->bits, r->cap, r->words);
+    gcr_table_free(r->table, r->cap * r->stride * sizeof *r->table);
     gcr_table_free(r->gone, r->gone_cap * sizeof *r->gone);
     free(r);
 }
@@ -487,6 +484,10 @@ static int create(void **self, const json_t *options, const struct gcr_sim_info 
     r->words = (info->num_l1s + 63) / 64;
     if (r->words == 0)
         r->words = 1;
+    /* Slots of 8 words or fewer are padded to 8: one host cache line each. */
+    r->stride = ENTRY_WORDS + r->words;
+    if (r->stride < 8)
+        r->stride = 8;
     /* Live lines are bounded by the L1s' capacity: start at twice it. */
     const struct gcr_config *cfg = info->config;
     uint64_t l1_lines = (uint64_t)info->num_l1s * cfg->l1.sets * cfg->l1.ways;
