@@ -11,17 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/table_memory.h"
 #include "core/bits.h"
 #include "gcreplay/analysis.h"
 
-#define EMPTY_KEY UINT64_MAX /* never a line address (those are aligned) */
 #define NO_SM UINT32_MAX     /* installed by a write-back: no requesting SM */
 #define MAX_CLUSTER 64       /* members of a cluster are bits of one word */
 
+/* 16 bytes, four to a host cache line. */
 struct slot {
-    uint64_t line;
-    uint32_t group; /* cluster for the L1 table, 0 for the L2 table */
-    uint32_t pad;
+    uint64_t key;   /* line address | 1 (aligned, so bit 0 is free); 0 = empty */
     uint64_t value; /* L2: filling SM; L1: bit per L1 of the cluster holding the line */
 };
 
@@ -31,21 +30,25 @@ struct table {
     size_t count;
 };
 
-static inline size_t home(const struct table *t, uint64_t line, uint32_t group)
+static inline size_t home(const struct table *t, uint64_t key)
 {
-    return (size_t)gcr_hash_fmix64(line ^ ((uint64_t)group * 0x9e3779b97f4a7c15ull)) & (t->cap - 1);
+    return (size_t)gcr_hash_fmix64(key) & (t->cap - 1);
 }
 
 static int table_init(struct table *t, size_t cap)
 {
-    t->slots = malloc(cap * sizeof *t->slots);
+    t->slots = gcr_table_alloc(cap * sizeof *t->slots);
     if (!t->slots)
         return -1;
     t->cap = cap;
     t->count = 0;
-    for (size_t i = 0; i < cap; i++)
-        t->slots[i].line = EMPTY_KEY;
     return 0;
+}
+
+static void table_free(struct table *t)
+{
+    gcr_table_free(t->slots, t->cap * sizeof *t->slots);
+    t->slots = NULL;
 }
 
 static int table_grow(struct table *t)
@@ -55,48 +58,50 @@ static int table_grow(struct table *t)
         return -1;
     for (size_t i = 0; i < t->cap; i++) {
         const struct slot *s = &t->slots[i];
-        if (s->line == EMPTY_KEY)
+        if (!s->key)
             continue;
-        size_t j = home(&bigger, s->line, s->group);
-        while (bigger.slots[j].line != EMPTY_KEY)
+        size_t j = home(&bigger, s->key);
+        while (bigger.slots[j].key)
             j = (j + 1) & (bigger.cap - 1);
         bigger.slots[j] = *s;
     }
     bigger.count = t->count;
-    free(t->slots);
+    table_free(t);
     *t = bigger;
     return 0;
 }
 
-static struct slot *table_find(struct table *t, uint64_t line, uint32_t group)
+static struct slot *table_find(struct table *t, uint64_t line)
 {
-    for (size_t i = home(t, line, group);; i = (i + 1) & (t->cap - 1)) {
+    uint64_t key = line | 1;
+    for (size_t i = home(t, key);; i = (i + 1) & (t->cap - 1)) {
         struct slot *s = &t->slots[i];
-        if (s->line == line && s->group == group)
+        if (s->key == key)
             return s;
-        if (s->line == EMPTY_KEY)
+        if (!s->key)
             return NULL;
     }
 }
 
-/* The slot of (line, group), inserted with value 0 if absent; NULL if out of memory.
+/* The slot of line, inserted with value 0 if absent; NULL if out of memory.
  * The tables are sized for the caches' contents, so growing is rare. */
-static struct slot *table_get(struct table *t, uint64_t line, uint32_t group)
+static struct slot *table_get(struct table *t, uint64_t line)
 {
-    size_t i = home(t, line, group);
+    uint64_t key = line | 1;
+    size_t i = home(t, key);
     for (;; i = (i + 1) & (t->cap - 1)) {
         struct slot *s = &t->slots[i];
-        if (s->line == line && s->group == group)
+        if (s->key == key)
             return s;
-        if (s->line == EMPTY_KEY)
+        if (!s->key)
             break;
     }
     if ((t->count + 1) * 10 > t->cap * 7) {
         if (table_grow(t) != 0)
             return NULL;
-        return table_get(t, line, group);
+        return table_get(t, line);
     }
-    t->slots[i] = (struct slot){.line = line, .group = group};
+    t->slots[i] = (struct slot){.key = key};
     t->count++;
     return &t->slots[i];
 }
@@ -107,8 +112,8 @@ static void table_remove(struct table *t, struct slot *s)
 {
     size_t hole = (size_t)(s - t->slots);
     size_t mask = t->cap - 1;
-    for (size_t j = (hole + 1) & mask; t->slots[j].line != EMPTY_KEY; j = (j + 1) & mask) {
-        size_t h = home(t, t->slots[j].line, t->slots[j].group);
+    for (size_t j = (hole + 1) & mask; t->slots[j].key; j = (j + 1) & mask) {
+        size_t h = home(t, t->slots[j].key);
         /* The entry at j may move to the hole only if its home is not in (hole, j]. */
         bool stays = hole <= j ? (h > hole && h <= j) : (h > hole || h <= j);
         if (!stays) {
@@ -116,7 +121,7 @@ static void table_remove(struct table *t, struct slot *s)
             hole = j;
         }
     }
-    t->slots[hole].line = EMPTY_KEY;
+    t->slots[hole].key = 0;
     t->count--;
 }
 
@@ -131,8 +136,9 @@ struct locality_counts {
 };
 
 struct locality {
-    uint32_t cluster_size, num_l1s;
-    struct table l2, l1;
+    uint32_t cluster_size, num_l1s, num_clusters;
+    struct table l2;
+    struct table *l1; /* per cluster: line -> the cluster's L1s holding it */
     bool failed; /* out of memory while observing: reported at the kernel's end */
     struct locality_counts kernel, total;
 };
@@ -150,8 +156,10 @@ static void locality_destroy(void *self)
     struct locality *lo = self;
     if (!lo)
         return;
-    free(lo->l2.slots);
-    free(lo->l1.slots);
+    table_free(&lo->l2);
+    for (uint32_t c = 0; lo->l1 && c < lo->num_clusters; c++)
+        table_free(&lo->l1[c]);
+    free(lo->l1);
     free(lo);
 }
 
@@ -179,9 +187,13 @@ static int locality_create(void **self, const json_t *options, const struct gcr_
     /* Start at twice the caches' line capacity: no growth in a normal run. */
     const struct gcr_config *cfg = info->config;
     uint64_t l2_lines = (uint64_t)info->num_l2_slices * cfg->l2.sets * cfg->l2.ways;
-    uint64_t l1_lines = (uint64_t)info->num_l1s * cfg->l1.sets * cfg->l1.ways;
-    if (table_init(&lo->l2, pow2_at_least(2 * l2_lines)) != 0 ||
-        table_init(&lo->l1, pow2_at_least(2 * l1_lines)) != 0) {
+    uint64_t cluster_lines = (uint64_t)lo->cluster_size * cfg->l1.sets * cfg->l1.ways;
+    lo->num_clusters = (info->num_l1s + lo->cluster_size - 1) / lo->cluster_size;
+    lo->l1 = calloc(lo->num_clusters ? lo->num_clusters : 1, sizeof *lo->l1);
+    bool ok = lo->l1 && table_init(&lo->l2, pow2_at_least(2 * l2_lines)) == 0;
+    for (uint32_t c = 0; ok && c < lo->num_clusters; c++)
+        ok = table_init(&lo->l1[c], pow2_at_least(2 * cluster_lines)) == 0;
+    if (!ok) {
         locality_destroy(lo);
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     }
@@ -196,7 +208,7 @@ static void on_l2_access(struct locality *lo, const struct gcr_event *ev)
         lo->kernel.l2_reads++;
         if (a->outcome == GCR_HIT) {
             lo->kernel.l2_read_hits++;
-            const struct slot *s = table_find(&lo->l2, ev->line_addr, 0);
+            const struct slot *s = table_find(&lo->l2, ev->line_addr);
             if (!s || s->value == NO_SM)
                 lo->kernel.l2_no_sm++;
             else if (s->value == ev->sm)
@@ -206,7 +218,7 @@ static void on_l2_access(struct locality *lo, const struct gcr_event *ev)
         }
     }
     if (a->allocated) {
-        struct slot *s = table_get(&lo->l2, ev->line_addr, 0);
+        struct slot *s = table_get(&lo->l2, ev->line_addr);
         if (!s) {
             lo->failed = true;
             return;
@@ -217,17 +229,20 @@ static void on_l2_access(struct locality *lo, const struct gcr_event *ev)
 
 static void on_l1_access(struct locality *lo, const struct gcr_event *ev)
 {
-    uint32_t cluster = ev->unit / lo->cluster_size;
-    uint64_t me = 1ull << (ev->unit % lo->cluster_size);
     const struct gcr_access *a = ev->access;
-    if (!ev->is_write && a->outcome != GCR_HIT) {
+    if (!ev->is_write && a->outcome != GCR_HIT)
         lo->kernel.l1_read_misses++;
-        const struct slot *s = table_find(&lo->l1, ev->line_addr, cluster);
+    if (ev->unit >= lo->num_l1s)
+        return; /* not an L1 instance of the organisation: nothing to track */
+    struct table *t = &lo->l1[ev->unit / lo->cluster_size];
+    uint64_t me = 1ull << (ev->unit % lo->cluster_size);
+    if (!ev->is_write && a->outcome != GCR_HIT) {
+        const struct slot *s = table_find(t, ev->line_addr);
         if (s && (s->value & ~me))
             lo->kernel.l1_servable++;
     }
     if (a->allocated) {
-        struct slot *s = table_get(&lo->l1, ev->line_addr, cluster);
+        struct slot *s = table_get(t, ev->line_addr);
         if (!s) {
             lo->failed = true;
             return;
@@ -238,12 +253,15 @@ static void on_l1_access(struct locality *lo, const struct gcr_event *ev)
 
 static void on_l1_evict(struct locality *lo, const struct gcr_event *ev)
 {
-    struct slot *s = table_find(&lo->l1, ev->line_addr, ev->unit / lo->cluster_size);
+    if (ev->unit >= lo->num_l1s)
+        return;
+    struct table *t = &lo->l1[ev->unit / lo->cluster_size];
+    struct slot *s = table_find(t, ev->line_addr);
     if (!s)
         return;
     s->value &= ~(1ull << (ev->unit % lo->cluster_size));
     if (!s->value)
-        table_remove(&lo->l1, s);
+        table_remove(t, s);
 }
 
 static void locality_on_event(void *self, const struct gcr_event *ev)
@@ -254,7 +272,7 @@ static void locality_on_event(void *self, const struct gcr_event *ev)
         on_l2_access(lo, ev);
         break;
     case GCR_EV_L2_EVICT: {
-        struct slot *s = table_find(&lo->l2, ev->line_addr, 0);
+        struct slot *s = table_find(&lo->l2, ev->line_addr);
         if (s)
             table_remove(&lo->l2, s);
         break;

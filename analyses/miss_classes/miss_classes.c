@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/table_memory.h"
 #include "core/bits.h"
 #include "gcreplay/analysis.h"
 
@@ -65,7 +66,7 @@ struct miss_classes {
 
 static int table_init(struct mc_table *t, uint32_t n)
 {
-    t->slots = malloc((size_t)n * sizeof *t->slots);
+    t->slots = gcr_table_alloc((size_t)n * sizeof *t->slots);
     if (!t->slots)
         return -1;
     for (uint32_t i = 0; i < n; i++)
@@ -95,7 +96,7 @@ static int table_grow(struct mc_table *t)
         n.slots[j] = *e;
     }
     n.count = t->count;
-    free(t->slots);
+    gcr_table_free(t->slots, ((size_t)t->mask + 1) * sizeof *t->slots);
     *t = n;
     return 0;
 }
@@ -177,7 +178,7 @@ static void mc_destroy(void *self)
         for (uint32_t u = 0; lv->shadow && u < lv->units; u++)
             gcr_cache_destroy(lv->shadow[u]);
         free(lv->shadow);
-        free(lv->seen.slots);
+        gcr_table_free(lv->seen.slots, ((size_t)lv->seen.mask + 1) * sizeof *lv->seen.slots);
         free(lv->kernel);
         free(lv->total);
     }

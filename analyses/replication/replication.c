@@ -1,17 +1,24 @@
 /* Replication across L1 instances (README.md in this folder defines every figure).
  *
- * The analysis keeps, for every line resident in at least one L1 (and every line
- * resident at some point of the current kernel), the set of L1 instances holding
- * it, built only from L1_ACCESS (access->allocated) and L1_EVICT events, so it
- * works with any L1 organisation. Lines live in an open-addressing table with
- * linear probing and backward-shift deletion; each slot owns ceil(num_l1s/64)
- * words of a parallel bitset array, so nothing is allocated per event. */
+ * The analysis keeps, for every line resident in at least one L1, the set of
+ * L1 instances holding it, built only from L1_ACCESS (access->allocated) and
+ * L1_EVICT events, so it works with any L1 organisation. These live lines sit
+ * in an open-addressing table (linear probing, backward-shift deletion) whose
+ * size follows the L1s' contents, not the kernel's footprint; each slot is a
+ * line_entry followed by its ceil(num_l1s/64)-word bitset, in one host cache
+ * line when it fits, so an event reads one memory line and allocates nothing. A line that leaves the last L1 before the kernel ends moves its
+ * time integrals (area, held) to a compact table of departed lines, merged
+ * with any later stay of the same line, because copies_per_line averages each
+ * line over the whole kernel. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/table_memory.h"
+#include "core/bits.h"
 #include "gcreplay/analysis.h"
 
-/* One line: who holds it now and how long it was held this kernel. */
+/* One line held by at least one L1: who holds it and how long it was held
+ * during this kernel so far. */
 struct line_entry {
     uint64_t key;    /* line_addr | 1 (line addresses are aligned, so bit 0 is free); 0 = empty */
     uint32_t copies; /* L1 instances holding the line now */
@@ -19,6 +26,12 @@ struct line_entry {
     uint64_t since;  /* step of the last change of copies (or of the kernel's start) */
     uint64_t area;   /* sum over this kernel's steps of copies, while copies >= 1 */
     uint64_t held;   /* steps of this kernel with copies >= 1 */
+};
+
+/* A line no L1 holds any more that was held for some steps of this kernel. */
+struct departed {
+    uint64_t key; /* as line_entry; 0 = empty */
+    uint64_t area, held;
 };
 
 /* Counters of one period (a kernel or the whole run). */
@@ -34,12 +47,17 @@ struct period {
     double line_avg_sum;           /* sum over those lines of their time-averaged copies */
 };
 
+#define ENTRY_WORDS (sizeof(struct line_entry) / sizeof(uint64_t))
+
 struct replication {
     uint32_t num_l1s, words;
-    struct line_entry *slots;
-    uint64_t *bits;     /* slot i owns bits[i*words .. (i+1)*words) */
+    uint64_t *table;    /* slot i: table[i*stride ..]: a line_entry, then `words` of bitset */
+    size_t stride;      /* words per slot */
     size_t cap, used;   /* cap is a power of two */
     unsigned shift;     /* 64 - log2(cap), for the multiplicative hash */
+
+    struct departed *gone; /* lines that left every L1 this kernel */
+    size_t gone_cap, gone_used;
 
     /* Live totals, integrated lazily over the clock. */
     uint64_t now;              /* step up to which the areas are integrated */
@@ -47,6 +65,7 @@ struct replication {
     uint64_t resident_lines;   /* lines with copies >= 1 */
     uint64_t replicated_copies; /* sum of copies over lines with copies >= 2 */
     bool in_kernel;
+    bool oom;                  /* a departed line could not be recorded */
 
     struct period kernel, total;
 };
@@ -56,69 +75,66 @@ static size_t slot_of(const struct replication *r, uint64_t key)
     return (size_t)((key * 0x9e3779b97f4a7c15ull) >> r->shift);
 }
 
-static uint64_t *bits_of(struct replication *r, size_t slot)
+static inline struct line_entry *entry_at(const struct replication *r, size_t slot)
 {
-    return r->bits + slot * r->words;
+    return (struct line_entry *)(r->table + slot * r->stride);
+}
+
+static inline uint64_t *bits_of(const struct replication *r, size_t slot)
+{
+    return r->table + slot * r->stride + ENTRY_WORDS;
 }
 
 static int table_alloc(struct replication *r, size_t cap)
 {
-    r->slots = calloc(cap, sizeof *r->slots);
-    r->bits = calloc(cap * r->words, sizeof *r->bits);
-    if (!r->slots || !r->bits) {
-        free(r->slots);
-        free(r->bits);
-        r->slots = NULL;
-        r->bits = NULL;
+    r->table = gcr_table_alloc(cap * r->stride * sizeof *r->table);
+    if (!r->table)
         return -1;
-    }
     r->cap = cap;
     r->used = 0;
     r->shift = 64u - (unsigned)__builtin_ctzll(cap);
     return 0;
 }
 
-/* Places an entry (and its bitset) into the current table; the key is absent. */
-static void table_place(struct replication *r, const struct line_entry *e, const uint64_t *bits)
+/* Rebuilds the table at capacity cap. */
+static int table_rebuild(struct replication *r, size_t cap)
 {
-    size_t mask = r->cap - 1, i = slot_of(r, e->key);
-    while (r->slots[i].key)
-        i = (i + 1) & mask;
-    r->slots[i] = *e;
-    memcpy(bits_of(r, i), bits, r->words * sizeof *bits);
-    r->used++;
-}
-
-/* Rebuilds the table at capacity cap, keeping only lines held now when
- * keep_all is false (the kernel's touched-but-gone lines are dropped). */
-static int table_rebuild(struct replication *r, size_t cap, bool keep_all)
-{
-    struct line_entry *old = r->slots;
-    uint64_t *old_bits = r->bits;
+    uint64_t *old = r->table;
     size_t old_cap = r->cap;
     if (table_alloc(r, cap) != 0) {
-        r->slots = old;
-        r->bits = old_bits;
+        r->table = old;
         r->cap = old_cap;
         r->shift = 64u - (unsigned)__builtin_ctzll(old_cap);
         return -1;
     }
-    for (size_t i = 0; i < old_cap; i++)
-        if (old[i].key && (keep_all || old[i].copies))
-            table_place(r, &old[i], old_bits + i * r->words);
-    free(old);
-    free(old_bits);
+    size_t mask = r->cap - 1;
+    for (size_t i = 0; i < old_cap; i++) {
+        const uint64_t *from = old + i * r->stride;
+        uint64_t key = ((const struct line_entry *)from)->key;
+        if (!key)
+            continue;
+        size_t j = slot_of(r, key);
+        while (entry_at(r, j)->key)
+            j = (j + 1) & mask;
+        memcpy(r->table + j * r->stride, from, r->stride * sizeof *from);
+        r->used++;
+    }
+    gcr_table_free(old, old_cap * r->stride * sizeof *old);
     return 0;
 }
 
 static struct line_entry *table_find(struct replication *r, uint64_t key, size_t *slot)
 {
     size_t mask = r->cap - 1;
-    for (size_t i = slot_of(r, key); r->slots[i].key; i = (i + 1) & mask)
-        if (r->slots[i].key == key) {
+    for (size_t i = slot_of(r, key);; i = (i + 1) & mask) {
+        struct line_entry *e = entry_at(r, i);
+        if (e->key == key) {
             *slot = i;
-            return &r->slots[i];
+            return e;
         }
+        if (!e->key)
+            return NULL;
+    }
     return NULL;
 }
 
@@ -129,16 +145,75 @@ static struct line_entry *table_get(struct replication *r, uint64_t key, size_t 
     if (e)
         return e;
     /* Keep the load at most 1/2 so probe sequences stay short. */
-    if ((r->used + 1) * 2 > r->cap && table_rebuild(r, r->cap * 2, true) != 0)
+    if ((r->used + 1) * 2 > r->cap && table_rebuild(r, r->cap * 2) != 0)
         return NULL;
     size_t mask = r->cap - 1, i = slot_of(r, key);
-    while (r->slots[i].key)
+    while (entry_at(r, i)->key)
         i = (i + 1) & mask;
-    r->slots[i] = (struct line_entry){.key = key, .since = r->now};
-    memset(bits_of(r, i), 0, r->words * sizeof(uint64_t));
+    memset(r->table + i * r->stride, 0, r->stride * sizeof *r->table);
+    e = entry_at(r, i);
+    e->key = key;
+    e->since = r->now;
     r->used++;
     *slot = i;
-    return &r->slots[i];
+    return e;
+}
+
+/* Removes slot i, shifting later members of its probe run back so that
+ * lookups never need tombstones. */
+static void table_remove(struct replication *r, size_t hole)
+{
+    size_t mask = r->cap - 1;
+    for (size_t j = (hole + 1) & mask; entry_at(r, j)->key; j = (j + 1) & mask) {
+        size_t h = slot_of(r, entry_at(r, j)->key);
+        /* The entry at j may move to the hole only if its home is not in (hole, j]. */
+        bool stays = hole <= j ? (h > hole && h <= j) : (h > hole || h <= j);
+        if (!stays) {
+            memcpy(r->table + hole * r->stride, r->table + j * r->stride,
+                   r->stride * sizeof *r->table);
+            hole = j;
+        }
+    }
+    entry_at(r, hole)->key = 0;
+    r->used--;
+}
+
+static size_t gone_home(const struct replication *r, uint64_t key)
+{
+    return (size_t)gcr_hash_fmix64(key) & (r->gone_cap - 1);
+}
+
+/* Adds a stay of a line (its area and held steps) to the departed lines. */
+static int gone_add(struct replication *r, uint64_t key, uint64_t area, uint64_t held)
+{
+    if ((r->gone_used + 1) * 10 > r->gone_cap * 7) {
+        size_t cap = r->gone_cap * 2;
+        struct departed *old = r->gone, *fresh = gcr_table_alloc(cap * sizeof *fresh);
+        if (!fresh)
+            return -1;
+        r->gone = fresh;
+        size_t old_cap = r->gone_cap;
+        r->gone_cap = cap;
+        for (size_t i = 0; i < old_cap; i++) {
+            if (!old[i].key)
+                continue;
+            size_t j = gone_home(r, old[i].key);
+            while (fresh[j].key)
+                j = (j + 1) & (cap - 1);
+            fresh[j] = old[i];
+        }
+        gcr_table_free(old, old_cap * sizeof *old);
+    }
+    size_t i = gone_home(r, key);
+    while (r->gone[i].key && r->gone[i].key != key)
+        i = (i + 1) & (r->gone_cap - 1);
+    if (!r->gone[i].key) {
+        r->gone[i].key = key;
+        r->gone_used++;
+    }
+    r->gone[i].area += area;
+    r->gone[i].held += held;
+    return 0;
 }
 
 /* Adds the time from the last event to step to every area. */
@@ -183,6 +258,16 @@ static void line_change(struct replication *r, struct line_entry *e, int delta)
         r->total.max_copies = after;
 }
 
+/* The line in slot left its last L1: its stay so far joins the departed lines
+ * (if it lasted any time this kernel) and the slot is freed. */
+static void line_depart(struct replication *r, size_t slot)
+{
+    struct line_entry *e = entry_at(r, slot);
+    if (e->held && gone_add(r, e->key, e->area, e->held) != 0)
+        r->oom = true;
+    table_remove(r, slot);
+}
+
 static bool bit_test(const uint64_t *b, uint32_t unit)
 {
     return (b[unit >> 6] >> (unit & 63)) & 1u;
@@ -214,6 +299,10 @@ static void on_access(struct replication *r, const struct gcr_event *ev)
     if (a->outcome == GCR_MISS_LINE && here) {
         bits_of(r, slot)[unit >> 6] &= ~(1ull << (unit & 63));
         line_change(r, e, -1);
+        if (!e->copies) {
+            line_depart(r, slot);
+            e = NULL;
+        }
         here = false;
     }
     bool holds = a->allocated || a->outcome != GCR_MISS_LINE;
@@ -236,6 +325,8 @@ static void on_evict(struct replication *r, const struct gcr_event *ev)
         return;
     bits_of(r, slot)[unit >> 6] &= ~(1ull << (unit & 63));
     line_change(r, e, -1);
+    if (!e->copies)
+        line_depart(r, slot);
 }
 
 static void on_event(void *self, const struct gcr_event *ev)
@@ -248,10 +339,10 @@ static void on_event(void *self, const struct gcr_event *ev)
         r->now = ev->step;
         memset(&r->kernel, 0, sizeof r->kernel);
         for (size_t i = 0; i < r->cap; i++)
-            if (r->slots[i].key) {
-                r->slots[i].since = ev->step;
-                if (r->slots[i].copies > r->kernel.max_copies)
-                    r->kernel.max_copies = r->slots[i].copies;
+            if (entry_at(r, i)->key) {
+                entry_at(r, i)->since = ev->step;
+                if (entry_at(r, i)->copies > r->kernel.max_copies)
+                    r->kernel.max_copies = entry_at(r, i)->copies;
             }
         break;
     case GCR_EV_KERNEL_END:
@@ -320,31 +411,45 @@ static int report_period(const struct period *p, json_t *s, struct gcr_err *err)
 static int report_kernel(void *self, json_t *section, struct gcr_err *err)
 {
     struct replication *r = self;
-    /* Close every line's interval at the kernel's end and average per line. */
+    /* Close every live line's interval at the kernel's end; with the departed
+     * lines' stays, every line held this kernel is in the departed table. */
     for (size_t i = 0; i < r->cap; i++) {
-        struct line_entry *e = &r->slots[i];
+        struct line_entry *e = entry_at(r, i);
         if (!e->key)
             continue;
         line_settle(r, e);
-        if (e->held) {
-            double avg = (double)e->area / (double)e->held;
-            r->kernel.lines_held++;
-            r->kernel.line_avg_sum += avg;
-            r->total.lines_held++;
-            r->total.line_avg_sum += avg;
-        }
+        if (e->held && gone_add(r, e->key, e->area, e->held) != 0)
+            r->oom = true;
         e->area = 0;
         e->held = 0;
+    }
+    if (r->oom)
+        return gcr_fail(err, GCR_E_NOMEM, "analysis replication: out of memory");
+    for (size_t i = 0; i < r->gone_cap; i++) {
+        const struct departed *g = &r->gone[i];
+        if (!g->key)
+            continue;
+        double avg = (double)g->area / (double)g->held;
+        r->kernel.lines_held++;
+        r->kernel.line_avg_sum += avg;
+        r->total.lines_held++;
+        r->total.line_avg_sum += avg;
     }
     r->in_kernel = false;
     if (report_period(&r->kernel, section, err) != 0)
         return -1;
-    /* Lines no L1 holds any more were kept only for this kernel's average. */
-    size_t cap = 64;
-    while (cap < 2 * (size_t)r->resident_lines + 2)
-        cap *= 2;
-    if (table_rebuild(r, cap, false) != 0)
-        return gcr_fail(err, GCR_E_NOMEM, "out of memory");
+    /* Departed lines matter only within their kernel. A table far larger than
+     * this kernel needed is replaced by a small one. */
+    if (r->gone_cap > 1024 && r->gone_used * 8 < r->gone_cap) {
+        gcr_table_free(r->gone, r->gone_cap * sizeof *r->gone);
+        r->gone_cap = 1024;
+        r->gone = gcr_table_alloc(r->gone_cap * sizeof *r->gone);
+        if (!r->gone)
+            return gcr_fail(err, GCR_E_NOMEM, "out of memory");
+    } else {
+        memset(r->gone, 0, r->gone_cap * sizeof *r->gone);
+    }
+    r->gone_used = 0;
     return 0;
 }
 
@@ -359,8 +464,8 @@ static void destroy(void *self)
     struct replication *r = self;
     if (!r)
         return;
-    free(r->slots);
-    free(r->bits);
+    gcr_table_free(r->table, r->cap * r->stride * sizeof *r->table);
+    gcr_table_free(r->gone, r->gone_cap * sizeof *r->gone);
     free(r);
 }
 
@@ -379,7 +484,20 @@ static int create(void **self, const json_t *options, const struct gcr_sim_info 
     r->words = (info->num_l1s + 63) / 64;
     if (r->words == 0)
         r->words = 1;
-    if (table_alloc(r, 1024) != 0) {
+    /* Slots of 8 words or fewer are padded to 8: one host cache line each. */
+    r->stride = ENTRY_WORDS + r->words;
+    if (r->stride < 8)
+        r->stride = 8;
+    /* Live lines are bounded by the L1s' capacity: start at twice it. */
+    const struct gcr_config *cfg = info->config;
+    uint64_t l1_lines = (uint64_t)info->num_l1s * cfg->l1.sets * cfg->l1.ways;
+    size_t cap = 1024;
+    while (cap < 2 * l1_lines && cap < ((size_t)1 << 30))
+        cap *= 2;
+    r->gone_cap = 1024;
+    r->gone = gcr_table_alloc(r->gone_cap * sizeof *r->gone);
+    if (!r->gone || table_alloc(r, cap) != 0) {
+        gcr_table_free(r->gone, r->gone_cap * sizeof *r->gone);
         free(r);
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     }

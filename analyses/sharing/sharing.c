@@ -10,36 +10,49 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/table_memory.h"
 #include "core/bits.h"
 #include "gcreplay/analysis.h"
 
 #define MASK_WORDS 4                /* byte masks: lines of up to 256 bytes */
-#define EMPTY_KEY UINT64_MAX        /* never a line or page address (those are aligned) */
 #define MAX_CHIPS 64                /* chip sets are one 64-bit word */
 #define MAX_BUCKETS 34              /* histogram buckets: 1, 2, 3-4, ..., up to 2^32 */
 #define PENDING_MAX 64              /* lines gathered from one instruction before applying */
 
-/* A table of fixed-size slots; word 0 is the key (EMPTY_KEY when free), word 1
- * a second key part, the rest the payload. Linear probing, never deleted from
- * (cleared per kernel), grown at 70% load. */
+/* A table of fixed-size slots of `words` 64-bit words; word 0 is the key
+ * (a line or page address with bit 0 set, so 0 marks a free slot and fresh
+ * zeroed memory is an empty table), word 1 a second key part or payload, the
+ * rest payload. Linear probing, never deleted from (cleared per kernel),
+ * grown at 70% load. */
 struct table {
     uint64_t *slots;
     size_t cap;   /* power of two, slots */
     size_t count;
     size_t words; /* per slot */
+    bool key2;    /* word 1 is part of the key */
 };
 
-static int table_init(struct table *t, size_t cap, size_t words)
+static inline uint64_t key_of(uint64_t addr)
 {
-    t->slots = malloc(cap * words * sizeof *t->slots);
+    return addr | 1; /* line and page addresses are aligned: bit 0 is free */
+}
+
+static int table_init(struct table *t, size_t cap, size_t words, bool key2)
+{
+    t->slots = gcr_table_alloc(cap * words * sizeof *t->slots);
     if (!t->slots)
         return -1;
     t->cap = cap;
     t->count = 0;
     t->words = words;
-    for (size_t i = 0; i < cap; i++)
-        t->slots[i * words] = EMPTY_KEY;
+    t->key2 = key2;
     return 0;
+}
+
+static void table_free(struct table *t)
+{
+    gcr_table_free(t->slots, t->cap * t->words * sizeof *t->slots);
+    t->slots = NULL;
 }
 
 static inline size_t table_home(const struct table *t, uint64_t k0, uint64_t k1)
@@ -47,37 +60,43 @@ static inline size_t table_home(const struct table *t, uint64_t k0, uint64_t k1)
     return (size_t)gcr_hash_fmix64(k0 ^ (k1 * 0x9e3779b97f4a7c15ull)) & (t->cap - 1);
 }
 
+static inline bool slot_is(const struct table *t, const uint64_t *s, uint64_t k0, uint64_t k1)
+{
+    return s[0] == k0 && (!t->key2 || s[1] == k1);
+}
+
 static int table_grow(struct table *t)
 {
     struct table bigger;
-    if (table_init(&bigger, t->cap * 2, t->words) != 0)
+    if (table_init(&bigger, t->cap * 2, t->words, t->key2) != 0)
         return -1;
     for (size_t i = 0; i < t->cap; i++) {
         const uint64_t *s = t->slots + i * t->words;
-        if (s[0] == EMPTY_KEY)
+        if (!s[0])
             continue;
-        size_t j = table_home(&bigger, s[0], s[1]);
-        while (bigger.slots[j * t->words] != EMPTY_KEY)
+        size_t j = table_home(&bigger, s[0], t->key2 ? s[1] : 0);
+        while (bigger.slots[j * t->words])
             j = (j + 1) & (bigger.cap - 1);
         memcpy(bigger.slots + j * t->words, s, t->words * sizeof *s);
     }
     bigger.count = t->count;
-    free(t->slots);
+    table_free(t);
     *t = bigger;
     return 0;
 }
 
-/* The slot of (k0, k1), inserted with a zero payload if absent; NULL if out of memory. */
+/* The slot of (k0, k1) (k1 ignored without key2), inserted with a zero payload
+ * if absent; NULL if out of memory. */
 static uint64_t *table_get(struct table *t, uint64_t k0, uint64_t k1, bool *inserted)
 {
     size_t i = table_home(t, k0, k1);
     for (;;) {
         uint64_t *s = t->slots + i * t->words;
-        if (s[0] == k0 && s[1] == k1) {
+        if (slot_is(t, s, k0, k1)) {
             *inserted = false;
             return s;
         }
-        if (s[0] == EMPTY_KEY)
+        if (!s[0])
             break;
         i = (i + 1) & (t->cap - 1);
     }
@@ -87,9 +106,9 @@ static uint64_t *table_get(struct table *t, uint64_t k0, uint64_t k1, bool *inse
         return table_get(t, k0, k1, inserted);
     }
     uint64_t *s = t->slots + i * t->words;
-    memset(s, 0, t->words * sizeof *s);
     s[0] = k0;
-    s[1] = k1;
+    if (t->key2)
+        s[1] = k1;
     t->count++;
     *inserted = true;
     return s;
@@ -99,9 +118,9 @@ static const uint64_t *table_find(const struct table *t, uint64_t k0, uint64_t k
 {
     for (size_t i = table_home(t, k0, k1);; i = (i + 1) & (t->cap - 1)) {
         const uint64_t *s = t->slots + i * t->words;
-        if (s[0] == k0 && s[1] == k1)
+        if (slot_is(t, s, k0, k1))
             return s;
-        if (s[0] == EMPTY_KEY)
+        if (!s[0])
             return NULL;
     }
 }
@@ -115,32 +134,38 @@ static int table_reset(struct table *t, size_t min_cap)
         size_t cap = min_cap;
         while (cap * 7 < t->count * 20)
             cap *= 2;
-        free(t->slots);
-        return table_init(t, cap, t->words);
+        table_free(t);
+        return table_init(t, cap, t->words, t->key2);
     }
-    for (size_t i = 0; i < t->cap; i++)
-        t->slots[i * t->words] = EMPTY_KEY;
+    memset(t->slots, 0, t->cap * t->words * sizeof *t->slots);
     t->count = 0;
     return 0;
 }
 
-/* Line slot layout (words). */
+/* Line slot: most lines of a kernel are touched by one SM of one chip, so the
+ * slot holds only what such a line needs; a line touched by a second SM or
+ * chip gets an extended record (struct line_ext in `exts`). */
 enum {
-    L_KEY = 0,    /* line address */
-    L_KEY2 = 1,   /* always 0 */
-    L_CHIPS = 2,  /* chips that touched the line (bit per chip) */
-    L_FLAGS = 3,  /* bits 0-7: first chip; bit 8: some byte touched by two chips */
-    L_FIRST = 4,  /* MASK_WORDS: bytes touched by the first chip */
-    L_UNION = 4 + MASK_WORDS, /* MASK_WORDS: bytes touched by any chip */
-    L_SMS = 4 + 2 * MASK_WORDS /* sm_words: SMs that touched the line */
+    L_KEY = 0,  /* key_of(line address) */
+    L_META = 1, /* bits 0-31: the first SM; bits 32-63: EXT_BIT | extended record
+                   index, or the first chip while there is no extended record */
+    L_UNION = 2 /* mask_words: bytes touched by any chip */
+};
+#define EXT_BIT (1ull << 63)
+
+/* Extended line record (words of `exts`): several SMs or chips touched the line. */
+enum {
+    X_CHIPS = 0, /* chips that touched the line (bit per chip) */
+    X_FLAGS = 1, /* bits 0-7: first chip; bit 8: some byte touched by two chips */
+    X_FIRST = 2  /* mask_words: bytes touched by the first chip; then sm_words: SMs */
 };
 #define FLAG_BYTE_SHARED (1ull << 8)
 
-/* Bytes of the other chips: key (line, chip), payload MASK_WORDS. */
-enum { O_MASK = 2, O_WORDS = 2 + MASK_WORDS };
+/* Bytes of the chips other than a line's first: key (line, chip), then the mask. */
+enum { O_MASK = 2 };
 
-/* Page slot (built at report time): key (page, 0), chips, byte-shared flag. */
-enum { P_CHIPS = 2, P_FLAGS = 3, P_WORDS = 4 };
+/* Page slot (built at report time): key (page), chips, byte-shared flag. */
+enum { P_CHIPS = 1, P_FLAGS = 2, P_WORDS = 3 };
 
 #define MIN_CAP 1024
 
@@ -161,9 +186,11 @@ struct pending {
 struct sharing {
     uint32_t num_sms, cluster_size, num_clusters, chips;
     uint32_t line_bytes, page_bytes;
-    uint32_t sm_words;
+    uint32_t sm_words, mask_words;
     uint64_t kernel_ctas; /* of the current kernel: chips get contiguous blocks */
     struct table lines, others, pages;
+    uint64_t *exts;           /* extended line records, ext_words each */
+    size_t ext_count, ext_cap, ext_words;
     struct pending pend[PENDING_MAX];
     bool failed; /* out of memory while observing: reported at the kernel's end */
     struct sharing_counts kernel, total;
@@ -197,9 +224,10 @@ static void sharing_destroy(void *self)
     struct sharing *s = self;
     if (!s)
         return;
-    free(s->lines.slots);
-    free(s->others.slots);
-    free(s->pages.slots);
+    table_free(&s->lines);
+    table_free(&s->others);
+    table_free(&s->pages);
+    gcr_table_free(s->exts, s->ext_cap * s->ext_words * sizeof *s->exts);
     free(s);
 }
 
@@ -238,9 +266,11 @@ static int sharing_create(void **self, const json_t *options, const struct gcr_s
     s->line_bytes = info->line_bytes;
     s->page_bytes = (uint32_t)page_bytes;
     s->sm_words = (info->num_sms + 63) / 64;
-    if (table_init(&s->lines, MIN_CAP, L_SMS + s->sm_words) != 0 ||
-        table_init(&s->others, MIN_CAP, O_WORDS) != 0 ||
-        table_init(&s->pages, MIN_CAP, P_WORDS) != 0) {
+    s->mask_words = (info->line_bytes + 63) / 64;
+    s->ext_words = X_FIRST + s->mask_words + s->sm_words;
+    if (table_init(&s->lines, MIN_CAP, L_UNION + s->mask_words, false) != 0 ||
+        table_init(&s->others, MIN_CAP, O_MASK + s->mask_words, true) != 0 ||
+        table_init(&s->pages, MIN_CAP, P_WORDS, false) != 0) {
         sharing_destroy(s);
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     }
@@ -258,22 +288,72 @@ static inline void mask_set_range(uint64_t *m, uint32_t lo, uint32_t hi)
     }
 }
 
+/* A new extended record for line slot l, filled from what the slot knew: one
+ * SM and one chip touched it, so the first chip's bytes are all its bytes. */
+static uint64_t *ext_new(struct sharing *s, uint64_t *l)
+{
+    if (s->ext_count == s->ext_cap) {
+        size_t cap = s->ext_cap ? 2 * s->ext_cap : 1024;
+        uint64_t *bigger = gcr_table_alloc(cap * s->ext_words * sizeof *bigger);
+        if (!bigger)
+            return NULL;
+        if (s->ext_count)
+            memcpy(bigger, s->exts, s->ext_count * s->ext_words * sizeof *bigger);
+        gcr_table_free(s->exts, s->ext_cap * s->ext_words * sizeof *s->exts);
+        s->exts = bigger;
+        s->ext_cap = cap;
+    }
+    uint64_t *x = s->exts + s->ext_count * s->ext_words;
+    memset(x, 0, s->ext_words * sizeof *x);
+    uint32_t first_sm = (uint32_t)l[L_META];
+    uint64_t first_chip = l[L_META] >> 32;
+    x[X_CHIPS] = 1ull << first_chip;
+    x[X_FLAGS] = first_chip;
+    memcpy(x + X_FIRST, l + L_UNION, s->mask_words * sizeof *x);
+    x[X_FIRST + s->mask_words + first_sm / 64] |= 1ull << (first_sm % 64);
+    l[L_META] = (uint32_t)l[L_META] | EXT_BIT | ((uint64_t)s->ext_count << 32);
+    s->ext_count++;
+    return x;
+}
+
+/* The extended record of line slot l, or NULL if it has none. */
+static inline uint64_t *ext_of(const struct sharing *s, const uint64_t *l)
+{
+    if (!(l[L_META] & EXT_BIT))
+        return NULL;
+    return s->exts + ((l[L_META] & ~EXT_BIT) >> 32) * s->ext_words;
+}
+
 /* One line touched by one instruction: update the line's sets and byte masks. */
 static void apply(struct sharing *s, const struct pending *p, uint32_t chip, uint32_t sm)
 {
     bool fresh;
-    uint64_t *l = table_get(&s->lines, p->line, 0, &fresh);
+    uint64_t *l = table_get(&s->lines, key_of(p->line), 0, &fresh);
     if (!l) {
         s->failed = true;
         return;
     }
+    const uint32_t mw = s->mask_words;
     if (fresh)
-        l[L_FLAGS] = chip;
+        l[L_META] = sm | ((uint64_t)chip << 32);
+    uint64_t *x = ext_of(s, l);
+    if (!x) {
+        if ((uint32_t)l[L_META] == sm && l[L_META] >> 32 == chip) {
+            /* Still one SM and one chip: only the bytes change. */
+            for (uint32_t w = 0; w < mw; w++)
+                l[L_UNION + w] |= p->mask[w];
+            return;
+        }
+        if (!(x = ext_new(s, l))) {
+            s->failed = true;
+            return;
+        }
+    }
     uint64_t *own;
-    if ((l[L_FLAGS] & 0xff) == chip) {
-        own = l + L_FIRST;
+    if ((x[X_FLAGS] & 0xff) == chip) {
+        own = x + X_FIRST;
     } else {
-        uint64_t *o = table_get(&s->others, p->line, chip, &fresh);
+        uint64_t *o = table_get(&s->others, key_of(p->line), chip, &fresh);
         if (!o) {
             s->failed = true;
             return;
@@ -283,15 +363,15 @@ static void apply(struct sharing *s, const struct pending *p, uint32_t chip, uin
     /* A byte this chip touches now that some chip touched before, and this
      * chip did not: it was another chip's, so the line is truly shared. */
     uint64_t shared = 0;
-    for (int w = 0; w < MASK_WORDS; w++) {
+    for (uint32_t w = 0; w < mw; w++) {
         shared |= p->mask[w] & l[L_UNION + w] & ~own[w];
         own[w] |= p->mask[w];
         l[L_UNION + w] |= p->mask[w];
     }
     if (shared)
-        l[L_FLAGS] |= FLAG_BYTE_SHARED;
-    l[L_CHIPS] |= 1ull << chip;
-    l[L_SMS + sm / 64] |= 1ull << (sm % 64);
+        x[X_FLAGS] |= FLAG_BYTE_SHARED;
+    x[X_CHIPS] |= 1ull << chip;
+    x[X_FIRST + mw + sm / 64] |= 1ull << (sm % 64);
 }
 
 static void on_insn(struct sharing *s, const struct gcr_event *ev)
@@ -389,59 +469,72 @@ static int summarise(struct sharing *s, struct gcr_err *err)
 {
     struct sharing_counts *k = &s->kernel;
     const size_t words = s->lines.words;
+    const uint32_t mw = s->mask_words;
     uint64_t page_mask = ~((uint64_t)s->page_bytes - 1);
     /* Pages first: the chips and byte-sharing of all their lines. */
     for (size_t i = 0; i < s->lines.cap; i++) {
         const uint64_t *l = s->lines.slots + i * words;
-        if (l[L_KEY] == EMPTY_KEY)
+        if (!l[L_KEY])
             continue;
         bool fresh;
-        uint64_t *p = table_get(&s->pages, l[L_KEY] & page_mask, 0, &fresh);
+        uint64_t *p = table_get(&s->pages, key_of(l[L_KEY] & page_mask), 0, &fresh);
         if (!p)
             return gcr_fail(err, GCR_E_NOMEM, "analysis sharing: out of memory");
-        p[P_CHIPS] |= l[L_CHIPS];
-        p[P_FLAGS] |= l[L_FLAGS] & FLAG_BYTE_SHARED;
+        const uint64_t *x = ext_of(s, l);
+        if (x) {
+            p[P_CHIPS] |= x[X_CHIPS];
+            p[P_FLAGS] |= x[X_FLAGS] & FLAG_BYTE_SHARED;
+        } else {
+            p[P_CHIPS] |= 1ull << (l[L_META] >> 32);
+        }
     }
     for (size_t i = 0; i < s->lines.cap; i++) {
         const uint64_t *l = s->lines.slots + i * words;
-        if (l[L_KEY] == EMPTY_KEY)
+        if (!l[L_KEY])
             continue;
         k->lines++;
         unsigned nbytes = 0;
-        for (int w = 0; w < MASK_WORDS; w++)
+        for (uint32_t w = 0; w < mw; w++)
             nbytes += gcr_bits_popcount64(l[L_UNION + w]);
         k->bytes += nbytes;
-        unsigned sms = 0, clusters = 0;
-        uint32_t last_cluster = UINT32_MAX;
-        for (uint32_t w = 0; w < s->sm_words; w++)
-            for (uint64_t b = l[L_SMS + w]; b; b &= b - 1) {
-                uint32_t sm = w * 64 + gcr_bits_ctz64(b);
-                uint32_t c = sm / s->cluster_size;
-                sms++;
-                /* SMs come in increasing order, so their clusters do too. */
-                if (c != last_cluster) {
-                    clusters++;
-                    last_cluster = c;
+        const uint64_t *x = ext_of(s, l);
+        unsigned sms = 1, clusters = 1, chips = 1;
+        bool byte_shared = false;
+        if (x) {
+            sms = clusters = 0;
+            uint32_t last_cluster = UINT32_MAX;
+            for (uint32_t w = 0; w < s->sm_words; w++)
+                for (uint64_t b = x[X_FIRST + mw + w]; b; b &= b - 1) {
+                    uint32_t sm = w * 64 + gcr_bits_ctz64(b);
+                    uint32_t c = sm / s->cluster_size;
+                    sms++;
+                    /* SMs come in increasing order, so their clusters do too. */
+                    if (c != last_cluster) {
+                        clusters++;
+                        last_cluster = c;
+                    }
                 }
-            }
-        unsigned chips = gcr_bits_popcount64(l[L_CHIPS]);
+            chips = gcr_bits_popcount64(x[X_CHIPS]);
+            byte_shared = (x[X_FLAGS] & FLAG_BYTE_SHARED) != 0;
+        }
         k->sms_hist[bucket_of(sms)]++;
         k->clusters_hist[bucket_of(clusters)]++;
         k->chips_hist[bucket_of(chips)]++;
-        const uint64_t *p = table_find(&s->pages, l[L_KEY] & page_mask, 0);
+        const uint64_t *p = table_find(&s->pages, key_of(l[L_KEY] & page_mask), 0);
         int sac = chips > 1 ? 2 : gcr_bits_popcount64(p[P_CHIPS]) > 1 ? 1 : 0;
         k->sac[sac] += s->line_bytes;
-        int cls = chips < 2 ? 0 : (l[L_FLAGS] & FLAG_BYTE_SHARED) ? 2 : 1;
+        int cls = chips < 2 ? 0 : byte_shared ? 2 : 1;
         k->line_cls[cls] += s->line_bytes;
     }
     for (size_t i = 0; i < s->pages.cap; i++) {
         const uint64_t *p = s->pages.slots + i * P_WORDS;
-        if (p[0] == EMPTY_KEY)
+        if (!p[0])
             continue;
         k->pages++;
         int cls = gcr_bits_popcount64(p[P_CHIPS]) < 2 ? 0 : (p[P_FLAGS] & FLAG_BYTE_SHARED) ? 2 : 1;
         k->page_cls[cls] += s->page_bytes;
     }
+    s->ext_count = 0;
     if (table_reset(&s->lines, MIN_CAP) != 0 || table_reset(&s->others, MIN_CAP) != 0 ||
         table_reset(&s->pages, MIN_CAP) != 0)
         return gcr_fail(err, GCR_E_NOMEM, "analysis sharing: out of memory");

@@ -78,6 +78,14 @@ readme)
   done < <(grep -E '^\$ gcreplay ' README.md)
   [ "$n" -ge 5 ] || fail "README has only $n runnable examples"
   ;;
+l1orgs-compare)
+  # Seed 000 / 003 trends on a broadcast-heavy trace: one copy per line when
+  # shared, copies and misses falling Pr40 -> Sh40+C10 -> Sh40, COLAB cutting
+  # L2 reads.
+  python3 examples/l1orgs_compare.py "$GCR" --check --ctas 160 >"$work/out" 2>"$work/err" ||
+    { fail "l1orgs_compare.py --check"; cat "$work/out" "$work/err" >&2; }
+  contains "$work/out" "Sh40+C10"
+  ;;
 tsc-compare)
   # The tag-split cache against the 128-B baseline, the sector cache, 64/32-B
   # lines and DSC-2/4 on synthetic traces: fewer misses and less traffic on
@@ -537,6 +545,14 @@ if org == "shared":
     assert rep["replicas_per_line"] == 0, rep
 PY
     done
+  done
+  ;;
+analyses-cost)
+  # The analyses' cost benchmark runs end to end (tiny size; figures are not judged).
+  expect_exit 0 python3 tests/bench/analyses_cost.py --instructions 20000 --rounds 1 \
+    --gcreplay "$GCR"
+  for v in plain sharing "reuse_distance@1%" "all, rd@1%"; do
+    contains "$work/out" "$v "
   done
   ;;
 *)

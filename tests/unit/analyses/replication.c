@@ -195,6 +195,35 @@ static void averages(void)
     unlink(t.path);
 }
 
+/* A line that leaves every L1 and comes back in the same kernel is one line
+ * whose copies are averaged over both stays, not two lines. One-line L1s:
+ *   CTA 0 (SM 0): A, B, A      CTA 1 (SM 1): A, B, C
+ * step s0: A has 2 copies; s0+1: both SMs replace A by B (A has none, B 2);
+ * s0+2: SM 0 brings A back (1 copy), SM 1 replaces B by C (1 copy). With the
+ * kernel ending n = steps - 2 steps later: a(A) = (2*1 + 1*n) / (1 + n),
+ * a(B) = 2, a(C) = 1, three lines. */
+static void line_returns(void)
+{
+    struct tb t;
+    tb_open(&t, "repl-return");
+    tb_kernel(&t, 1, 2, 32, 0, 0);
+    const uint64_t lines[2][3] = {{A, A + 128, A}, {A, A + 128, A + 256}};
+    for (uint32_t c = 0; c < 2; c++)
+        for (uint32_t i = 0; i < 3; i++)
+            tb_load(&t, c, 0, lines[c][i]);
+    tb_end(&t, 1);
+    tb_close(&t);
+    json_t *r = run(2, "\"sets\": 1, \"ways\": 1", t.path);
+    long long steps = jget(r, P "steps");
+    CHECK(steps >= 3);
+    double n = (double)(steps - 2);
+    CHECK_EQ_U(jget(r, P "lines_resident"), 3);
+    CHECK_REAL(r, P "copies_per_line", ((2 + n) / (1 + n) + 2 + 1) / 3);
+    CHECK_EQ_U(jget(r, P "max_copies"), 2);
+    json_decref(r);
+    unlink(t.path);
+}
+
 static void bad_options(void)
 {
     struct tb t;
@@ -217,6 +246,7 @@ int main(void)
     reads_writes();
     two_kernels();
     averages();
+    line_returns();
     bad_options();
     CHECK_DONE();
 }

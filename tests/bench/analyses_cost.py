@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""What the analyses cost: plain replay vs each analysis alone vs all at once.
+
+Generates one synthetic benchmark trace with `gcreplay bench --keep`, then
+replays it with the plain config and with analyses enabled, interleaving the
+variants round after round (a noisy shared machine slows every variant of a
+round alike), and prints for each variant the best wall time, the best CPU
+time (user + system: time-sharing with other processes does not inflate it)
+and the peak RSS, each also as a ratio to the plain replay of the same run.
+
+The analyses' options are those of examples/configs/volta80-analyses.json;
+the config's caches come from --config. Variants:
+  plain              no analysis
+  <name>             that analysis alone
+  reuse_distance@1%  reuse_distance alone, SHARDS-sampled at 1 %
+  all                all six, reuse_distance at its default (exact)
+  all, rd@1%         all six, reuse_distance sampled at 1 %
+
+--callgrind also runs each variant once under `valgrind --tool=callgrind
+--cache-sim=yes` on a trace a quarter as long, with a 4-MB 16-way last-level
+cache (a per-core share of a typical server, so results do not depend on the
+machine's own): it prints the instructions (Ir), the last-level data misses
+(DLm) and callgrind's cycle estimate Ir + 10 x L1 misses + 100 x LL misses.
+These counts are deterministic, so they are the figures to compare builds with
+on a noisy machine; the analyses are bound by cache misses more than by
+instructions, so the cycle estimate is the one to read.
+
+Figures, not pass/fail. Usage (from the source root, after ninja -C build):
+  python3 tests/bench/analyses_cost.py [--instructions N] [--rounds R]
+                                       [--config FILE] [--gcreplay BIN] [--callgrind]
+"""
+import argparse
+import copy
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def variants(base_cfg, analyses):
+    """(label, config dict) for every measured variant."""
+    def with_analyses(a):
+        c = copy.deepcopy(base_cfg)
+        c.pop("analyses", None)
+        if a:
+            c["analyses"] = a
+        return c
+
+    out = [("plain", with_analyses(None))]
+    for name in sorted(analyses):
+        out.append((name, with_analyses({name: analyses[name]})))
+    rd1 = dict(analyses.get("reuse_distance", {}), sampling_rate=0.01)
+    out.append(("reuse_distance@1%", with_analyses({"reuse_distance": rd1})))
+    out.append(("all", with_analyses(analyses)))
+    out.append(("all, rd@1%", with_analyses(dict(analyses, reuse_distance=rd1))))
+    return out
+
+
+def run_once(gcreplay, cfg_path, trace):
+    """(wall seconds, CPU seconds, peak RSS in MB) of one replay."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen([gcreplay, "run", "-q", "--config", cfg_path, trace],
+                         stdout=subprocess.DEVNULL)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t0
+    if status != 0:
+        sys.exit(f"analyses_cost: replay with {cfg_path} failed (status {status})")
+    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0
+
+
+def callgrind_counts(gcreplay, cfg_path, trace, workdir):
+    """(Ir, last-level data misses, estimated cycles) of one replay under callgrind."""
+    out = os.path.join(workdir, "callgrind.out")
+    r = subprocess.run(["valgrind", "--tool=callgrind", "--cache-sim=yes",
+                        "--LL=4194304,16,64", f"--callgrind-out-file={out}",
+                        gcreplay, "run", "-q", "--config", cfg_path, trace],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        sys.exit(f"analyses_cost: callgrind run with {cfg_path} failed:\n{r.stderr}")
+    # Events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw
+    m = re.search(r"Collected\s*:\s*([\d ]+)", r.stderr)
+    os.unlink(out)
+    ev = [int(x) for x in m.group(1).split()] if m else [0] * 9
+    ir, l1m, llm = ev[0], ev[3] + ev[4] + ev[5], ev[6] + ev[7] + ev[8]
+    return ir, ev[7] + ev[8], ir + 10 * l1m + 100 * llm
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--instructions", type=int, default=4000000)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--config", default=os.path.join(ROOT, "examples/configs/volta80.json"))
+    ap.add_argument("--gcreplay", default=os.path.join(ROOT, "build/src/gcreplay"))
+    ap.add_argument("--callgrind", action="store_true")
+    args = ap.parse_args()
+
+    with open(args.config) as f:
+        base_cfg = json.load(f)
+    with open(os.path.join(ROOT, "examples/configs/volta80-analyses.json")) as f:
+        analyses = json.load(f)["analyses"]
+
+    with tempfile.TemporaryDirectory(prefix="gcreplay-analyses-cost-") as work:
+        # `bench --keep` leaves the full trace and one a quarter as long.
+        subprocess.run([args.gcreplay, "bench", "--instructions", str(args.instructions),
+                        "--config", args.config, "--keep", work],
+                       check=True, stdout=subprocess.DEVNULL)
+        trace = os.path.join(work, f"bench-typical-{args.instructions}.gcrt")
+        quarter = os.path.join(work, f"bench-typical-{args.instructions // 4}.gcrt")
+        vs = variants(base_cfg, analyses)
+        paths = {}
+        for i, (label, cfg) in enumerate(vs):
+            paths[label] = os.path.join(work, f"variant{i}.json")
+            with open(paths[label], "w") as f:
+                json.dump(cfg, f)
+
+        best = {label: [float("inf"), float("inf"), 0.0] for label, _ in vs}
+        for _ in range(args.rounds):
+            for label, _ in vs:
+                wall, cpu, rss = run_once(args.gcreplay, paths[label], trace)
+                b = best[label]
+                b[0], b[1], b[2] = min(b[0], wall), min(b[1], cpu), max(b[2], rss)
+        ir = {}
+        if args.callgrind:
+            for label, _ in vs:
+                ir[label] = callgrind_counts(args.gcreplay, paths[label], quarter, work)
+
+    p = best["plain"]
+    print(f"analyses cost: {args.instructions} warp memory instructions (typical mix), "
+          f"config {os.path.relpath(args.config, ROOT)}, best of {args.rounds} interleaved rounds")
+    head = f"{'variant':<20} {'wall-s':>7} {'x':>6} {'cpu-s':>7} {'x':>6} {'RSS-MB':>8} {'x':>6}"
+    if ir:
+        head += f" | 1/4 trace: {'Ir':>13} {'x':>5} {'DLm':>10} {'x':>5} {'est-cyc':>13} {'x':>5}"
+    print(head)
+    for label, _ in vs:
+        b = best[label]
+        line = (f"{label:<20} {b[0]:7.2f} {b[0] / p[0]:6.2f} {b[1]:7.2f} {b[1] / p[1]:6.2f} "
+                f"{b[2]:8.1f} {b[2] / p[2]:6.2f}")
+        if ir:
+            c, c0 = ir[label], ir["plain"]
+            line += (f" |            {c[0]:13d} {c[0] / c0[0]:5.2f} {c[1]:10d} "
+                     f"{c[1] / max(c0[1], 1):5.2f} {c[2]:13d} {c[2] / c0[2]:5.2f}")
+        print(line)
+
+
+if __name__ == "__main__":
+    main()
