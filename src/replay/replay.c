@@ -22,6 +22,7 @@ struct cta;
 struct warp {
     struct gcr_warpq q;
     struct cta *cta;
+    uint32_t cta_id;      /* cta->id, kept here: every issue reads the warp, not the CTA */
     uint32_t id;          /* warp index inside the CTA */
     uint32_t nonmem_left; /* non-memory instructions still to issue before q's next item */
     uint64_t stall_until; /* GTO: SM issue slot at which the warp is ready again */
@@ -271,6 +272,7 @@ static struct cta *cta_get(struct gcr_replay *rp, uint32_t id, uint32_t nwarps)
     for (uint32_t w = 0; w < nwarps; w++) {
         gcr_warpq_reset(&c->warps[w].q);
         c->warps[w].cta = c;
+        c->warps[w].cta_id = id;
         c->warps[w].id = w;
         c->warps[w].nonmem_left = 0;
         c->warps[w].stall_until = 0;
@@ -472,7 +474,7 @@ static void execute(struct gcr_replay *rp, struct sm *sm, uint32_t s, struct war
 {
     const struct gcr_config *cfg = rp->cfg;
     struct gcr_warp_insn *in = &rp->insn;
-    in->cta = w->cta->id;
+    in->cta = w->cta_id;
     in->warp = w->id;
     rp->kernel_counts.mem[in->space][in->op]++;
 
