@@ -156,7 +156,7 @@ static void list_push_head(struct gcr_cache *c, uint32_t set, uint32_t way)
 }
 
 /* Makes a way of the list its head. */
-static void list_move_to_head(struct gcr_cache *c, uint32_t set, uint32_t way)
+static inline void list_move_to_head(struct gcr_cache *c, uint32_t set, uint32_t way)
 {
     if (c->set[set].head == way)
         return;
