@@ -22,6 +22,7 @@ struct cache_line {
     uint32_t hash_next; /* next line index in the same bucket */
     uint16_t prev;      /* LRU/FIFO list: toward the head (MRU / newest) */
     uint16_t next;      /* LRU/FIFO list: toward the tail (LRU / oldest) */
+    uint32_t bucket;    /* hash bucket of tag, so evicting it needs no rehash */
 };
 _Static_assert(sizeof(struct cache_line) == 32, "a line record should stay 32 bytes");
 
@@ -98,12 +99,13 @@ static void hash_insert(struct gcr_cache *c, uint32_t idx, uint32_t b)
 {
     uint32_t *head = &c->buckets[b];
     c->lines[idx].hash_next = *head;
+    c->lines[idx].bucket = b;
     *head = idx;
 }
 
 static void hash_remove(struct gcr_cache *c, uint32_t idx)
 {
-    uint32_t *link = &c->buckets[bucket_of(c, c->lines[idx].tag)];
+    uint32_t *link = &c->buckets[c->lines[idx].bucket];
     while (*link != idx)
         link = &c->lines[*link].hash_next;
     *link = c->lines[idx].hash_next;
