@@ -181,12 +181,15 @@ static inline uint32_t gcr_config_slice_of(const struct gcr_config *cfg, uint64_
         return gcr_ipoly_hash(granule >> __builtin_ctz(cfg->l2_slices),
                               (uint32_t)(granule & cfg->l2_slice_mask), cfg->l2_slices);
     /* XOR-fold every group of log2(slices) granule bits into the slice bits,
-     * so power-of-two strides spread over all slices. */
+     * so power-of-two strides spread over all slices. The fold is
+     * (g ^ g>>b ^ g>>2b ^ ...) & mask with b = log2(slices); it is computed by
+     * doubling (after the step with shift s, x is the XOR of the shifts by
+     * 0..2s-b), a fixed log2(64/b) steps instead of one per group. */
     unsigned bits = (unsigned)__builtin_ctz(cfg->l2_slices);
-    uint64_t mask = cfg->l2_slices - 1, h = 0;
-    for (uint64_t g = granule; g; g >>= bits)
-        h ^= g & mask;
-    return (uint32_t)h;
+    uint64_t x = granule;
+    for (unsigned s = bits; s < 64; s <<= 1)
+        x ^= x >> s;
+    return (uint32_t)(x & (cfg->l2_slices - 1));
 }
 
 #endif

@@ -4,7 +4,8 @@
  * found through a hash table keyed by line address (bucket heads plus a chain
  * index in each line), so a lookup never scans a set. Per set there is a
  * valid-way bitmap (lowest invalid way in O(ways/64)), and, by policy, a
- * doubly linked list of ways (LRU, FIFO) or a reference bitmap (NRU). */
+ * circular doubly linked list of ways (LRU, FIFO) or a reference bitmap (NRU). */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,31 +22,49 @@ struct cache_line {
     uint32_t hash_next; /* next line index in the same bucket */
     uint16_t prev;      /* LRU/FIFO list: toward the head (MRU / newest) */
     uint16_t next;      /* LRU/FIFO list: toward the tail (LRU / oldest) */
+    uint32_t bucket;    /* hash bucket of tag, so evicting it needs no rehash */
 };
 _Static_assert(sizeof(struct cache_line) == 32, "a line record should stay 32 bytes");
 
+/* A set's bookkeeping, kept together so that an allocation reads one host
+ * cache line for it. head/tail are used by LRU and FIFO only. */
+struct set_state {
+    uint32_t valid_count; /* valid ways */
+    uint16_t head;        /* LRU: most recently used way; FIFO: newest way; NO_WAY if none */
+    uint16_t tail;        /* LRU: least recently used way; FIFO: oldest way */
+};
+
+/* Ordered by use: with 80 L1s and dozens of L2 slices the cache objects do not
+ * all stay in the host's L1 data cache, so what every access reads comes first
+ * (one 64-byte line; the object is 64-byte aligned), then the counters every
+ * access updates, then what only misses and set-up need. */
 struct gcr_cache {
-    struct gcr_cache_geometry geo;
-    struct cache_line *lines;
-    uint32_t *buckets; /* bucket -> first line index, NO_LINE if empty */
-    uint32_t bucket_count;
-    unsigned bucket_shift; /* 64 - log2(bucket_count): the hash's top bits pick the bucket */
+    _Alignas(64) struct cache_line *lines;
+    uint32_t *buckets;     /* bucket -> first line index, NO_LINE if empty */
+    struct set_state *set; /* per set */
     uint64_t line_mask;    /* ~(line_bytes - 1) */
+    struct gcr_divider by_ways;
     uint32_t full_mask;    /* every sector of a line */
     uint32_t ways;
-    uint32_t words;      /* uint64 words per per-set bitmap */
-    uint64_t pad_mask;   /* bits of a set's last bitmap word beyond the last way */
-    struct gcr_divider by_ways;
-    struct gcr_set_index index; /* the geometry's index function, prepared */
-    uint64_t *valid_bits; /* sets x words; pad bits always set so they never look free */
-    uint32_t *valid_count;
-    uint64_t *ref_bits; /* NRU: sets x words; pad bits always set */
-    uint32_t *ref_count;
-    uint16_t *head; /* LRU: most recently used way; FIFO: newest way */
-    uint16_t *tail; /* LRU: least recently used way; FIFO: oldest way */
-    uint64_t rng;   /* RANDOM: splitmix64 state */
+    uint8_t bucket_shift;  /* 64 - log2(bucket_count): the hash's top bits pick the bucket */
+    /* Copies of geo fields the access path tests (geo itself is further away). */
+    uint8_t repl;          /* enum gcr_repl_policy */
+    bool sectored;
+    uint8_t write_policy;  /* enum gcr_write_policy */
+    uint8_t write_alloc;   /* enum gcr_write_alloc */
     struct gcr_cache_stats stats;
+    struct gcr_set_index index; /* the geometry's index function, prepared */
+    struct gcr_cache_geometry geo;
+    uint32_t bucket_count;
+    uint32_t words;       /* uint64 words per per-set bitmap */
+    uint64_t pad_mask;    /* bits of a set's last bitmap word beyond the last way */
+    uint64_t *valid_bits; /* sets x words; pad bits always set so they never look free */
+    uint64_t *ref_bits;   /* NRU: sets x words; pad bits always set */
+    uint32_t *ref_count;
+    uint64_t rng;         /* RANDOM: splitmix64 state */
 };
+_Static_assert(offsetof(struct gcr_cache, stats) <= 64,
+               "the fields every access reads should share one host cache line");
 
 /* ---- hash table ------------------------------------------------------------------------- */
 
@@ -80,12 +99,13 @@ static void hash_insert(struct gcr_cache *c, uint32_t idx, uint32_t b)
 {
     uint32_t *head = &c->buckets[b];
     c->lines[idx].hash_next = *head;
+    c->lines[idx].bucket = b;
     *head = idx;
 }
 
 static void hash_remove(struct gcr_cache *c, uint32_t idx)
 {
-    uint32_t *link = &c->buckets[bucket_of(c, c->lines[idx].tag)];
+    uint32_t *link = &c->buckets[c->lines[idx].bucket];
     while (*link != idx)
         link = &c->lines[*link].hash_next;
     *link = c->lines[idx].hash_next;
@@ -98,29 +118,60 @@ static inline struct cache_line *line_at(struct gcr_cache *c, uint32_t set, uint
     return &c->lines[(size_t)set * c->ways + way];
 }
 
+/* The LRU/FIFO order of a set is a circular doubly linked list of its valid
+ * ways: head is the most recently used (newest) way, tail = head's prev the
+ * least recently used (oldest). Circular because the commonest change in a
+ * full set, the tail replaced by a new line that becomes the head, is then a
+ * rotation by one: two stores, no neighbour line touched. */
 static void list_unlink(struct gcr_cache *c, uint32_t set, uint32_t way)
 {
     struct cache_line *l = line_at(c, set, way);
-    if (l->prev != NO_WAY)
-        line_at(c, set, l->prev)->next = l->next;
-    else
-        c->head[set] = l->next;
-    if (l->next != NO_WAY)
-        line_at(c, set, l->next)->prev = l->prev;
-    else
-        c->tail[set] = l->prev;
+    if (l->next == way) { /* the only way in the list */
+        c->set[set].head = NO_WAY;
+        c->set[set].tail = NO_WAY;
+        return;
+    }
+    line_at(c, set, l->prev)->next = l->next;
+    line_at(c, set, l->next)->prev = l->prev;
+    if (c->set[set].head == way)
+        c->set[set].head = l->next;
+    if (c->set[set].tail == way)
+        c->set[set].tail = l->prev;
 }
 
+/* Inserts a way that is not in the list at the head. */
 static void list_push_head(struct gcr_cache *c, uint32_t set, uint32_t way)
 {
     struct cache_line *l = line_at(c, set, way);
-    l->prev = NO_WAY;
-    l->next = c->head[set];
-    if (l->next != NO_WAY)
-        line_at(c, set, l->next)->prev = (uint16_t)way;
-    else
-        c->tail[set] = (uint16_t)way;
-    c->head[set] = (uint16_t)way;
+    uint16_t head = c->set[set].head;
+    if (head == NO_WAY) {
+        l->prev = l->next = (uint16_t)way;
+        c->set[set].tail = (uint16_t)way;
+    } else {
+        uint16_t tail = c->set[set].tail;
+        l->next = head;
+        l->prev = tail;
+        line_at(c, set, head)->prev = (uint16_t)way;
+        line_at(c, set, tail)->next = (uint16_t)way;
+    }
+    c->set[set].head = (uint16_t)way;
+}
+
+/* Makes a way of the list its head. */
+static inline void list_move_to_head(struct gcr_cache *c, uint32_t set, uint32_t way)
+{
+    if (c->set[set].head == way)
+        return;
+    struct cache_line *l = line_at(c, set, way);
+    if (c->set[set].tail == way) { /* the rotation */
+        c->set[set].head = (uint16_t)way;
+        c->set[set].tail = l->prev;
+        return;
+    }
+    /* Neither head nor tail: out of the middle, in between tail and head. */
+    line_at(c, set, l->prev)->next = l->next;
+    line_at(c, set, l->next)->prev = l->prev;
+    list_push_head(c, set, way);
 }
 
 static void bitmap_reset(const struct gcr_cache *c, uint64_t *bits)
@@ -146,7 +197,7 @@ static void nru_reference(struct gcr_cache *c, uint32_t set, uint32_t way)
     if (bits[way >> 6] & bit)
         return;
     bits[way >> 6] |= bit;
-    if (++c->ref_count[set] >= c->valid_count[set]) {
+    if (++c->ref_count[set] >= c->set[set].valid_count) {
         bitmap_reset(c, bits);
         bits[way >> 6] |= bit;
         c->ref_count[set] = 1;
@@ -174,10 +225,10 @@ static uint64_t splitmix64(uint64_t *state)
 /* The way to replace in a full set. */
 static uint32_t choose_victim(struct gcr_cache *c, uint32_t set)
 {
-    switch (c->geo.repl) {
+    switch ((enum gcr_repl_policy)c->repl) {
     case GCR_REPL_LRU:
     case GCR_REPL_FIFO:
-        return c->tail[set];
+        return c->set[set].tail;
     case GCR_REPL_NRU: {
         uint32_t way = bitmap_first_clear(c, &c->ref_bits[(size_t)set * c->words]);
         return way == NO_WAY ? 0 : way; /* only when ways == 1: the one way is referenced */
@@ -193,14 +244,10 @@ static uint32_t choose_victim(struct gcr_cache *c, uint32_t set)
 /* A hit or sector miss: the line was referenced. FIFO and RANDOM ignore it. */
 static inline void touch(struct gcr_cache *c, uint32_t idx)
 {
-    if (c->geo.repl == GCR_REPL_LRU) {
+    if (c->repl == GCR_REPL_LRU) {
         uint32_t set = gcr_divider_div(c->by_ways, idx);
-        uint32_t way = idx - set * c->ways;
-        if (c->head[set] != way) {
-            list_unlink(c, set, way);
-            list_push_head(c, set, way);
-        }
-    } else if (c->geo.repl == GCR_REPL_NRU) {
+        list_move_to_head(c, set, idx - set * c->ways);
+    } else if (c->repl == GCR_REPL_NRU) {
         uint32_t set = gcr_divider_div(c->by_ways, idx);
         nru_reference(c, set, idx - set * c->ways);
     }
@@ -213,12 +260,12 @@ static void remove_line(struct gcr_cache *c, uint32_t set, uint32_t way)
 {
     uint32_t idx = set * c->ways + way;
     hash_remove(c, idx);
-    if (c->geo.repl == GCR_REPL_LRU || c->geo.repl == GCR_REPL_FIFO)
+    if (c->repl == GCR_REPL_LRU || c->repl == GCR_REPL_FIFO)
         list_unlink(c, set, way);
-    else if (c->geo.repl == GCR_REPL_NRU)
+    else if (c->repl == GCR_REPL_NRU)
         nru_forget(c, set, way);
     c->valid_bits[(size_t)set * c->words + (way >> 6)] &= ~(UINT64_C(1) << (way & 63));
-    c->valid_count[set]--;
+    c->set[set].valid_count--;
 }
 
 static void report_victim(struct gcr_cache *c, const struct cache_line *l, struct gcr_access *out)
@@ -240,7 +287,7 @@ static uint32_t allocate(struct gcr_cache *c, uint64_t line_addr, uint32_t b,
     uint32_t way, idx;
     struct cache_line *l;
     out->allocated = true;
-    if (c->valid_count[set] == c->ways) {
+    if (c->set[set].valid_count == c->ways) {
         /* A full set: the new line takes the victim's way. The way stays valid,
          * so only the hash entry and the replacement order change. */
         way = choose_victim(c, set);
@@ -250,12 +297,9 @@ static uint32_t allocate(struct gcr_cache *c, uint64_t line_addr, uint32_t b,
         report_victim(c, l, out);
         c->stats.evictions++;
         hash_remove(c, idx);
-        if (c->geo.repl == GCR_REPL_LRU || c->geo.repl == GCR_REPL_FIFO) {
-            if (c->head[set] != way) {
-                list_unlink(c, set, way);
-                list_push_head(c, set, way);
-            }
-        } else if (c->geo.repl == GCR_REPL_NRU) {
+        if (c->repl == GCR_REPL_LRU || c->repl == GCR_REPL_FIFO)
+            list_move_to_head(c, set, way); /* the victim was the tail: a rotation */
+        else if (c->repl == GCR_REPL_NRU) {
             nru_forget(c, set, way);
             nru_reference(c, set, way);
         }
@@ -264,10 +308,10 @@ static uint32_t allocate(struct gcr_cache *c, uint64_t line_addr, uint32_t b,
         idx = set * c->ways + way;
         l = &c->lines[idx];
         c->valid_bits[(size_t)set * c->words + (way >> 6)] |= UINT64_C(1) << (way & 63);
-        c->valid_count[set]++;
-        if (c->geo.repl == GCR_REPL_LRU || c->geo.repl == GCR_REPL_FIFO)
+        c->set[set].valid_count++;
+        if (c->repl == GCR_REPL_LRU || c->repl == GCR_REPL_FIFO)
             list_push_head(c, set, way);
-        else if (c->geo.repl == GCR_REPL_NRU)
+        else if (c->repl == GCR_REPL_NRU)
             nru_reference(c, set, way);
     }
     l->tag = line_addr;
@@ -285,15 +329,13 @@ static void reset_state(struct gcr_cache *c)
     memset(c->buckets, 0xff, (size_t)c->bucket_count * sizeof *c->buckets);
     for (uint32_t s = 0; s < c->geo.sets; s++) {
         bitmap_reset(c, &c->valid_bits[(size_t)s * c->words]);
-        c->valid_count[s] = 0;
+        c->set[s].valid_count = 0;
         if (c->ref_bits) {
             bitmap_reset(c, &c->ref_bits[(size_t)s * c->words]);
             c->ref_count[s] = 0;
         }
-        if (c->head) {
-            c->head[s] = NO_WAY;
-            c->tail[s] = NO_WAY;
-        }
+        c->set[s].head = NO_WAY;
+        c->set[s].tail = NO_WAY;
     }
 }
 
@@ -304,12 +346,18 @@ struct gcr_cache *gcr_cache_create(const struct gcr_cache_geometry *g, struct gc
         gcr_fail(err, GCR_E_CONFIG, "impossible cache geometry: %s", why);
         return NULL;
     }
-    struct gcr_cache *c = calloc(1, sizeof *c);
+    struct gcr_cache *c = aligned_alloc(_Alignof(struct gcr_cache), sizeof *c);
+    if (c)
+        memset(c, 0, sizeof *c);
     if (!c) {
         gcr_fail(err, GCR_E_NOMEM, "out of memory for a cache");
         return NULL;
     }
     c->geo = *g;
+    c->repl = (uint8_t)g->repl;
+    c->sectored = g->sectored;
+    c->write_policy = (uint8_t)g->write_policy;
+    c->write_alloc = (uint8_t)g->write_alloc;
     c->ways = g->ways;
     c->words = (g->ways + 63) / 64;
     c->pad_mask = g->ways % 64 ? ~UINT64_C(0) << (g->ways % 64) : 0;
@@ -327,7 +375,7 @@ struct gcr_cache *gcr_cache_create(const struct gcr_cache_geometry *g, struct gc
     while ((UINT64_C(1) << bucket_log2) < 2 * (uint64_t)nlines)
         bucket_log2++;
     c->bucket_count = UINT32_C(1) << bucket_log2;
-    c->bucket_shift = 64 - bucket_log2;
+    c->bucket_shift = (uint8_t)(64 - bucket_log2);
 
     size_t nwords = (size_t)g->sets * c->words;
     /* Cache-line aligned, so no 32-byte line record straddles two host cache lines. */
@@ -337,17 +385,12 @@ struct gcr_cache *gcr_cache_create(const struct gcr_cache_geometry *g, struct gc
         memset(c->lines, 0, line_array_bytes);
     c->buckets = malloc((size_t)c->bucket_count * sizeof *c->buckets);
     c->valid_bits = malloc(nwords * sizeof *c->valid_bits);
-    c->valid_count = malloc((size_t)g->sets * sizeof *c->valid_count);
-    bool ok = c->lines && c->buckets && c->valid_bits && c->valid_count;
+    c->set = malloc((size_t)g->sets * sizeof *c->set);
+    bool ok = c->lines && c->buckets && c->valid_bits && c->set;
     if (g->repl == GCR_REPL_NRU) {
         c->ref_bits = malloc(nwords * sizeof *c->ref_bits);
         c->ref_count = malloc((size_t)g->sets * sizeof *c->ref_count);
         ok = ok && c->ref_bits && c->ref_count;
-    }
-    if (g->repl == GCR_REPL_LRU || g->repl == GCR_REPL_FIFO) {
-        c->head = malloc((size_t)g->sets * sizeof *c->head);
-        c->tail = malloc((size_t)g->sets * sizeof *c->tail);
-        ok = ok && c->head && c->tail;
     }
     if (!ok) {
         gcr_cache_destroy(c);
@@ -366,11 +409,9 @@ void gcr_cache_destroy(struct gcr_cache *c)
     free(c->lines);
     free(c->buckets);
     free(c->valid_bits);
-    free(c->valid_count);
+    free(c->set);
     free(c->ref_bits);
     free(c->ref_count);
-    free(c->head);
-    free(c->tail);
     free(c);
 }
 
@@ -392,7 +433,7 @@ static void read_access(struct gcr_cache *c, uint32_t idx, uint64_t line_addr, u
         struct cache_line *l = &c->lines[idx];
         /* A non-sectored cache refills whatever is missing, so its lines stay whole
          * (a partial line only arises from a write-validate allocation). */
-        uint32_t missing = c->geo.sectored ? mask & ~l->valid : c->full_mask & ~l->valid;
+        uint32_t missing = c->sectored ? mask & ~l->valid : c->full_mask & ~l->valid;
         if (mask & ~l->valid)
             out->fetch_mask = missing;
         l->valid |= out->fetch_mask;
@@ -402,7 +443,7 @@ static void read_access(struct gcr_cache *c, uint32_t idx, uint64_t line_addr, u
     }
     idx = allocate(c, line_addr, b, out);
     struct cache_line *l = &c->lines[idx];
-    out->fetch_mask = c->geo.sectored ? mask : c->full_mask;
+    out->fetch_mask = c->sectored ? mask : c->full_mask;
     l->valid = out->fetch_mask;
     l->used = mask;
 }
@@ -414,10 +455,10 @@ static void write_allocate(struct gcr_cache *c, uint64_t line_addr, uint32_t b, 
 {
     uint32_t idx = allocate(c, line_addr, b, out);
     struct cache_line *l = &c->lines[idx];
-    if (c->geo.write_alloc == GCR_WALLOC_FETCH)
-        out->fetch_mask = c->geo.sectored ? mask : c->full_mask;
+    if (c->write_alloc == GCR_WALLOC_FETCH)
+        out->fetch_mask = c->sectored ? mask : c->full_mask;
     l->valid = out->fetch_mask | mask;
-    if (c->geo.write_policy == GCR_WRITE_BACK)
+    if (c->write_policy == GCR_WRITE_BACK)
         l->dirty = mask;
     l->used = mask;
 }
@@ -425,7 +466,7 @@ static void write_allocate(struct gcr_cache *c, uint64_t line_addr, uint32_t b, 
 static void write_access(struct gcr_cache *c, uint32_t idx, uint64_t line_addr, uint32_t b,
                          uint32_t mask, struct gcr_access *out)
 {
-    switch (c->geo.write_policy) {
+    switch ((enum gcr_write_policy)c->write_policy) {
     case GCR_WRITE_EVICT:
         out->forward_mask = mask;
         if (idx != NO_LINE) {
@@ -447,7 +488,7 @@ static void write_access(struct gcr_cache *c, uint32_t idx, uint64_t line_addr, 
             l->valid |= mask;
             l->used |= mask;
             touch(c, idx);
-        } else if (c->geo.write_alloc != GCR_WALLOC_NONE) {
+        } else if (c->write_alloc != GCR_WALLOC_NONE) {
             write_allocate(c, line_addr, b, mask, out);
         }
         return;
@@ -459,7 +500,7 @@ static void write_access(struct gcr_cache *c, uint32_t idx, uint64_t line_addr, 
             l->dirty |= mask;
             l->used |= mask;
             touch(c, idx);
-        } else if (c->geo.write_alloc != GCR_WALLOC_NONE) {
+        } else if (c->write_alloc != GCR_WALLOC_NONE) {
             write_allocate(c, line_addr, b, mask, out);
         } else {
             out->forward_mask = mask; /* write-around */
@@ -502,7 +543,7 @@ void gcr_cache_fill(struct gcr_cache *c, uint64_t line_addr, uint32_t sector_mas
     line_addr &= c->line_mask;
     sector_mask &= c->full_mask;
     /* A non-sectored cache holds whole lines only; just the given sectors are dirty. */
-    uint32_t install = c->geo.sectored ? sector_mask : c->full_mask;
+    uint32_t install = c->sectored ? sector_mask : c->full_mask;
     *out = (struct gcr_access){0};
 
     uint32_t b = bucket_of(c, line_addr);
@@ -539,7 +580,7 @@ void gcr_cache_for_each_line(const struct gcr_cache *c,
                              void (*fn)(void *ctx, const struct gcr_line_state *line), void *ctx)
 {
     for (uint32_t s = 0; s < c->geo.sets; s++) {
-        if (!c->valid_count[s])
+        if (!c->set[s].valid_count)
             continue;
         const uint64_t *bits = &c->valid_bits[(size_t)s * c->words];
         for (uint32_t w = 0; w < c->words; w++) {

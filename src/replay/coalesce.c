@@ -28,12 +28,6 @@ static void mark_bytes(struct line_bytes *m, uint32_t lo, uint32_t hi) /* inclus
     m->w[wh] |= bit_range(0, hi & 63);
 }
 
-static inline uint32_t sector_range(uint32_t lo, uint32_t hi, unsigned sector_shift)
-{
-    uint32_t s0 = lo >> sector_shift, s1 = hi >> sector_shift;
-    return (s1 - s0 == 31 ? ~0u : ((1u << (s1 - s0 + 1)) - 1)) << s0;
-}
-
 /* Whether bytes lo..hi (inclusive) of a line are already marked. */
 static bool overlaps(const struct line_bytes *m, uint32_t lo, uint32_t hi)
 {
@@ -81,7 +75,7 @@ static uint32_t coalesce(const struct gcr_warp_insn *insn, uint32_t line_bytes,
                 last = i;
             }
             mark_bytes(&masks[i], lo, hi);
-            out[i].sector_mask |= sector_range(lo, hi, sector_shift);
+            out[i].sector_mask |= gcr_coalesce_sector_range(lo, hi, sector_shift);
             if (end - line <= off_mask)
                 break;
         }
@@ -118,9 +112,9 @@ uint32_t gcr_coalesce_atomic(const struct gcr_warp_insn *insn, uint32_t line_byt
     return coalesce(insn, line_bytes, sector_bytes, out, true);
 }
 
-uint32_t gcr_coalesce_strided(uint32_t active_mask, uint64_t base, int64_t stride,
-                              uint16_t width, uint32_t line_bytes, uint32_t sector_bytes,
-                              struct gcr_line_req *out)
+uint32_t gcr_coalesce_strided_lines(uint32_t active_mask, uint64_t base, int64_t stride,
+                                    uint16_t width, uint32_t line_bytes, uint32_t sector_bytes,
+                                    struct gcr_line_req *out)
 {
     if (!active_mask)
         return 0;
@@ -141,7 +135,7 @@ uint32_t gcr_coalesce_strided(uint32_t active_mask, uint64_t base, int64_t strid
         uint32_t first = (uint32_t)(lo & off_mask), last = (uint32_t)(hi & off_mask);
         out[0].line_addr = lo & ~off_mask;
         out[0].bytes = last - first + 1;
-        out[0].sector_mask = sector_range(first, last, sector_shift);
+        out[0].sector_mask = gcr_coalesce_sector_range(first, last, sector_shift);
         return 1;
     }
     uint32_t n = 0;
@@ -150,7 +144,7 @@ uint32_t gcr_coalesce_strided(uint32_t active_mask, uint64_t base, int64_t strid
         uint32_t last = hi - line > off_mask ? (uint32_t)off_mask : (uint32_t)(hi - line);
         out[n].line_addr = line;
         out[n].bytes = last - first + 1;
-        out[n].sector_mask = sector_range(first, last, sector_shift);
+        out[n].sector_mask = gcr_coalesce_sector_range(first, last, sector_shift);
         n++;
         if (hi - line <= off_mask)
             break;

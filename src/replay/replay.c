@@ -26,6 +26,7 @@ struct cta;
 struct warp {
     struct gcr_warpq q;
     struct cta *cta;
+    uint32_t cta_id;      /* cta->id, kept here: every issue reads the warp, not the CTA */
     uint32_t id;          /* warp index inside the CTA */
     uint32_t nonmem_left; /* non-memory instructions still to issue before q's next item */
     uint64_t stall_until; /* GTO: SM issue slot at which the warp is ready again */
@@ -317,6 +318,7 @@ static struct cta *cta_get(struct gcr_replay *rp, uint32_t id, uint32_t nwarps)
     for (uint32_t w = 0; w < nwarps; w++) {
         gcr_warpq_reset(&c->warps[w].q);
         c->warps[w].cta = c;
+        c->warps[w].cta_id = id;
         c->warps[w].id = w;
         c->warps[w].nonmem_left = 0;
         c->warps[w].stall_until = 0;
@@ -534,7 +536,7 @@ static inline __attribute__((always_inline)) void execute(struct gcr_replay *rp,
 {
     const struct gcr_config *cfg = rp->cfg;
     struct gcr_warp_insn *in = &rp->insn;
-    in->cta = w->cta->id;
+    in->cta = w->cta_id;
     in->warp = w->id;
     rp->kernel_counts.mem[in->space][in->op]++;
 
@@ -632,17 +634,35 @@ static struct warp *pick_warp(struct gcr_replay *rp, struct sm *sm, uint32_t *in
     return sm->active[best];
 }
 
-/* A hint only: under GTO the guess is the current warp. */
-static void prefetch_next(const struct sm *sm, bool lrr)
+/* The warp SM sm will probably issue next (NULL if it has none). A guess for
+ * prefetching only: under GTO it is the current warp. */
+static const struct warp *guess_next(const struct sm *sm, bool lrr)
 {
     if (!sm->nactive)
-        return;
+        return NULL;
     const struct warp *w = sm->current;
     if (lrr || !w) {
         uint32_t next = (uint32_t)(sm->last + 1);
         w = sm->active[next < sm->nactive ? next : 0];
     }
-    __builtin_prefetch(w->q.buf + w->q.pos);
+    return w;
+}
+
+/* Thousands of resident warps: neither the warp record nor the queue head of
+ * the warp an SM issues next is likely to be in the CPU cache, and reading the
+ * record to find the head would stall. So fetch in two stages: the record
+ * PREFETCH_FAR SMs ahead, the head (its address then cheap to read)
+ * PREFETCH_NEAR SMs ahead. */
+enum { PREFETCH_NEAR = 2, PREFETCH_FAR = 4 };
+
+static void prefetch_ahead(const struct gcr_replay *rp, uint32_t s, bool lrr)
+{
+    uint32_t S = rp->cfg->num_sms;
+    const struct warp *w;
+    if (s + PREFETCH_FAR < S && (w = guess_next(&rp->sms[s + PREFETCH_FAR], lrr)))
+        __builtin_prefetch(w);
+    if (s + PREFETCH_NEAR < S && (w = guess_next(&rp->sms[s + PREFETCH_NEAR], lrr)))
+        __builtin_prefetch(w->q.buf + w->q.pos);
 }
 
 static void warp_done(struct gcr_replay *rp, struct sm *sm, uint32_t index)
@@ -1212,10 +1232,7 @@ static int replay_kernel(struct gcr_replay *rp, struct gcr_reader *r,
     while (ks.resident) {
         for (uint32_t s = 0; s < cfg->num_sms; s++)
             if (rp->sms[s].nactive) {
-                /* Thousands of resident warps: the queue head of the warp an SM
-                 * issues next is rarely in the CPU cache, so fetch it one SM ahead. */
-                if (s + 1 < cfg->num_sms)
-                    prefetch_next(&rp->sms[s + 1], cfg->warp_policy == GCR_WARP_LRR);
+                prefetch_ahead(rp, s, cfg->warp_policy == GCR_WARP_LRR);
                 sm_issue(rp, s);
             }
         rp->bus.step++;

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "gcreplay/record.h"
 
@@ -17,8 +18,9 @@ struct gcr_warpq {
 
 enum gcr_warpq_item { GCR_WQ_INSN, GCR_WQ_NONMEM };
 
-int gcr_warpq_push_insn(struct gcr_warpq *q, const struct gcr_warp_insn *in);
-int gcr_warpq_push_nonmem(struct gcr_warpq *q, uint32_t count);
+/* gcr_warpq_push_insn(q, in) and gcr_warpq_push_nonmem(q, count) append an item
+ * (0, or -1 when out of memory); gcr_warpq_pop (below) takes the oldest. All
+ * three are inline at the end of this file. */
 
 static inline bool gcr_warpq_empty(const struct gcr_warpq *q) { return q->pos >= q->len; }
 
@@ -33,13 +35,113 @@ struct gcr_lane_shape {
  * addresses per *shape) or a non-memory count (into *count). Strided
  * instructions leave addr[] unfilled, because the coalescer handles them
  * without it; gcr_lane_shape_expand() fills it when needed. */
-enum gcr_warpq_item gcr_warpq_pop(struct gcr_warpq *q, struct gcr_warp_insn *in,
-                                  uint32_t *count, struct gcr_lane_shape *shape);
+static inline enum gcr_warpq_item gcr_warpq_pop(struct gcr_warpq *q, struct gcr_warp_insn *in,
+                                                uint32_t *count, struct gcr_lane_shape *shape);
 
 /* Fills in->addr[] from a strided shape (no-op for explicit lists). */
 void gcr_lane_shape_expand(const struct gcr_lane_shape *shape, struct gcr_warp_insn *in);
 
 static inline void gcr_warpq_reset(struct gcr_warpq *q) { q->len = q->pos = 0; }
 void gcr_warpq_free(struct gcr_warpq *q);
+
+/* ---- The hot functions, inline: the replay pushes every record of a trace
+ * and pops every one again. */
+
+enum { GCR_WQ_TAG_STRIDE = 0, GCR_WQ_TAG_LIST = 1, GCR_WQ_TAG_NONMEM = 2 };
+
+/* Fixed part of a packed instruction: tag, op, space, cache_op, width, mask, pc. */
+#define GCR_WQ_INSN_FIXED (1 + 3 + 2 + 4 + 8)
+
+/* Makes room for extra more bytes (warpq.c); 0, or -1 when out of memory. */
+int gcr_warpq_grow(struct gcr_warpq *q, size_t extra);
+
+static inline int gcr_warpq_reserve(struct gcr_warpq *q, size_t extra)
+{
+    if (__builtin_expect(q->len + extra <= q->cap, 1))
+        return 0;
+    return gcr_warpq_grow(q, extra);
+}
+
+/* Appends an instruction; 0, or -1 when out of memory. */
+static inline int gcr_warpq_push_insn(struct gcr_warpq *q, const struct gcr_warp_insn *in)
+{
+    uint64_t base;
+    int64_t stride;
+    bool strided;
+    if (in->strided && in->active_mask) { /* the reader already knows */
+        base = in->addr[__builtin_ctz(in->active_mask)];
+        stride = in->stride;
+        strided = true;
+    } else {
+        strided = gcr_insn_stride(in, &base, &stride);
+    }
+    size_t n = (size_t)__builtin_popcount(in->active_mask);
+    if (gcr_warpq_reserve(q, GCR_WQ_INSN_FIXED + (strided ? 16 : 8 * n)) != 0)
+        return -1;
+    uint8_t *p = q->buf + q->len;
+    p[0] = strided ? GCR_WQ_TAG_STRIDE : GCR_WQ_TAG_LIST;
+    p[1] = in->op;
+    p[2] = in->space;
+    p[3] = in->cache_op;
+    memcpy(p + 4, &in->width, 2);
+    memcpy(p + 6, &in->active_mask, 4);
+    memcpy(p + 10, &in->pc, 8);
+    p += GCR_WQ_INSN_FIXED;
+    if (strided) {
+        memcpy(p, &base, 8);
+        memcpy(p + 8, &stride, 8);
+        p += 16;
+    } else {
+        for (uint32_t m = in->active_mask; m; m &= m - 1) {
+            memcpy(p, &in->addr[__builtin_ctz(m)], 8);
+            p += 8;
+        }
+    }
+    q->len = (size_t)(p - q->buf);
+    return 0;
+}
+
+/* Appends a run of count non-memory instructions; 0, or -1 when out of memory. */
+static inline int gcr_warpq_push_nonmem(struct gcr_warpq *q, uint32_t count)
+{
+    if (gcr_warpq_reserve(q, 5) != 0)
+        return -1;
+    q->buf[q->len] = GCR_WQ_TAG_NONMEM;
+    memcpy(q->buf + q->len + 1, &count, 4);
+    q->len += 5;
+    return 0;
+}
+
+static inline enum gcr_warpq_item gcr_warpq_pop(struct gcr_warpq *q, struct gcr_warp_insn *in,
+                                                uint32_t *count, struct gcr_lane_shape *shape)
+{
+    const uint8_t *p = q->buf + q->pos;
+    /* The warp issues again only after the SM's other warps: fetch its next
+     * cache line now so it has arrived by then. */
+    __builtin_prefetch(p + 64);
+    if (p[0] == GCR_WQ_TAG_NONMEM) {
+        memcpy(count, p + 1, 4);
+        q->pos += 5;
+        return GCR_WQ_NONMEM;
+    }
+    in->op = p[1];
+    in->space = p[2];
+    in->cache_op = p[3];
+    memcpy(&in->width, p + 4, 2);
+    memcpy(&in->active_mask, p + 6, 4);
+    memcpy(&in->pc, p + 10, 8);
+    shape->strided = p[0] == GCR_WQ_TAG_STRIDE;
+    p += GCR_WQ_INSN_FIXED;
+    if (shape->strided) {
+        memcpy(&shape->base, p, 8);
+        memcpy(&shape->stride, p + 8, 8);
+        p += 16;
+    } else {
+        for (uint32_t m = in->active_mask; m; m &= m - 1, p += 8)
+            memcpy(&in->addr[__builtin_ctz(m)], p, 8);
+    }
+    q->pos = (size_t)(p - q->buf);
+    return GCR_WQ_INSN;
+}
 
 #endif

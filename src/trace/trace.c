@@ -10,6 +10,10 @@
 #include <sys/stat.h>
 
 struct gcr_reader {
+    /* fmt->reader_next and fmt->sets_stride_hint, copied here because every
+     * record passes through gcr_reader_next (one load fewer per record). */
+    int (*next)(void *state, struct gcr_record *rec, struct gcr_err *err);
+    bool sets_stride_hint;
     const struct gcr_trace_format *fmt;
     void *state;
     char *path;
@@ -91,6 +95,8 @@ int gcr_reader_open(struct gcr_reader **out, const char *path, const char *forma
         return gcr_fail(err, GCR_E_NOMEM, "%s: out of memory", path);
     }
     r->fmt = fmt;
+    r->next = fmt->reader_next;
+    r->sets_stride_hint = fmt->sets_stride_hint;
     r->total_bytes = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
     if (fmt->reader_open(&r->state, path, err) != 0) {
         free(r->path);
@@ -103,8 +109,10 @@ int gcr_reader_open(struct gcr_reader **out, const char *path, const char *forma
 
 int gcr_reader_next(struct gcr_reader *r, struct gcr_record *rec, struct gcr_err *err)
 {
-    int rc = r->fmt->reader_next(r->state, rec, err);
-    if (rc == 1 && rec->kind == GCR_REC_WARP_INSN && !r->fmt->sets_stride_hint)
+    if (r->sets_stride_hint) /* the common case: a tail call, no frame of its own */
+        return r->next(r->state, rec, err);
+    int rc = r->next(r->state, rec, err);
+    if (rc == 1 && rec->kind == GCR_REC_WARP_INSN)
         rec->u.insn.strided = false;
     return rc;
 }

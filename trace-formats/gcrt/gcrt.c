@@ -831,7 +831,22 @@ static inline int decode_record(struct gcrt_reader *r, struct gcr_record *rec,
     unsigned type = *p++;
     if (type == GCR_REC_WARP_INSN) {
         rec->kind = GCR_REC_WARP_INSN;
+        const struct gcr_warp_insn *in = &rec->u.insn;
         p = decode_insn(p, &rec->u.insn, r->lazy_addresses, &why);
+        /* gcr_stream_rules_same_run_ok() for a decoded instruction, minus the
+         * checks its encoding makes redundant: op has 2 bits, cache_op 1, and
+         * width is a byte plus one. */
+        _Static_assert(GCR_OP_COUNT == 4 && GCR_CACHEOP_COUNT == 2 && GCR_MAX_WIDTH == 256,
+                       "the fast path below relies on the field widths of decode_insn");
+        if (__builtin_expect(p && p <= r->end && r->rules.in_cta_run &&
+                                 in->cta == r->rules.run_cta &&
+                                 in->warp < r->rules.warps_per_cta &&
+                                 in->space < GCR_SPACE_COUNT, 1)) {
+            r->pos = p;
+            r->left--;
+            return 1;
+        }
+        return finish_record(r, rec, p, why, err);
     } else if (type == GCR_REC_NONMEM) {
         rec->kind = GCR_REC_NONMEM;
         if ((p = get_varint32(p, &rec->u.nonmem.cta, &why)) &&

@@ -54,6 +54,16 @@ int main(void)
     CHECK_EQ_U(gcr_config_slice_of(&cfg, 5 * 256), 0);
     CHECK_EQ_U(gcr_config_slice_of(&cfg, 0x3f * 256), 3); /* 11 ^ 11 ^ 11 = 11 */
     gcr_config_free(&cfg);
+    /* The fold reaches the top of the address: 64 slices (6-bit groups), 256-B
+     * granules. Address bit 63 is granule bit 55 = bit 1 of group 9. */
+    CHECK(gcr_config_parse(&cfg, "{\"l2\": {\"slices\": 64, \"slice_hash\": \"xor\"}}", "c",
+                           &err) == 0);
+    CHECK_EQ_U(gcr_config_slice_of(&cfg, UINT64_C(1) << 63), 2);
+    /* Granule bits 55, 6, 2 and 0: groups 9 = 2, 1 = 1, 0 = 5; 2 ^ 1 ^ 5 = 6. */
+    CHECK_EQ_U(gcr_config_slice_of(&cfg, ((UINT64_C(1) << 55) | 0x40 | 5) << 8), 6);
+    /* Granule of 56 one bits: nine full groups of 0x3f (odd: 0x3f) and 0b11: 0x3c. */
+    CHECK_EQ_U(gcr_config_slice_of(&cfg, UINT64_MAX), 0x3c);
+    gcr_config_free(&cfg);
 
     expect_error("{\"gpu\": {\"sms\": 80,}}", "cfg.json:1:");
     expect_error("{\"gpu\": {\"sms\": 8}, \"gpu\": {}}", "duplicate");
