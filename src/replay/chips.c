@@ -388,8 +388,10 @@ void gcr_chips_request(struct gcr_chips *x, uint32_t sm, uint32_t port, uint64_t
                        uint32_t sectors, enum gcr_chips_kind kind, uint32_t write_bytes,
                        const struct gcr_warp_insn *insn)
 {
-    /* Write-backs have no SM: their port is the SM of a private L1. */
-    uint32_t c = gcr_chip_of_sm(sm != UINT32_MAX ? sm : port, x->cfg->num_sms, x->n);
+    /* Write-backs have no SM: they come from the chip of their memory port
+     * (an L1 instance: the SM itself for private L1s, a DC-L1 node). */
+    uint32_t c = sm != UINT32_MAX ? gcr_chip_of_sm(sm, x->cfg->num_sms, x->n)
+                                  : (uint32_t)((uint64_t)port * x->n / x->m->num_ports);
     uint64_t used = x->pages.used;
     if (x->cfg->granularity == GCR_GRAN_LINE) {
         one_request(x, c, sm, port, line, sectors, kind, write_bytes, insn);

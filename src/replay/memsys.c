@@ -10,7 +10,8 @@ static inline uint32_t popcount32(uint32_t x) { return gcr_bits_popcount32(x); }
 int gcr_memsys_init(struct gcr_memsys *m, const struct gcr_config *cfg, struct gcr_bus *bus,
                     struct gcr_err *err)
 {
-    *m = (struct gcr_memsys){.cfg = cfg, .nslices = cfg->l2_slices, .bus = bus};
+    *m = (struct gcr_memsys){.cfg = cfg, .nslices = cfg->l2_slices, .bus = bus,
+                             .num_ports = cfg->num_sms};
     m->slices = calloc(cfg->l2_slices, sizeof *m->slices);
     if (!m->slices)
         return gcr_fail(err, GCR_E_NOMEM, "out of memory for %u L2 slices", cfg->l2_slices);

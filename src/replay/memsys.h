@@ -26,6 +26,11 @@ struct gcr_memsys {
     uint32_t nslices;
     struct gcr_bus *bus;
     struct gcr_traffic traffic;
+    /* Memory ports of the L1 organisation (its L1 instances; num_sms until the
+     * organisation is created). With several chips, port p sits on chip
+     * p * chips / num_ports, the way SMs are split: it places write-backs,
+     * which have no requesting SM. */
+    uint32_t num_ports;
 };
 
 int gcr_memsys_init(struct gcr_memsys *m, const struct gcr_config *cfg, struct gcr_bus *bus,

@@ -191,6 +191,7 @@ int gcr_replay_create(struct gcr_replay **out, const struct gcr_config *cfg, str
         return -1;
     }
     rp->info.num_l1s = org->num_instances(rp->org_self);
+    rp->mem.num_ports = rp->info.num_l1s;
 
     /* Timing mode: the model observes the bus first, before any analysis. */
     if (cfg->timing.enabled) {

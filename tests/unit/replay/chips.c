@@ -370,9 +370,45 @@ static void link_events(void)
     gcr_config_free(&cfg);
 }
 
+/* A write-back has no requesting SM: it leaves from its memory port, and
+ * ports are split over the chips like SMs, whatever their number (DC-L1 has
+ * fewer nodes than SMs). */
+static void writeback_ports(void)
+{
+    static const struct gcr_analysis_ops observer = {
+        .name = "test", .subscribe = GCR_EV_TRANSFER, .on_event = on_transfer};
+    struct gcr_err err = {0};
+    struct gcr_config cfg;
+    CHECK(gcr_config_parse(&cfg, "{\"gpu\": {\"sms\": 8}, \"l2\": {\"slices\": 8},"
+                                 " \"chips\": {\"count\": 4}}", "t", &err) == 0);
+    struct hops h = {0};
+    struct gcr_bus_sub sub = {&observer, &h};
+    struct gcr_bus bus = {.mask = observer.subscribe, .subs = &sub, .nsubs = 1};
+    struct gcr_memsys mem;
+    CHECK(gcr_memsys_init(&mem, &cfg, &bus, &err) == 0);
+    CHECK_EQ_U(mem.num_ports, 8); /* SMs until an organisation says otherwise */
+    const uint64_t L = 0x80000;
+    gcr_memsys_read(&mem, 0, 0, L, 0xf, false, NULL); /* SM 0 (chip 0) homes the page */
+    h.n = 0;
+    gcr_memsys_writeback(&mem, 7, L, 0x1); /* port 7 of 8: chip 3, one hop to chip 0 */
+    CHECK_EQ_U(h.n, 1);
+    CHECK(h.from[0] == 3 && h.to[0] == 0 && h.down[0] && h.bytes[0] == 32);
+    mem.num_ports = 2; /* two DC-L1 nodes: node 1 sits on chip 2 */
+    h.n = 0;
+    gcr_memsys_writeback(&mem, 1, L, 0x1);
+    CHECK_EQ_U(h.n, 2); /* 2 -> 0: two hops, clockwise 2 -> 3 -> 0 */
+    CHECK(h.from[0] == 2 && h.to[0] == 3 && h.from[1] == 3 && h.to[1] == 0);
+    h.n = 0;
+    gcr_memsys_writeback(&mem, 0, L, 0x1); /* node 0: chip 0, local */
+    CHECK_EQ_U(h.n, 0);
+    gcr_memsys_fini(&mem);
+    gcr_config_free(&cfg);
+}
+
 int main(void)
 {
     link_events();
+    writeback_ports();
     eab_worked_example();
     crd_bits();
     first_touch_pages();
