@@ -685,6 +685,27 @@ static void warp_done(struct gcr_replay *rp, struct sm *sm, uint32_t index)
     }
 }
 
+/* Takes a warp's next instruction, counting it: true when it is a memory
+ * instruction (now in rp->insn, its lane shape in *shape), false when it is a
+ * non-memory one. Shared by the functional and the timing issue paths. */
+static inline bool next_insn(struct gcr_replay *rp, struct warp *w,
+                             struct gcr_lane_shape *shape)
+{
+    rp->kernel_counts.warp_insns++;
+    if (w->nonmem_left) {
+        w->nonmem_left--;
+        rp->kernel_counts.nonmem++;
+        return false;
+    }
+    uint32_t count;
+    if (gcr_warpq_pop(&w->q, &rp->insn, &count, shape) == GCR_WQ_NONMEM) {
+        w->nonmem_left = count - 1;
+        rp->kernel_counts.nonmem++;
+        return false;
+    }
+    return true;
+}
+
 static void sm_issue(struct gcr_replay *rp, uint32_t s)
 {
     struct sm *sm = &rp->sms[s];
@@ -693,20 +714,9 @@ static void sm_issue(struct gcr_replay *rp, uint32_t s)
     sm->last = (int32_t)index;
     sm->current = w;
     sm->issued++;
-    rp->kernel_counts.warp_insns++;
-    if (w->nonmem_left) {
-        w->nonmem_left--;
-        rp->kernel_counts.nonmem++;
-    } else {
-        uint32_t count;
-        struct gcr_lane_shape shape;
-        if (gcr_warpq_pop(&w->q, &rp->insn, &count, &shape) == GCR_WQ_NONMEM) {
-            w->nonmem_left = count - 1;
-            rp->kernel_counts.nonmem++;
-        } else {
-            execute(rp, sm, s, w, &shape);
-        }
-    }
+    struct gcr_lane_shape shape;
+    if (next_insn(rp, w, &shape))
+        execute(rp, sm, s, w, &shape);
     if (!w->nonmem_left && gcr_warpq_empty(&w->q))
         warp_done(rp, sm, index);
 }
@@ -933,29 +943,19 @@ static void sm_step_timed(struct gcr_replay *rp, uint32_t s)
     }
     for (uint32_t k = 0; k < got; k++) {
         struct warp *w = picked[k];
-        rp->kernel_counts.warp_insns++;
         w->ready_at = now + tc->alu_latency;
         w->mem_wait = false;
-        if (w->nonmem_left) {
-            w->nonmem_left--;
-            rp->kernel_counts.nonmem++;
-        } else {
-            uint32_t count;
-            struct gcr_lane_shape shape;
-            if (gcr_warpq_pop(&w->q, &rp->insn, &count, &shape) == GCR_WQ_NONMEM) {
-                w->nonmem_left = count - 1;
-                rp->kernel_counts.nonmem++;
-            } else {
-                gcr_timing_insn_begin(rp->timing, s, now, rp->insn.op, rp->insn.space,
-                                      gcr_bits_popcount32(rp->insn.active_mask) *
-                                          (uint32_t)rp->insn.width);
-                execute(rp, sm, s, w, &shape);
-                w->ready_at = gcr_timing_insn_end(rp->timing);
-                if (rp->cfg->warp_policy == GCR_WARP_VWS) {
-                    vws_count(rp, w, now);
-                    if (w->mem_wait && rp->vws_spare)
-                        next = now + 1;
-                }
+        struct gcr_lane_shape shape;
+        if (next_insn(rp, w, &shape)) {
+            gcr_timing_insn_begin(rp->timing, s, now, rp->insn.op, rp->insn.space,
+                                  gcr_bits_popcount32(rp->insn.active_mask) *
+                                      (uint32_t)rp->insn.width);
+            execute(rp, sm, s, w, &shape);
+            w->ready_at = gcr_timing_insn_end(rp->timing);
+            if (rp->cfg->warp_policy == GCR_WARP_VWS) {
+                vws_count(rp, w, now);
+                if (w->mem_wait && rp->vws_spare)
+                    next = now + 1;
             }
         }
         if (!w->nonmem_left && gcr_warpq_empty(&w->q)) {
