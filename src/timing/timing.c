@@ -192,6 +192,7 @@ struct gcr_timing {
     enum gcr_space space;
     double completion;   /* latest data return the warp waits for */
     double req_t;        /* where the current request stands before the L2 network */
+    double req_leave;    /* when it left its L1 (or issued, when it bypasses the L1) */
     double chain_t;      /* where the current L2 request/reply chain stands */
     bool chain_dram;
     bool at_l2;          /* the current request has reached an L2 slice (chain_t goes on) */
@@ -437,6 +438,7 @@ static void on_l1_access(struct gcr_timing *t, const struct gcr_event *ev)
     }
     double done = start + t->tc->l1_latency;
     t->req_t = done;
+    t->req_leave = done;
     t->chain_t = done; /* a new request: nothing of the previous one carries over */
     t->at_l2 = false;
     if (ev->is_write)
@@ -483,6 +485,10 @@ static void on_transfer(struct gcr_timing *t, const struct gcr_event *ev)
             t->chain_t = x + tc->l2_latency;
             t->chain_dram = false;
             t->at_l2 = true;
+            /* Link hops to a remote home moved req_t; the instruction's next
+             * request (L1-bypassing ones have no L1 access to reset it)
+             * leaves from where this one did, not after its hops. */
+            t->req_t = t->req_leave;
         } else {
             double x = serve(&t->cls[RC_L2].r[ev->from], t->chain_t, ev->bytes);
             x = serve(&t->cls[RC_SLICE_OUT].r[ev->from], x, msg);
@@ -574,6 +580,7 @@ void gcr_timing_insn_begin(struct gcr_timing *t, uint32_t sm, double now, enum g
     t->space = space;
     t->completion = now + 1;
     t->req_t = now; /* requests that skip the L1 leave at issue */
+    t->req_leave = now;
     t->chain_t = now;
     t->core_l1_start = false;
     t->at_l2 = false;

@@ -433,8 +433,43 @@ static void chip_links(void)
     unlink(t.path);
 }
 
+/* The same two chips, memory-side, L1s bypassed (sector requests): SM 0
+ * loads A's 128 B (homed on chip 0; a DRAM miss: 87 cycles, one_load without
+ * the L1 lookup), SM 1 one instruction of two lanes, 32-B sectors of A and A +
+ * 128. Each of its requests leaves at issue and crosses the ring first: A hits
+ * at 0 + 5 (link) + 5 (NoC) + 20 (L2) = 30, reply 2.5 + 5 on the link, 3 x
+ * 0.25, 5: 43.25. A + 128 leaves at 0 too (not after A's hop: that would end
+ * 5 cycles later), reaches the slice at 10, misses at 30, DRAM 1 + 50 (81),
+ * link 2.5 + 5 (88.5), 0.75, NoC 5: 94.25, the kernel's end (95). */
+static void chip_links_bypass(void)
+{
+    struct tb t;
+    tb_open(&t, "chip-links-bypass");
+    tb_kernel(&t, 1, 2, 32, 0, 0);
+    tb_load(&t, 0, 0, A);
+    tb_access(&t, 1, 0, GCR_OP_LOAD, GCR_SPACE_GLOBAL, 4, 0x3, A, 128);
+    tb_end(&t, 1);
+    tb_close(&t);
+    const char *cfg =
+        "{\"gpu\": {\"sms\": 2, \"max_ctas_per_sm\": 8},"
+        " \"l1d\": {\"sets\": 4, \"ways\": 64, \"bypass_global\": true},"
+        " \"l2\": {\"slices\": 2, \"sets\": 64, \"ways\": 8},"
+        " \"chips\": {\"count\": 2, \"shadow\": false, \"eab\": {\"inter_gbs\": 12.8}},"
+        " \"timing\": {\"enabled\": true, \"issue_per_cycle\": 1,"
+        "  \"latency\": {\"alu\": 1, \"l1\": 10, \"noc\": 5, \"l2\": 20, \"dram\": 50},"
+        "  \"bandwidth\": {\"noc_port_bytes\": 128, \"l2_slice_bytes\": 128,"
+        "   \"dram_channel_bytes\": 32, \"header_bytes\": 0}}}";
+    json_t *r = must_replay(cfg, t.path);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 95);
+    CHECK_REAL(r, "kernels.0.timing.memory_latency.l2_hit.mean_cycles", 43.25);
+    CHECK_REAL(r, "kernels.0.timing.memory_latency.dram.mean_cycles", (87 + 94.25) / 2.0);
+    json_decref(r);
+    unlink(t.path);
+}
+
 int main(void)
 {
+    chip_links_bypass();
     chip_links();
     vws_estimator();
     vws_throttles();
