@@ -1,5 +1,6 @@
 /* gcreplay sac: SAC's LLC-organisation model on multi-chip replays. */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -8,7 +9,7 @@
 #include "report/report.h"
 
 static const char usage[] =
-    "usage: gcreplay sac --config FILE [--json OUT.json] [--format NAME] TRACE...\n"
+    "usage: gcreplay sac --config FILE [--json OUT.json] [--format NAME] [--timing] TRACE...\n"
     "\n"
     "Replays each trace on its own through a multi-chip GPU (the config's \"chips\"\n"
     "section, count >= 2), feeding the memory-side and the SM-side LLC the same L1\n"
@@ -16,10 +17,14 @@ static const char usage[] =
     "Bandwidth model (R_local, LLC hit rates, slice uniformity), both EABs and the\n"
     "organisation it picks, over the profiling window (SM-side hit rate from the Chip\n"
     "Request Directory) and over the whole kernel (from the replayed SM-side LLC).\n"
+    "With --timing (or the config's timing.enabled) each trace is also replayed by the\n"
+    "timing backend once with each LLC organisation alone, and every kernel gets the\n"
+    "organisation it runs faster with (runtime_winner), to check the model's choice.\n"
     "\n"
     "  -c, --config FILE   JSON configuration with chips.count >= 2\n"
     "  -j, --json OUT      also write {\"runs\": [report per trace]} to OUT\n"
     "  -f, --format NAME   trace format (default: detected from the content)\n"
+    "  -t, --timing        also time both organisations (see examples/sac/README.md)\n"
     "  -h, --help          this text\n";
 
 /* One trace, replayed alone: its full report, or NULL and err. */
@@ -40,20 +45,50 @@ static json_t *replay_one(const struct gcr_config *cfg, const char *path, const 
     return report;
 }
 
+/* One trace's report; with timing, the trace is replayed twice more, in
+ * timing mode with each organisation as the only LLC, and the functional
+ * report gets each kernel's runtime winner. The functional replay stays the
+ * source of the model's inputs: timing changes the order of accesses, and a
+ * timed replay can only time the organisation that is its L2. */
+static json_t *sac_one(const struct gcr_config *functional,
+                       const struct gcr_config timed[GCR_LLC_ORG_COUNT], bool timing,
+                       const char *path, const char *format, struct gcr_err *err)
+{
+    json_t *report = replay_one(functional, path, format, err);
+    if (!report || !timing)
+        return report;
+    json_t *t[GCR_LLC_ORG_COUNT] = {NULL};
+    int rc = 0;
+    for (int o = 0; o < GCR_LLC_ORG_COUNT && rc == 0; o++)
+        if (!(t[o] = replay_one(&timed[o], path, format, err)))
+            rc = -1;
+    if (rc == 0)
+        rc = gcr_report_sac_runtime(report, t[GCR_LLC_MEMORY_SIDE], t[GCR_LLC_SM_SIDE], err);
+    for (int o = 0; o < GCR_LLC_ORG_COUNT; o++)
+        json_decref(t[o]);
+    if (rc != 0) {
+        json_decref(report);
+        return NULL;
+    }
+    return report;
+}
+
 int cmd_sac(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"config", required_argument, NULL, 'c'}, {"json", required_argument, NULL, 'j'},
-        {"format", required_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+        {"format", required_argument, NULL, 'f'}, {"timing", no_argument, NULL, 't'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
     const char *config_path = NULL, *json_path = NULL, *format = NULL;
+    bool timing = false;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "c:j:f:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "c:j:f:th", opts, NULL)) != -1) {
         switch (c) {
         case 'c': config_path = optarg; break;
         case 'j': json_path = optarg; break;
         case 'f': format = optarg; break;
+        case 't': timing = true; break;
         case 'h': fputs(usage, stdout); return CLI_OK;
         default: return cli_usage_error("sac", "bad option");
         }
@@ -74,10 +109,21 @@ int cmd_sac(int argc, char **argv)
         gcr_config_free(&cfg);
         return cli_error(&err);
     }
+    /* The configs of the three replays differ from the loaded one only in
+     * scalar fields, so they share its owned parts (freed once, with cfg). */
+    timing = timing || cfg.timing.enabled;
+    struct gcr_config functional = cfg, timed[GCR_LLC_ORG_COUNT];
+    functional.timing.enabled = false;
+    for (int o = 0; o < GCR_LLC_ORG_COUNT; o++) {
+        timed[o] = cfg;
+        timed[o].timing.enabled = true;
+        timed[o].chips.llc = (enum gcr_llc_org)o;
+        timed[o].chips.shadow = false;
+    }
     json_t *runs = json_array();
     int rc = CLI_OK;
     for (int i = optind; i < argc && rc == CLI_OK; i++) {
-        json_t *report = replay_one(&cfg, argv[i], format, &err);
+        json_t *report = sac_one(&functional, timed, timing, argv[i], format, &err);
         if (!report)
             rc = -1;
         else

@@ -282,6 +282,11 @@ static void org_request(struct gcr_chips *x, struct org *o, uint32_t c, uint32_t
     if (!o->replayed)
         return; /* routing counters only (the LSU needs no cache) */
     CTR(x, o, C_ACC, at)++;
+    /* Messages are published in the order they travel, so that a timing
+     * backend can chain them: a memory-side remote request crosses the ring
+     * before it reaches the home chip's slice. */
+    if (mem_side && c != h)
+        link_path(x, o, c, h, req_bytes, true, sm, insn);
     if (timed)
         transfer(x, GCR_NET_L2, port, slice, req_bytes, true, sm, insn);
 
@@ -296,9 +301,6 @@ static void org_request(struct gcr_chips *x, struct org *o, uint32_t c, uint32_t
             transfer(x, GCR_NET_L2, slice, port, reply_bytes, false, sm, insn);
         return;
     }
-    if (mem_side && c != h)
-        link_path(x, o, c, h, req_bytes, true, sm, insn);
-
     struct gcr_access a;
     gcr_cache_access(o->slices[slice], line, sectors, is_write, &a);
     if (a.outcome == GCR_HIT)

@@ -502,10 +502,12 @@ static void print_multichip(const json_t *report, FILE *out)
     multichip_rows(out, "total", json_object_get(total, "multichip"));
 }
 
+/* One scope's row; the timed cycles of both organisations (gcreplay sac
+ * --timing) go on the kernel row, as they are a whole kernel's. */
 static void sac_row(FILE *out, const char *id, const char *name, const char *scope,
-                    const json_t *s, const json_t *runtime)
+                    const json_t *s, const json_t *sac, bool cycles)
 {
-    char rl[16], hm[16], hs[16], hc[16], lm[16], ls[16], em[16], es[16];
+    char rl[16], hm[16], hs[16], hc[16], lm[16], ls[16], em[16], es[16], cm[24], cs[24];
     pct_of(rl, sizeof rl, json_object_get(s, "r_local"));
     pct_of(hm, sizeof hm, json_object_get(s, "memory_side_hit_rate"));
     pct_of(hs, sizeof hs, json_object_get(s, "replayed_sm_hit_rate"));
@@ -514,12 +516,22 @@ static void sac_row(FILE *out, const char *id, const char *name, const char *sco
     num_of(ls, sizeof ls, json_object_get(s, "lsu_sm_side"), "%.3f");
     num_of(em, sizeof em, json_object_get(json_object_get(s, "eab_memory_side"), "total"), "%.1f");
     num_of(es, sizeof es, json_object_get(json_object_get(s, "eab_sm_side"), "total"), "%.1f");
+    const json_t *rt = json_object_get(sac, "runtime");
+    const json_t *winner = json_object_get(sac, "runtime_winner");
+    snprintf(cm, sizeof cm, "%s", "-");
+    snprintf(cs, sizeof cs, "%s", "-");
+    if (cycles && rt) {
+        snprintf(cm, sizeof cm, "%lld",
+                 (long long)geti(json_object_get(rt, "memory_side"), "cycles", NULL));
+        snprintf(cs, sizeof cs, "%lld",
+                 (long long)geti(json_object_get(rt, "sm_side"), "cycles", NULL));
+    }
     const char *choice = json_string_value(json_object_get(s, "choice"));
     const char *src = json_string_value(json_object_get(s, "sm_hit_source"));
-    fprintf(out, "%6s  %-18.18s %-6s %9lld %7s %7s %7s %7s %7s %7s %9s %9s %-8s %-11s %s\n", id,
-            name, scope, (long long)geti(s, "requests", NULL), rl, hm, hs, hc, lm, ls, em, es,
+    fprintf(out, "%6s  %-18.18s %-6s %9lld %7s %7s %7s %7s %7s %7s %9s %9s %-8s %-11s %-11s %9s %9s\n",
+            id, name, scope, (long long)geti(s, "requests", NULL), rl, hm, hs, hc, lm, ls, em, es,
             src ? src : "-", choice ? choice : "-",
-            json_is_string(runtime) ? json_string_value(runtime) : "-");
+            json_is_string(winner) ? json_string_value(winner) : "-", cm, cs);
 }
 
 void gcr_report_print_sac(const json_t *report, FILE *out)
@@ -535,17 +547,16 @@ void gcr_report_print_sac(const json_t *report, FILE *out)
             (long long)geti(eab, "profile_requests", NULL));
     json_array_foreach(json_object_get(report, "traces"), i, t)
         fprintf(out, "trace: %s\n", json_string_value(json_object_get(t, "path")));
-    fprintf(out, "%6s  %-18s %-6s %9s %7s %7s %7s %7s %7s %7s %9s %9s %-8s %-11s %s\n", "kernel",
-            "name", "scope", "requests", "Rloc%", "hitM%", "hitS%", "crdS%", "LSU-M", "LSU-S",
-            "EAB-M", "EAB-S", "S-from", "choice", "runtime");
+    fprintf(out, "%6s  %-18s %-6s %9s %7s %7s %7s %7s %7s %7s %9s %9s %-8s %-11s %-11s %9s %9s\n",
+            "kernel", "name", "scope", "requests", "Rloc%", "hitM%", "hitS%", "crdS%", "LSU-M",
+            "LSU-S", "EAB-M", "EAB-S", "S-from", "choice", "runtime", "cycles-M", "cycles-S");
     const json_t *k;
     json_array_foreach(json_object_get(report, "kernels"), i, k) {
         char id[16];
         snprintf(id, sizeof id, "%lld", (long long)geti(k, "id", NULL));
         const json_t *sac = json_object_get(json_object_get(k, "multichip"), "sac");
         const char *name = json_string_value(json_object_get(k, "name"));
-        const json_t *rt = json_object_get(sac, "runtime_winner");
-        sac_row(out, id, name, "window", json_object_get(sac, "window"), rt);
-        sac_row(out, "", "", "kernel", json_object_get(sac, "kernel"), rt);
+        sac_row(out, id, name, "window", json_object_get(sac, "window"), sac, false);
+        sac_row(out, "", "", "kernel", json_object_get(sac, "kernel"), sac, true);
     }
 }

@@ -39,4 +39,18 @@ void gcr_report_print_table(const json_t *report, FILE *out);
  * both EABs and the choice, over the profiling window and the whole kernel. */
 void gcr_report_print_sac(const json_t *report, FILE *out);
 
+/* SAC's runtime check (gcreplay sac --timing; examples/sac/README.md). The
+ * organisation a period runs faster with: "sm_side" when it takes strictly
+ * fewer cycles, else "memory_side" (a tie keeps the baseline). */
+const char *gcr_sac_runtime_winner(uint64_t memory_side_cycles, uint64_t sm_side_cycles);
+
+/* Adds to every kernel's and the total's multichip.sac of a functional
+ * multi-chip report a "runtime" object (per organisation its timed cycles and
+ * limiting resource, sm_side_speedup = memory-side / SM-side cycles, winner)
+ * and sets runtime_winner, from timing reports of the same trace replayed
+ * with chips.llc = memory_side and = sm_side. Fails when the kernel counts or
+ * the timing sections do not match. */
+int gcr_report_sac_runtime(json_t *report, const json_t *timed_memory_side,
+                           const json_t *timed_sm_side, struct gcr_err *err);
+
 #endif

@@ -118,20 +118,17 @@ enum res_class {
     RC_DRAM,       /* a DRAM channel's data bus */
     RC_CORE_L1,    /* core -> L1 network: input port of an L1 instance (DC-L1 NoC#1...) */
     RC_CORE_L1_UP, /* L1 -> core network: input port of the requesting SM */
-    RC_CHIP_LINK,  /* inter-chip link, per sending chip */
+    RC_CHIP_LINK,  /* inter-chip links, per sending chip: requests and written data */
+    RC_CHIP_LINK_REPLY, /* inter-chip links, per sending chip: replies */
     RC_SHARED,     /* an SM's shared-memory banks */
     RC_L1_TAGS,    /* an L1 instance's tag port: one request per cycle ("bytes" = requests) */
     RC_COUNT
 };
 
 static const char *const class_names[RC_COUNT] = {
-    "noc_sm_inject", "noc_sm_eject", "noc_slice_in", "noc_slice_out",
-    "l2_slice",      "dram_channel", "core_l1_in",    "core_l1_out", "chip_link", "shared_memory",
-    "l1_tag_port"};
-
-/* Chips are not known to the engine yet: links are indexed by sending chip
- * modulo this many. */
-#define MAX_CHIPS 64
+    "noc_sm_inject",     "noc_sm_eject",    "noc_slice_in",  "noc_slice_out", "l2_slice",
+    "dram_channel",      "core_l1_in",      "core_l1_out",   "chip_link_request",
+    "chip_link_reply",   "shared_memory",   "l1_tag_port"};
 
 struct res_class_state {
     struct res *r;
@@ -195,8 +192,10 @@ struct gcr_timing {
     enum gcr_space space;
     double completion;   /* latest data return the warp waits for */
     double req_t;        /* where the current request stands before the L2 network */
+    double req_leave;    /* when it left its L1 (or issued, when it bypasses the L1) */
     double chain_t;      /* where the current L2 request/reply chain stands */
     bool chain_dram;
+    bool at_l2;          /* the current request has reached an L2 slice (chain_t goes on) */
     bool core_l1_start;  /* a core->L1 hop preceded the L1 access */
     bool mshr_open;      /* the current miss holds the heap's root MSHR */
     uint64_t miss_key;
@@ -249,6 +248,27 @@ static int class_init(struct gcr_timing *t, enum res_class c, uint32_t n, double
     return 0;
 }
 
+/* Inter-chip links, one resource per sending chip (all its outgoing links
+ * together) and direction of the protocol: requests (with written data) and
+ * replies are timed far apart, so, as the NoC's ports, they do not queue
+ * behind each other (src/timing/README.md). With several chips their bandwidth is the chips section's
+ * eab.inter_gbs, so the timing backend and SAC's model see the same B_inter:
+ * B GB/s is B bytes per nanosecond, i.e. B bytes per cycle of a 1000-MHz
+ * clock. A single-chip GPU publishes no link messages; the class keeps one
+ * idle instance at link_bytes so the report's classes stay the same. */
+static int chip_links_init(struct gcr_timing *t)
+{
+    const struct gcr_chips_config *cc = &t->cfg->chips;
+    for (int c = RC_CHIP_LINK; c <= RC_CHIP_LINK_REPLY; c++) {
+        int bad = cc->count > 1
+                      ? class_init(t, (enum res_class)c, cc->count, cc->bw.inter, 1000.0)
+                      : class_init(t, (enum res_class)c, 1, t->tc->link_bytes, t->tc->noc_mhz);
+        if (bad)
+            return -1;
+    }
+    return 0;
+}
+
 static int timing_create(void **self, const json_t *options, const struct gcr_sim_info *info,
                          struct gcr_err *err)
 {
@@ -278,7 +298,7 @@ static int timing_create(void **self, const json_t *options, const struct gcr_si
               class_init(t, RC_DRAM, channels, tc->dram_channel_bytes, tc->dram_mhz) ||
               class_init(t, RC_CORE_L1, ports, tc->link_bytes, tc->noc_mhz) ||
               class_init(t, RC_CORE_L1_UP, ports, tc->link_bytes, tc->noc_mhz) ||
-              class_init(t, RC_CHIP_LINK, MAX_CHIPS, tc->link_bytes, tc->noc_mhz) ||
+              chip_links_init(t) ||
               class_init(t, RC_SHARED, S, tc->shared_bytes, tc->core_mhz);
     t->sm = calloc(S, sizeof *t->sm);
     t->open_row = malloc((size_t)channels * tc->dram_banks * sizeof *t->open_row);
@@ -418,7 +438,9 @@ static void on_l1_access(struct gcr_timing *t, const struct gcr_event *ev)
     }
     double done = start + t->tc->l1_latency;
     t->req_t = done;
+    t->req_leave = done;
     t->chain_t = done; /* a new request: nothing of the previous one carries over */
+    t->at_l2 = false;
     if (ev->is_write)
         return;
     uint64_t key = pend_key(t, ev->line_addr, ev->sector_mask);
@@ -462,12 +484,18 @@ static void on_transfer(struct gcr_timing *t, const struct gcr_event *ev)
                 x = serve(&t->cls[RC_L2].r[ev->to], x, ev->bytes);
             t->chain_t = x + tc->l2_latency;
             t->chain_dram = false;
+            t->at_l2 = true;
+            /* Link hops to a remote home moved req_t; the instruction's next
+             * request (L1-bypassing ones have no L1 access to reset it)
+             * leaves from where this one did, not after its hops. */
+            t->req_t = t->req_leave;
         } else {
             double x = serve(&t->cls[RC_L2].r[ev->from], t->chain_t, ev->bytes);
             x = serve(&t->cls[RC_SLICE_OUT].r[ev->from], x, msg);
             struct res_class_state *out = &t->cls[RC_SM_EJECT];
             x = serve(&out->r[ev->to % out->n], x, msg) + tc->noc_latency;
             t->chain_t = x;
+            t->at_l2 = false;
             if (!t->in_insn)
                 break;
             enum level lv = t->chain_dram ? LV_DRAM : LV_L2;
@@ -506,9 +534,20 @@ static void on_transfer(struct gcr_timing *t, const struct gcr_event *ev)
         break;
     }
     case GCR_NET_CHIP_LINK: {
-        struct res *link = &t->cls[RC_CHIP_LINK].r[ev->from % MAX_CHIPS];
-        if (ev->downstream) {
+        struct res_class_state *links = &t->cls[ev->downstream ? RC_CHIP_LINK
+                                                               : RC_CHIP_LINK_REPLY];
+        struct res *link = &links->r[ev->from % links->n];
+        /* A request hop before any slice (memory-side: to the home chip's
+         * slice, published before the slice is) delays the slice; one after
+         * the requester's slice (SM-side: a miss going on to the home chip's
+         * memory) delays the memory access. Written data leaving a slice for
+         * its home memory occupies the link but nobody waits for it. */
+        if (ev->downstream && !t->at_l2) {
             t->req_t = serve(link, base, msg) + tc->noc_latency;
+        } else if (ev->downstream && ev->bytes) {
+            serve(link, t->chain_t, msg);
+        } else if (ev->downstream) {
+            t->chain_t = serve(link, t->chain_t, msg) + tc->noc_latency;
         } else {
             t->chain_t = serve(link, t->chain_t, msg) + tc->noc_latency;
             if (t->in_insn && waits_for_data(t) && t->chain_t > t->completion)
@@ -541,8 +580,10 @@ void gcr_timing_insn_begin(struct gcr_timing *t, uint32_t sm, double now, enum g
     t->space = space;
     t->completion = now + 1;
     t->req_t = now; /* requests that skip the L1 leave at issue */
+    t->req_leave = now;
     t->chain_t = now;
     t->core_l1_start = false;
+    t->at_l2 = false;
     t->mshr_open = false;
     t->insn_accesses = t->insn_new_misses = 0;
 }
@@ -564,6 +605,7 @@ double gcr_timing_insn_end(struct gcr_timing *t)
 {
     close_miss(t);
     t->in_insn = false;
+    t->at_l2 = false;
     if (t->space == GCR_SPACE_SHARED) /* the SM's banks, then a fixed latency */
         return serve(&t->cls[RC_SHARED].r[t->sm_id], t->t_issue, t->lane_bytes) +
                t->tc->shared_latency;

@@ -267,6 +267,53 @@ for run in runs:
         assert mc["memory_side"]["llc_hits"] == k["L2"]["hits"]
 PY
   done
+  # Runtime winners (--timing): each trace replayed in timing mode with each
+  # organisation alone. Every field is filled and consistent (the winner has
+  # fewer cycles, a tie keeps memory-side), and the timed winner agrees with
+  # the model's kernel-scope choice on every synthetic kernel. Then the links
+  # are charged: at an eighth of B_inter memory-side sac_shared, 3 requests in
+  # 4 remote, becomes link-bound and slower, SM-side (few remote misses) not.
+  python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); c["chips"]["eab"]["inter_gbs"] = 24; json.dump(c, open(sys.argv[2], "w"))' \
+    examples/configs/sac4x4-small.json "$work/slow-links.json"
+  expect_exit 0 "$GCR" sac --timing --config examples/configs/sac4x4-small.json --json "$work/sac-t.json" \
+    "$work/shared.txt" "$work/private.txt" "$work/shared-large.txt" "$work/homed-large.txt"
+  contains "$work/out" "cycles-M"
+  expect_exit 0 "$GCR" sac --timing --config "$work/slow-links.json" --json "$work/sac-slow.json" \
+    "$work/shared.txt"
+  python3 - "$work/sac-t.json" "$work/sac-slow.json" <<'PY' || fail "sac --timing runtime winners"
+import json, sys
+runs = json.load(open(sys.argv[1]))["runs"]
+def check(period):
+    rt = period["multichip"]["sac"]["runtime"]
+    cm, cs = rt["memory_side"]["cycles"], rt["sm_side"]["cycles"]
+    assert cm > 0 and cs > 0, (cm, cs)
+    assert rt["winner"] == ("sm_side" if cs < cm else "memory_side"), rt
+    assert period["multichip"]["sac"]["runtime_winner"] == rt["winner"]
+    assert abs(rt["sm_side_speedup"] - cm / cs) < 1e-9, rt
+    return cm, cs
+for run in runs:
+    # The model's inputs come from the functional replay, as without --timing.
+    assert "timing" not in run["total"] and not run["config"].get("timing", {}).get("enabled")
+    sums = [0, 0]
+    for k in run["kernels"]:
+        cm, cs = check(k)
+        sums[0] += cm
+        sums[1] += cs
+        choice = k["multichip"]["sac"]["kernel"]["choice"]
+        assert k["multichip"]["sac"]["runtime_winner"] == choice, (k["name"], choice, cm, cs)
+    assert list(check(run["total"])) == sums, (check(run["total"]), sums)
+shared = runs[0]["kernels"][0]["multichip"]["sac"]["runtime"]
+slow = json.load(open(sys.argv[2]))["runs"][0]["kernels"][0]["multichip"]["sac"]["runtime"]
+assert slow["memory_side"]["limiting_resource"] == "chip_link_reply", slow
+assert slow["memory_side"]["cycles"] > 1.3 * shared["memory_side"]["cycles"], (slow, shared)
+assert slow["sm_side"]["cycles"] < 1.1 * shared["sm_side"]["cycles"], (slow, shared)
+PY
+  # timing.enabled in the config asks for the same.
+  python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); c["timing"] = {"enabled": True}; json.dump(c, open(sys.argv[2], "w"))' \
+    examples/configs/sac4x4-small.json "$work/timed.json"
+  expect_exit 0 "$GCR" sac --config "$work/timed.json" "$work/private.txt"
+  grep -qE 'replayed +memory_side +memory_side +[0-9]+ +[0-9]+$' "$work/out" ||
+    fail "timing.enabled did not time the organisations"
   # The multi-chip examples derived from single-chip ones cannot drift from them.
   python3 - <<'PY' || fail "a derived multi-chip config drifted from its single-chip one"
 import json

@@ -375,8 +375,102 @@ static void vws_throttles(void)
     unlink(t.path);
 }
 
+/* Two chips of one SM and one slice each (the timing of one_load; links at
+ * chips.eab.inter_gbs: 12.8 GB/s at 1 GHz is 12.8 B per cycle, 10 cycles per
+ * 128-B reply; requests are headers only, 0 B here). CTA 0 (chip 0) and CTA
+ * 1 (chip 1) both load A at cycle 0; SM 0 goes first, so A is homed on chip 0
+ * and SM 0's load is a local DRAM miss: 97 cycles, as in one_load.
+ *
+ * Memory-side, SM 1's load is a remote LLC hit: L1 10, link 1->0 0 + NoC 5
+ * (15), SM port + NoC 5 (20), L2 20 (40), link 0->1 10 + NoC 5 (55), 3
+ * resources of 1 cycle (58), NoC 5: 63. At 1.28 GB/s the reply takes 100
+ * cycles on the link: 153, which then ends the kernel.
+ *
+ * SM-side, SM 1's load misses in its own chip's slice: 10 + 5 + 20 (35), link
+ * 1->0 0 + 5 (40), DRAM channel of chip 0 4 (free again at 39) + 50 (94),
+ * link 0->1 10 + 5 (109), 3 x 1 (112), NoC 5: 117, the kernel's end. */
+static void chip_links(void)
+{
+    struct tb t;
+    tb_open(&t, "chip-links");
+    tb_kernel(&t, 1, 2, 32, 0, 0);
+    tb_load(&t, 0, 0, A);
+    tb_load(&t, 1, 0, A);
+    tb_end(&t, 1);
+    tb_close(&t);
+    static const struct {
+        const char *llc, *gbs;
+        long long cycles, l2_hit; /* -1: no LLC hit */
+        double dram_mean;         /* SM-side: both loads, (97 + 117) / 2 */
+    } cases[] = {{"memory_side", "12.8", 97, 63, 97},
+                 {"memory_side", "1.28", 153, 153, 97},
+                 {"sm_side", "12.8", 117, -1, 107}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char cfg[1024];
+        snprintf(cfg, sizeof cfg,
+                 "{\"gpu\": {\"sms\": 2, \"max_ctas_per_sm\": 8},"
+                 " \"l1d\": " L1_DEFAULT ", \"l2\": {\"slices\": 2, \"sets\": 64, \"ways\": 8},"
+                 " \"chips\": {\"count\": 2, \"llc\": \"%s\", \"shadow\": false,"
+                 "  \"eab\": {\"inter_gbs\": %s}},"
+                 " \"timing\": {\"enabled\": true, \"issue_per_cycle\": 1,"
+                 "  \"latency\": {\"alu\": 1, \"l1\": 10, \"noc\": 5, \"l2\": 20, \"dram\": 50},"
+                 "  \"bandwidth\": {\"noc_port_bytes\": 128, \"l2_slice_bytes\": 128,"
+                 "   \"dram_channel_bytes\": 32, \"header_bytes\": 0}}}",
+                 cases[i].llc, cases[i].gbs);
+        json_t *r = must_replay(cfg, t.path);
+        CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), cases[i].cycles);
+        if (cases[i].l2_hit >= 0)
+            CHECK_REAL(r, "kernels.0.timing.memory_latency.l2_hit.mean_cycles", cases[i].l2_hit);
+        CHECK_REAL(r, "kernels.0.timing.memory_latency.dram.mean_cycles", cases[i].dram_mean);
+        /* one request and one 128-B reply cross the links, once each */
+        CHECK_EQ_U(jget(r, "kernels.0.timing.resources.chip_link_request.messages"), 1);
+        CHECK_EQ_U(jget(r, "kernels.0.timing.resources.chip_link_request.bytes"), 0);
+        CHECK_EQ_U(jget(r, "kernels.0.timing.resources.chip_link_reply.messages"), 1);
+        CHECK_EQ_U(jget(r, "kernels.0.timing.resources.chip_link_reply.bytes"), 128);
+        CHECK_EQ_U(jget(r, "kernels.0.timing.resources.chip_link_reply.instances"), 2);
+        json_decref(r);
+    }
+    unlink(t.path);
+}
+
+/* The same two chips, memory-side, L1s bypassed (sector requests): SM 0
+ * loads A's 128 B (homed on chip 0; a DRAM miss: 87 cycles, one_load without
+ * the L1 lookup), SM 1 one instruction of two lanes, 32-B sectors of A and A +
+ * 128. Each of its requests leaves at issue and crosses the ring first: A hits
+ * at 0 + 5 (link) + 5 (NoC) + 20 (L2) = 30, reply 2.5 + 5 on the link, 3 x
+ * 0.25, 5: 43.25. A + 128 leaves at 0 too (not after A's hop: that would end
+ * 5 cycles later), reaches the slice at 10, misses at 30, DRAM 1 + 50 (81),
+ * link 2.5 + 5 (88.5), 0.75, NoC 5: 94.25, the kernel's end (95). */
+static void chip_links_bypass(void)
+{
+    struct tb t;
+    tb_open(&t, "chip-links-bypass");
+    tb_kernel(&t, 1, 2, 32, 0, 0);
+    tb_load(&t, 0, 0, A);
+    tb_access(&t, 1, 0, GCR_OP_LOAD, GCR_SPACE_GLOBAL, 4, 0x3, A, 128);
+    tb_end(&t, 1);
+    tb_close(&t);
+    const char *cfg =
+        "{\"gpu\": {\"sms\": 2, \"max_ctas_per_sm\": 8},"
+        " \"l1d\": {\"sets\": 4, \"ways\": 64, \"bypass_global\": true},"
+        " \"l2\": {\"slices\": 2, \"sets\": 64, \"ways\": 8},"
+        " \"chips\": {\"count\": 2, \"shadow\": false, \"eab\": {\"inter_gbs\": 12.8}},"
+        " \"timing\": {\"enabled\": true, \"issue_per_cycle\": 1,"
+        "  \"latency\": {\"alu\": 1, \"l1\": 10, \"noc\": 5, \"l2\": 20, \"dram\": 50},"
+        "  \"bandwidth\": {\"noc_port_bytes\": 128, \"l2_slice_bytes\": 128,"
+        "   \"dram_channel_bytes\": 32, \"header_bytes\": 0}}}";
+    json_t *r = must_replay(cfg, t.path);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 95);
+    CHECK_REAL(r, "kernels.0.timing.memory_latency.l2_hit.mean_cycles", 43.25);
+    CHECK_REAL(r, "kernels.0.timing.memory_latency.dram.mean_cycles", (87 + 94.25) / 2.0);
+    json_decref(r);
+    unlink(t.path);
+}
+
 int main(void)
 {
+    chip_links_bypass();
+    chip_links();
     vws_estimator();
     vws_throttles();
     one_load();
