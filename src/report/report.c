@@ -323,54 +323,6 @@ static void org_summary(FILE *out, const json_t *report)
         fputc('\n', out);
 }
 
-/* The number at o.a.b (o.a when b is NULL), or -1 if there is none. */
-static double real_at(const json_t *o, const char *a, const char *b)
-{
-    const json_t *x = json_object_get(o, a);
-    if (b)
-        x = json_object_get(x, b);
-    return json_is_number(x) ? json_number_value(x) : -1;
-}
-
-static void fraction(char *buf, size_t n, double x, const char *fmt, double scale)
-{
-    if (x < 0)
-        snprintf(buf, n, "-");
-    else
-        snprintf(buf, n, fmt, scale * x);
-}
-
-/* The fine-grained L1 organisations (tsc, dsc): their paper's figures under
- * the table, against the 128-B baseline replayed beside them. */
-static void fine_grained_lines(FILE *out, const json_t *l1)
-{
-    static const char *const orgs[] = {"tsc", "dsc"};
-    for (size_t i = 0; i < 2; i++) {
-        const json_t *o = json_object_get(l1, orgs[i]);
-        if (!o)
-            continue;
-        const json_t *base = json_object_get(json_object_get(o, "references"), "line128");
-        char own[16], b[16], up[16], down[16], kb[16];
-        fraction(own, sizeof own, real_at(o, "metrics", "miss_rate_per_insn"), "%.2f%%", 100);
-        fraction(b, sizeof b, real_at(base, "miss_rate_per_insn", NULL), "%.2f%%", 100);
-        fraction(up, sizeof up, real_at(o, "normalised", "l1_to_l2_packets"), "%.3fx", 1);
-        fraction(down, sizeof down, real_at(o, "normalised", "l2_to_l1_packets"), "%.3fx", 1);
-        fraction(kb, sizeof kb, real_at(o, "tag_storage", "overhead_kb_per_l1"), "%.3f KB", 1);
-        fprintf(out, "L1D %s: missing insns %s (128-B baseline %s); packets L1->L2 %s, L2->L1 %s "
-                "of the baseline; tag storage +%s per L1\n", orgs[i], own, b, up, down, kb);
-        const json_t *ad = json_object_get(o, "adaptive");
-        if (ad)
-            fprintf(out, "L1D tsc+: mode now %s after %lld switches (SM 0 samplers: "
-                    "miss x traffic fine %lld x %lld, coarse %lld x %lld)\n",
-                    json_string_value(json_object_get(ad, "mode_now")),
-                    (long long)geti(ad, "switches", NULL),
-                    (long long)geti(ad, "counters", "miss_fine"),
-                    (long long)geti(ad, "counters", "traffic_fine"),
-                    (long long)geti(ad, "counters", "miss_coarse"),
-                    (long long)geti(ad, "counters", "traffic_coarse"));
-    }
-}
-
 /* A latency or "-" when no request was served at that level. */
 static void latency(char *buf, size_t n, const json_t *lat, const char *level)
 {
@@ -428,7 +380,6 @@ void gcr_report_print_table(const json_t *report, FILE *out)
     }
     row(out, "total", "", json_object_get(report, "total"));
     org_summary(out, report);
-    fine_grained_lines(out, json_object_get(json_object_get(report, "total"), "L1D"));
     if (json_object_get(json_object_get(report, "total"), "timing")) {
         fputs("timing\n", out);
         fprintf(out, "%6s  %-22s %10s %8s %7s %-14s %7s %7s %7s %8s %7s\n", "kernel", "name",

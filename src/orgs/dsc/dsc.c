@@ -398,6 +398,7 @@ static int dsc_report(void *self, json_t *section, struct gcr_err *err)
                                   (json_int_t)d->address_bits, "tag_entry_bits",
                                   (json_int_t)entry, "extra_bits_per_l1", (json_int_t)extra,
                                   "overhead_kb_per_l1", (double)extra / 8.0 / 1024.0));
+    gcr_gran_summary(section);
     return 0;
 }
 

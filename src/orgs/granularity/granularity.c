@@ -293,6 +293,30 @@ void gcr_gran_refs_report(const struct gcr_gran_ref *refs, uint32_t nrefs,
                   "requests", gcr_gran_ratio(own->requests, bc->requests)));
 }
 
+/* section.a.b (section.a when b is NULL) copied, or JSON null when absent. */
+static json_t *figure(const json_t *section, const char *a, const char *b)
+{
+    const json_t *x = json_object_get(section, a);
+    if (b)
+        x = json_object_get(x, b);
+    return json_is_number(x) ? json_copy((json_t *)x) : json_null();
+}
+
+void gcr_gran_summary(json_t *section)
+{
+    const json_t *refs = json_object_get(section, "references");
+    json_t *s = json_object();
+    json_object_set_new(s, "miss_insn_rate", figure(section, "metrics", "miss_rate_per_insn"));
+    json_object_set_new(s, "line128_miss_insn_rate",
+                        figure(json_object_get(refs, "line128"), "miss_rate_per_insn", NULL));
+    json_object_set_new(s, "l1_to_l2_packets_vs_line128",
+                        figure(section, "normalised", "l1_to_l2_packets"));
+    json_object_set_new(s, "l2_to_l1_packets_vs_line128",
+                        figure(section, "normalised", "l2_to_l1_packets"));
+    json_object_set_new(s, "tag_storage_kb", figure(section, "tag_storage", "overhead_kb_per_l1"));
+    json_object_set_new(section, "summary", s);
+}
+
 /* ---- options ---------------------------------------------------------------------------- */
 
 const json_t *gcr_org_opt_raw(struct gcr_org_opts *o, const char *key)

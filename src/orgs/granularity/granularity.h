@@ -95,6 +95,11 @@ const struct gcr_gran_ref *gcr_gran_refs_find(const struct gcr_gran_ref *refs, u
  * (own / line128 figures). */
 void gcr_gran_refs_report(const struct gcr_gran_ref *refs, uint32_t nrefs,
                           const struct gcr_gran_counts *own, json_t *section);
+/* Adds section.summary, the figures the table prints under the report (see
+ * src/orgs/README.md): own and 128-B baseline miss rate per instruction,
+ * packets each way against the baseline, tag storage. Call it after the
+ * section's metrics, references, normalised and tag_storage are set. */
+void gcr_gran_summary(json_t *section);
 
 /* Strict reading of an organisation's options object l1d.<org>: every error
  * names $.l1d.<org>.<key>; finish() refuses keys nobody asked for. */

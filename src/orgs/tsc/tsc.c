@@ -568,8 +568,13 @@ static int tsc_report(void *self, json_t *section, struct gcr_err *err)
     json_object_set_new(section, "metrics", gcr_gran_json(&t->counts));
     gcr_gran_refs_report(t->refs, t->nrefs, &t->counts, section);
     json_object_set_new(section, "tag_storage", tag_storage(t));
-    if (t->mode == TSC_ADAPTIVE)
-        json_object_set_new(section, "adaptive", adaptive_json(t));
+    gcr_gran_summary(section);
+    if (t->mode == TSC_ADAPTIVE) {
+        json_t *ad = adaptive_json(t), *summary = json_object_get(section, "summary");
+        json_object_set(summary, "mode_now", json_object_get(ad, "mode_now"));
+        json_object_set(summary, "switches", json_object_get(ad, "switches"));
+        json_object_set_new(section, "adaptive", ad);
+    }
     return 0;
 }
 
