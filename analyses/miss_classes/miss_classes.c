@@ -22,12 +22,11 @@ static const char *const names_loc[MC_LOC] = {"compulsory", "intra_warp", "intra
                                               "inter_cta", "inter_kernel"};
 static const char *const level_names[MC_LEVELS] = {"L1D", "L2"};
 
-#define MC_EMPTY UINT32_MAX
-
-/* A line one cache instance has seen. unit == MC_EMPTY: free slot. */
+/* A line one cache instance has seen. tag == 0: free slot, so freshly
+ * allocated (zero-filled) memory is an empty table with no pass over it. */
 struct mc_line {
     uint64_t line;
-    uint32_t unit;
+    uint32_t tag;    /* the instance's index + 1 */
     uint32_t seen;   /* sectors ever requested (all ones for unsectored caches) */
     uint32_t cta;    /* last requester (L1 only) */
     uint16_t warp;
@@ -66,19 +65,19 @@ struct miss_classes {
 
 static int table_init(struct mc_table *t, uint32_t n)
 {
-    t->slots = gcr_table_alloc((size_t)n * sizeof *t->slots);
+    t->slots = gcr_table_alloc((size_t)n * sizeof *t->slots); /* zero-filled: all free */
     if (!t->slots)
         return -1;
-    for (uint32_t i = 0; i < n; i++)
-        t->slots[i].unit = MC_EMPTY;
     t->mask = n - 1;
     t->count = 0;
     return 0;
 }
 
-static inline uint32_t table_home(uint64_t line, uint32_t unit, uint32_t mask)
+/* The hash of (instance tag, line); its low bits are the home slot. */
+static inline uint64_t table_hash(uint64_t line, uint32_t tag)
 {
-    return (uint32_t)gcr_hash_splitmix64(line ^ ((uint64_t)unit << 56) ^ unit) & mask;
+    uint32_t unit = tag - 1;
+    return gcr_hash_splitmix64(line ^ ((uint64_t)unit << 56) ^ unit);
 }
 
 static int table_grow(struct mc_table *t)
@@ -88,10 +87,10 @@ static int table_grow(struct mc_table *t)
         return -1;
     for (uint32_t i = 0; i <= t->mask; i++) {
         const struct mc_line *e = &t->slots[i];
-        if (e->unit == MC_EMPTY)
+        if (!e->tag)
             continue;
-        uint32_t j = table_home(e->line, e->unit, n.mask);
-        while (n.slots[j].unit != MC_EMPTY)
+        uint32_t j = (uint32_t)table_hash(e->line, e->tag) & n.mask;
+        while (n.slots[j].tag)
             j = (j + 1) & n.mask;
         n.slots[j] = *e;
     }
@@ -101,18 +100,19 @@ static int table_grow(struct mc_table *t)
     return 0;
 }
 
-/* The entry of (unit, line), created (seen = 0) if absent; NULL if out of memory. */
-static struct mc_line *table_get(struct mc_table *t, uint64_t line, uint32_t unit)
+/* The entry of (tag, line) whose table_hash is hash, created (seen = 0) if
+ * absent; NULL if out of memory. */
+static struct mc_line *table_get(struct mc_table *t, uint64_t line, uint32_t tag, uint64_t hash)
 {
     if (2 * (t->count + 1) > t->mask && table_grow(t) != 0)
         return NULL;
-    uint32_t j = table_home(line, unit, t->mask);
+    uint32_t j = (uint32_t)hash & t->mask;
     for (;; j = (j + 1) & t->mask) {
         struct mc_line *e = &t->slots[j];
-        if (e->unit == unit && e->line == line)
+        if (e->tag == tag && e->line == line)
             return e;
-        if (e->unit == MC_EMPTY) {
-            *e = (struct mc_line){.line = line, .unit = unit};
+        if (!e->tag) {
+            *e = (struct mc_line){.line = line, .tag = tag};
             t->count++;
             return e;
         }
@@ -133,9 +133,14 @@ static void mc_on_event(void *self, const struct gcr_event *ev)
     struct mc_level *lv = &mc->lv[ev->kind == GCR_EV_L1_ACCESS ? MC_L1 : MC_L2];
     if (ev->unit >= lv->units)
         return;
+    /* Both the seen-table probe and the shadow access usually miss the CPU
+     * caches: start loading the slot now so the two misses overlap. */
+    uint32_t tag = ev->unit + 1;
+    uint64_t hash = table_hash(ev->line_addr, tag);
+    __builtin_prefetch(&lv->seen.slots[(uint32_t)hash & lv->seen.mask], 1);
     struct gcr_access shadow;
     gcr_cache_access(lv->shadow[ev->unit], ev->line_addr, ev->sector_mask, ev->is_write, &shadow);
-    struct mc_line *e = table_get(&lv->seen, ev->line_addr, ev->unit);
+    struct mc_line *e = table_get(&lv->seen, ev->line_addr, tag, hash);
     if (!e) {
         mc->oom = 1;
         return;
