@@ -49,7 +49,7 @@ struct mc_counts {
 
 struct mc_level {
     uint32_t units;
-    struct gcr_cache **shadow;
+    struct mc_shadow *shadow; /* one per unit */
     uint32_t shadow_lines;
     bool sectored;
     struct mc_table seen;
@@ -119,6 +119,198 @@ static struct mc_line *table_get(struct mc_table *t, uint64_t line, uint32_t tag
     }
 }
 
+/* ------------------------------------------------------------ shadow LRU */
+
+/* The shadow of one cache instance: a fully associative LRU cache with the
+ * real cache's capacity, line and sector sizes and write handling, so that
+ * its hit/miss outcome equals what gcr_cache_access would report for a
+ * one-set LRU gcr_cache of the same geometry (the 3C definition needs only
+ * that outcome). A general gcr_cache with thousands of ways works too but
+ * spreads its state over several arrays; this one is a compact hash of
+ * line -> node plus one node array forming the LRU list with 32-bit links,
+ * so a shadow of a few thousand lines stays in a few host cache lines per
+ * access. Dirty state is not kept: it never changes an outcome. */
+struct mc_node {
+    uint64_t line;
+    uint32_t prev, next; /* node indices; node 0 is the list head: next = MRU, prev = LRU */
+    uint32_t valid;      /* valid sectors */
+    uint32_t next_free;  /* free-list link while unused */
+};
+
+struct mc_slot {
+    uint64_t key;  /* line | 1 (lines are aligned, so never 0); 0: free slot */
+    uint32_t node; /* index into nodes */
+    uint32_t unused;
+};
+
+struct mc_shadow {
+    struct mc_node *nodes; /* capacity + 1, node 0 the list head */
+    struct mc_slot *slots; /* a power of two >= 2 x capacity: linear probing stays short */
+    uint32_t slot_mask;
+    unsigned slot_shift;   /* 64 - log2(slots), for Fibonacci hashing */
+    uint32_t capacity, count;
+    uint32_t high_water;   /* nodes 1..high_water have been used */
+    uint32_t free_head;    /* nodes freed by write-evict, 0: none */
+    uint64_t line_mask;
+    uint32_t full_mask;
+    bool sectored;
+    enum gcr_write_policy write_policy;
+    enum gcr_write_alloc write_alloc;
+};
+
+static inline uint32_t shadow_home(const struct mc_shadow *s, uint64_t key)
+{
+    return (uint32_t)((key * UINT64_C(0x9E3779B97F4A7C15)) >> s->slot_shift);
+}
+
+static void shadow_reset(struct mc_shadow *s)
+{
+    memset(s->slots, 0, ((size_t)s->slot_mask + 1) * sizeof *s->slots);
+    s->nodes[0].prev = s->nodes[0].next = 0;
+    s->count = s->high_water = s->free_head = 0;
+}
+
+static int shadow_init(struct mc_shadow *s, const struct gcr_cache_geometry *g, uint32_t lines)
+{
+    uint32_t slots = 2;
+    unsigned bits = 1;
+    while (slots < 2 * lines) {
+        slots *= 2;
+        bits++;
+    }
+    s->nodes = malloc(((size_t)lines + 1) * sizeof *s->nodes);
+    s->slots = malloc((size_t)slots * sizeof *s->slots);
+    if (!s->nodes || !s->slots)
+        return -1;
+    s->slot_mask = slots - 1;
+    s->slot_shift = 64 - bits;
+    s->capacity = lines;
+    s->line_mask = ~(uint64_t)(g->line_bytes - 1);
+    uint32_t sectors = g->line_bytes / g->sector_bytes;
+    s->full_mask = sectors == 32 ? UINT32_MAX : (UINT32_C(1) << sectors) - 1;
+    s->sectored = g->sectored;
+    s->write_policy = g->write_policy;
+    s->write_alloc = g->write_alloc;
+    shadow_reset(s);
+    return 0;
+}
+
+static void shadow_free(struct mc_shadow *s)
+{
+    free(s->nodes);
+    free(s->slots);
+}
+
+static inline void list_unlink(struct mc_node *n, uint32_t i)
+{
+    n[n[i].prev].next = n[i].next;
+    n[n[i].next].prev = n[i].prev;
+}
+
+static inline void list_push_mru(struct mc_node *n, uint32_t i)
+{
+    n[i].prev = 0;
+    n[i].next = n[0].next;
+    n[n[0].next].prev = i;
+    n[0].next = i;
+}
+
+/* Removes key's slot (which must exist) by backward-shift deletion, so no
+ * tombstones ever lengthen the probes. */
+static void shadow_slot_remove(struct mc_shadow *s, uint32_t j)
+{
+    for (uint32_t k = (j + 1) & s->slot_mask;; k = (k + 1) & s->slot_mask) {
+        if (!s->slots[k].key)
+            break;
+        uint32_t home = shadow_home(s, s->slots[k].key);
+        /* Slot k may move to the hole j unless its home lies cyclically in (j, k]. */
+        if (((k - home) & s->slot_mask) >= ((k - j) & s->slot_mask)) {
+            s->slots[j] = s->slots[k];
+            j = k;
+        }
+    }
+    s->slots[j].key = 0;
+}
+
+/* The slot holding key, or the free slot where it would go. */
+static inline uint32_t shadow_find(const struct mc_shadow *s, uint64_t key)
+{
+    uint32_t j = shadow_home(s, key);
+    while (s->slots[j].key && s->slots[j].key != key)
+        j = (j + 1) & s->slot_mask;
+    return j;
+}
+
+/* Installs line (absent) at the MRU end, evicting the LRU line if full;
+ * free_slot is shadow_find's answer for it. Returns the node. */
+static uint32_t shadow_allocate(struct mc_shadow *s, uint64_t line, uint32_t free_slot)
+{
+    struct mc_node *n = s->nodes;
+    uint32_t i;
+    if (s->count == s->capacity) {
+        i = n[0].prev;
+        list_unlink(n, i);
+        shadow_slot_remove(s, shadow_find(s, n[i].line | 1));
+        free_slot = shadow_find(s, line | 1); /* the shift may have moved the free slot */
+    } else {
+        if (s->free_head) {
+            i = s->free_head;
+            s->free_head = n[i].next_free;
+        } else {
+            i = ++s->high_water;
+        }
+        s->count++;
+    }
+    n[i].line = line;
+    n[i].valid = 0;
+    list_push_mru(n, i);
+    s->slots[free_slot] = (struct mc_slot){.key = line | 1, .node = i};
+    return i;
+}
+
+/* One request; true if it hits (line present, every requested sector valid).
+ * The state changes mirror src/cache/cache.c's read_access / write_access. */
+static bool shadow_access(struct mc_shadow *s, uint64_t line, uint32_t mask, bool is_write)
+{
+    line &= s->line_mask;
+    mask &= s->full_mask;
+    struct mc_node *n = s->nodes;
+    uint32_t j = shadow_find(s, line | 1);
+    if (!s->slots[j].key) { /* line absent */
+        if (!is_write) {
+            uint32_t i = shadow_allocate(s, line, j);
+            n[i].valid = s->sectored ? mask : s->full_mask;
+        } else if (s->write_policy != GCR_WRITE_EVICT && s->write_alloc != GCR_WALLOC_NONE) {
+            uint32_t i = shadow_allocate(s, line, j);
+            uint32_t fetched = s->write_alloc == GCR_WALLOC_FETCH
+                                   ? (s->sectored ? mask : s->full_mask) : 0;
+            n[i].valid = fetched | mask;
+        }
+        return false;
+    }
+    uint32_t i = s->slots[j].node;
+    bool hit = (mask & ~n[i].valid) == 0;
+    if (is_write && s->write_policy == GCR_WRITE_EVICT) {
+        list_unlink(n, i);
+        shadow_slot_remove(s, j);
+        n[i].next_free = s->free_head;
+        s->free_head = i;
+        s->count--;
+        return hit;
+    }
+    if (is_write)
+        n[i].valid |= mask;
+    else if (!hit) /* an unsectored cache refills the whole line */
+        n[i].valid |= s->sectored ? mask : s->full_mask;
+    if (n[0].next != i) {
+        list_unlink(n, i);
+        list_push_mru(n, i);
+    }
+    return hit;
+}
+
+/* ------------------------------------------------------------------ events */
+
 static void mc_on_event(void *self, const struct gcr_event *ev)
 {
     struct miss_classes *mc = self;
@@ -127,7 +319,7 @@ static void mc_on_event(void *self, const struct gcr_event *ev)
         /* The L1s are invalidated right after this event: so are their shadows. */
         if (mc->info->config->l1_invalidate_at_kernel_end)
             for (uint32_t u = 0; u < mc->lv[MC_L1].units; u++)
-                gcr_cache_invalidate_all(mc->lv[MC_L1].shadow[u], NULL, NULL);
+                shadow_reset(&mc->lv[MC_L1].shadow[u]);
         return;
     }
     struct mc_level *lv = &mc->lv[ev->kind == GCR_EV_L1_ACCESS ? MC_L1 : MC_L2];
@@ -138,8 +330,8 @@ static void mc_on_event(void *self, const struct gcr_event *ev)
     uint32_t tag = ev->unit + 1;
     uint64_t hash = table_hash(ev->line_addr, tag);
     __builtin_prefetch(&lv->seen.slots[(uint32_t)hash & lv->seen.mask], 1);
-    struct gcr_access shadow;
-    gcr_cache_access(lv->shadow[ev->unit], ev->line_addr, ev->sector_mask, ev->is_write, &shadow);
+    bool shadow_hit = shadow_access(&lv->shadow[ev->unit], ev->line_addr, ev->sector_mask,
+                                    ev->is_write);
     struct mc_line *e = table_get(&lv->seen, ev->line_addr, tag, hash);
     if (!e) {
         mc->oom = 1;
@@ -154,7 +346,7 @@ static void mc_on_event(void *self, const struct gcr_event *ev)
          * instance was never asked for since the run began. */
         bool first = lv->sectored ? (ev->sector_mask & ~e->seen) != 0 : e->seen == 0;
         int k = first ? MC_COMPULSORY
-                      : shadow.outcome != GCR_HIT ? MC_CAPACITY : MC_CONFLICT;
+                      : !shadow_hit ? MC_CAPACITY : MC_CONFLICT;
         c->c3[w][k]++;
         if (ev->kind == GCR_EV_L1_ACCESS) {
             int l = first ? MC_COMPULSORY
@@ -181,7 +373,7 @@ static void mc_destroy(void *self)
     for (int l = 0; l < MC_LEVELS; l++) {
         struct mc_level *lv = &mc->lv[l];
         for (uint32_t u = 0; lv->shadow && u < lv->units; u++)
-            gcr_cache_destroy(lv->shadow[u]);
+            shadow_free(&lv->shadow[u]);
         free(lv->shadow);
         gcr_table_free(lv->seen.slots, ((size_t)lv->seen.mask + 1) * sizeof *lv->seen.slots);
         free(lv->kernel);
@@ -202,22 +394,14 @@ static int level_init(struct mc_level *lv, uint32_t units, const struct gcr_cach
                         "is limited to 65535",
                         info->config->origin, level, (unsigned long long)lines);
     lv->shadow_lines = (uint32_t)lines;
-    /* Same capacity, line and sector sizes and write handling; one set, LRU. */
-    struct gcr_cache_geometry g = *real;
-    g.sets = 1;
-    g.ways = (uint32_t)lines;
-    g.repl = GCR_REPL_LRU;
-    g.index = GCR_INDEX_LINEAR;
-    g.strip_bytes = 0;
-    g.strip_count = 0;
     lv->shadow = calloc(units ? units : 1, sizeof *lv->shadow);
     lv->kernel = calloc(units ? units : 1, sizeof *lv->kernel);
     lv->total = calloc(units ? units : 1, sizeof *lv->total);
     if (!lv->shadow || !lv->kernel || !lv->total || table_init(&lv->seen, 4096) != 0)
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     for (uint32_t u = 0; u < units; u++)
-        if (!(lv->shadow[u] = gcr_cache_create(&g, err)))
-            return -1;
+        if (shadow_init(&lv->shadow[u], real, lv->shadow_lines) != 0)
+            return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     return 0;
 }
 
