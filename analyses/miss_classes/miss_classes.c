@@ -126,26 +126,24 @@ static struct mc_line *table_get(struct mc_table *t, uint64_t line, uint32_t tag
  * its hit/miss outcome equals what gcr_cache_access would report for a
  * one-set LRU gcr_cache of the same geometry (the 3C definition needs only
  * that outcome). A general gcr_cache with thousands of ways works too but
- * spreads its state over several arrays; this one is a compact hash of
- * line -> node plus one node array forming the LRU list with 32-bit links,
- * so a shadow of a few thousand lines stays in a few host cache lines per
- * access. Dirty state is not kept: it never changes an outcome. */
+ * its state (32-byte line records, hash buckets, list links) overflows the
+ * host's last-level cache when there is one shadow per L1 and per L2 slice.
+ * This one is 16 bytes per line plus a 2-byte hash slot: a node array
+ * forming the LRU list with 16-bit links (level_init caps a shadow at 65535
+ * lines, so node indices fit) and an open-addressing hash of line -> node
+ * index, zero = free slot. Dirty state is not kept: it never changes an
+ * outcome. */
 struct mc_node {
     uint64_t line;
-    uint32_t prev, next; /* node indices; node 0 is the list head: next = MRU, prev = LRU */
+    uint16_t prev, next; /* node 0 is the list head: next = MRU, prev = LRU; next
+                            also links the free list of nodes removed by write-evict */
     uint32_t valid;      /* valid sectors */
-    uint32_t next_free;  /* free-list link while unused */
-};
-
-struct mc_slot {
-    uint64_t key;  /* line | 1 (lines are aligned, so never 0); 0: free slot */
-    uint32_t node; /* index into nodes */
-    uint32_t unused;
 };
 
 struct mc_shadow {
     struct mc_node *nodes; /* capacity + 1, node 0 the list head */
-    struct mc_slot *slots; /* a power of two >= 2 x capacity: linear probing stays short */
+    uint16_t *slots;       /* node index, 0 = free; a power of two >= 2 x capacity
+                              so linear probes stay short */
     uint32_t slot_mask;
     unsigned slot_shift;   /* 64 - log2(slots), for Fibonacci hashing */
     uint32_t capacity, count;
@@ -158,9 +156,9 @@ struct mc_shadow {
     enum gcr_write_alloc write_alloc;
 };
 
-static inline uint32_t shadow_home(const struct mc_shadow *s, uint64_t key)
+static inline uint32_t shadow_home(const struct mc_shadow *s, uint64_t line)
 {
-    return (uint32_t)((key * UINT64_C(0x9E3779B97F4A7C15)) >> s->slot_shift);
+    return (uint32_t)((line * UINT64_C(0x9E3779B97F4A7C15)) >> s->slot_shift);
 }
 
 static void shadow_reset(struct mc_shadow *s)
@@ -211,32 +209,30 @@ static inline void list_push_mru(struct mc_node *n, uint32_t i)
 {
     n[i].prev = 0;
     n[i].next = n[0].next;
-    n[n[0].next].prev = i;
-    n[0].next = i;
+    n[n[0].next].prev = (uint16_t)i;
+    n[0].next = (uint16_t)i;
 }
 
-/* Removes key's slot (which must exist) by backward-shift deletion, so no
- * tombstones ever lengthen the probes. */
+/* Empties slot j by backward-shift deletion, so no tombstones ever lengthen
+ * the probes. */
 static void shadow_slot_remove(struct mc_shadow *s, uint32_t j)
 {
-    for (uint32_t k = (j + 1) & s->slot_mask;; k = (k + 1) & s->slot_mask) {
-        if (!s->slots[k].key)
-            break;
-        uint32_t home = shadow_home(s, s->slots[k].key);
+    for (uint32_t k = (j + 1) & s->slot_mask; s->slots[k]; k = (k + 1) & s->slot_mask) {
+        uint32_t home = shadow_home(s, s->nodes[s->slots[k]].line);
         /* Slot k may move to the hole j unless its home lies cyclically in (j, k]. */
         if (((k - home) & s->slot_mask) >= ((k - j) & s->slot_mask)) {
             s->slots[j] = s->slots[k];
             j = k;
         }
     }
-    s->slots[j].key = 0;
+    s->slots[j] = 0;
 }
 
-/* The slot holding key, or the free slot where it would go. */
-static inline uint32_t shadow_find(const struct mc_shadow *s, uint64_t key)
+/* The slot holding line, or the free slot where it would go. */
+static inline uint32_t shadow_find(const struct mc_shadow *s, uint64_t line)
 {
-    uint32_t j = shadow_home(s, key);
-    while (s->slots[j].key && s->slots[j].key != key)
+    uint32_t j = shadow_home(s, line);
+    while (s->slots[j] && s->nodes[s->slots[j]].line != line)
         j = (j + 1) & s->slot_mask;
     return j;
 }
@@ -250,12 +246,12 @@ static uint32_t shadow_allocate(struct mc_shadow *s, uint64_t line, uint32_t fre
     if (s->count == s->capacity) {
         i = n[0].prev;
         list_unlink(n, i);
-        shadow_slot_remove(s, shadow_find(s, n[i].line | 1));
-        free_slot = shadow_find(s, line | 1); /* the shift may have moved the free slot */
+        shadow_slot_remove(s, shadow_find(s, n[i].line));
+        free_slot = shadow_find(s, line); /* the shift may have moved the free slot */
     } else {
         if (s->free_head) {
             i = s->free_head;
-            s->free_head = n[i].next_free;
+            s->free_head = n[i].next;
         } else {
             i = ++s->high_water;
         }
@@ -264,7 +260,7 @@ static uint32_t shadow_allocate(struct mc_shadow *s, uint64_t line, uint32_t fre
     n[i].line = line;
     n[i].valid = 0;
     list_push_mru(n, i);
-    s->slots[free_slot] = (struct mc_slot){.key = line | 1, .node = i};
+    s->slots[free_slot] = (uint16_t)i;
     return i;
 }
 
@@ -275,8 +271,8 @@ static bool shadow_access(struct mc_shadow *s, uint64_t line, uint32_t mask, boo
     line &= s->line_mask;
     mask &= s->full_mask;
     struct mc_node *n = s->nodes;
-    uint32_t j = shadow_find(s, line | 1);
-    if (!s->slots[j].key) { /* line absent */
+    uint32_t j = shadow_find(s, line);
+    if (!s->slots[j]) { /* line absent */
         if (!is_write) {
             uint32_t i = shadow_allocate(s, line, j);
             n[i].valid = s->sectored ? mask : s->full_mask;
@@ -288,12 +284,12 @@ static bool shadow_access(struct mc_shadow *s, uint64_t line, uint32_t mask, boo
         }
         return false;
     }
-    uint32_t i = s->slots[j].node;
+    uint32_t i = s->slots[j];
     bool hit = (mask & ~n[i].valid) == 0;
     if (is_write && s->write_policy == GCR_WRITE_EVICT) {
         list_unlink(n, i);
         shadow_slot_remove(s, j);
-        n[i].next_free = s->free_head;
+        n[i].next = (uint16_t)s->free_head;
         s->free_head = i;
         s->count--;
         return hit;
