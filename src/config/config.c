@@ -3,6 +3,7 @@
 #include "gcreplay/config.h"
 
 #include "core/bits.h"
+#include "core/json_kind.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -36,21 +37,6 @@ static int fail_at(const struct jobj *o, const char *key, struct gcr_err *err, c
     return gcr_fail(err, GCR_E_CONFIG, "%s: %s: %s", o->origin, o->path, what);
 }
 
-static const char *json_kind(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a number with a fraction";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    case JSON_NULL: return "null";
-    }
-    return "a value";
-}
-
 static json_t *jobj_get(struct jobj *o, const char *key)
 {
     if (o->nknown < MAX_KEYS)
@@ -67,7 +53,7 @@ static int jobj_sub(struct jobj *parent, const char *key, struct jobj *child, st
     if (n < 0 || (size_t)n >= sizeof child->path) /* absurdly deep: keep the prefix */
         child->path[sizeof child->path - 1] = '\0';
     if (v && !json_is_object(v))
-        return fail_at(parent, key, err, "expected an object, got %s", json_kind(v));
+        return fail_at(parent, key, err, "expected an object, got %s", gcr_json_kind(v));
     child->obj = v;
     return 0;
 }
@@ -105,7 +91,7 @@ static int get_u64(struct jobj *o, const char *key, uint64_t def, uint64_t min, 
     }
     if (!json_is_integer(v))
         return fail_at(o, key, err, "expected an integer between %llu and %llu, got %s",
-                       (unsigned long long)min, (unsigned long long)max, json_kind(v));
+                       (unsigned long long)min, (unsigned long long)max, gcr_json_kind(v));
     json_int_t x = json_integer_value(v);
     if (x < 0 || (uint64_t)x < min || (uint64_t)x > max)
         return fail_at(o, key, err, "expected an integer between %llu and %llu, got %lld",
@@ -132,7 +118,7 @@ static int get_bool(struct jobj *o, const char *key, bool def, bool *out, struct
         return 0;
     }
     if (!json_is_boolean(v))
-        return fail_at(o, key, err, "expected true or false, got %s", json_kind(v));
+        return fail_at(o, key, err, "expected true or false, got %s", gcr_json_kind(v));
     *out = json_is_true(v);
     return 0;
 }
@@ -146,7 +132,7 @@ static int get_str(struct jobj *o, const char *key, const char *def, const char 
         return 0;
     }
     if (!json_is_string(v))
-        return fail_at(o, key, err, "expected a string, got %s", json_kind(v));
+        return fail_at(o, key, err, "expected a string, got %s", gcr_json_kind(v));
     *out = json_string_value(v);
     return 0;
 }
@@ -162,7 +148,7 @@ static int get_real(struct jobj *o, const char *key, double def, double min, dou
     }
     if (!json_is_number(v))
         return fail_at(o, key, err, "expected a number between %g and %g, got %s", min, max,
-                       json_kind(v));
+                       gcr_json_kind(v));
     double x = json_number_value(v);
     if (!(x >= min && x <= max))
         return fail_at(o, key, err, "expected a number between %g and %g, got %g", min, max, x);
@@ -533,7 +519,7 @@ static int from_json(struct gcr_config *cfg, json_t *root, struct gcr_err *err)
 
     if (!json_is_object(root))
         return fail_at(&top, NULL, err, "the configuration must be a JSON object, got %s",
-                       json_kind(root));
+                       gcr_json_kind(root));
     if (get_str(&top, "name", "unnamed", &s, err))
         return -1;
     cfg->name = strdup(s);
@@ -541,7 +527,7 @@ static int from_json(struct gcr_config *cfg, json_t *root, struct gcr_err *err)
         return -1;
     json_t *comment = jobj_get(&top, "comment"); /* free text, ignored */
     if (comment && !json_is_string(comment))
-        return fail_at(&top, "comment", err, "expected a string, got %s", json_kind(comment));
+        return fail_at(&top, "comment", err, "expected a string, got %s", gcr_json_kind(comment));
 
     if (jobj_sub(&top, "gpu", &gpu, err) ||
         get_u32(&gpu, "sms", 80, 1, 4096, &cfg->num_sms, err) ||
@@ -603,7 +589,7 @@ static int from_json(struct gcr_config *cfg, json_t *root, struct gcr_err *err)
     json_t *org_opts = jobj_get(&l1, cfg->l1_organization);
     if (org_opts && !json_is_object(org_opts))
         return fail_at(&l1, cfg->l1_organization, err, "expected an object, got %s",
-                       json_kind(org_opts));
+                       gcr_json_kind(org_opts));
     cfg->l1_org_options = json_incref(org_opts);
     if (jobj_finish(&l1, err) || check_geometry(&l1, &cfg->l1, err) ||
         check_total(&l1, cfg->num_sms, "SMs",
@@ -653,7 +639,7 @@ static int from_json(struct gcr_config *cfg, json_t *root, struct gcr_err *err)
 
     json_t *an = jobj_get(&top, "analyses");
     if (an && !json_is_object(an))
-        return fail_at(&top, "analyses", err, "expected an object, got %s", json_kind(an));
+        return fail_at(&top, "analyses", err, "expected an object, got %s", gcr_json_kind(an));
     cfg->analyses = an ? json_incref(an) : json_object();
 
     if (parse_timing(&top, cfg, err))

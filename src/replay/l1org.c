@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/bits.h"
+#include "core/json_kind.h"
 
 void gcr_l1org_emit(struct gcr_bus *bus, enum gcr_event_kind kind, uint32_t unit,
                     const struct gcr_req *req, uint64_t line, uint32_t sectors, bool is_write,
@@ -101,28 +102,13 @@ void gcr_l1org_serve(struct gcr_cache *c, uint32_t unit, uint32_t port,
 
 /* ---- options of l1d.<org> ---- */
 
-static const char *json_kind(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a real number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    case JSON_NULL: return "null";
-    }
-    return "a value";
-}
-
 int gcr_l1org_opt_uint(const char *origin, const char *org, const char *key, const json_t *v,
                        uint64_t min, uint64_t max, uint64_t *out, struct gcr_err *err)
 {
     if (!json_is_integer(v))
         return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.%s.%s: expected an integer between %llu "
                         "and %llu, got %s", origin, org, key, (unsigned long long)min,
-                        (unsigned long long)max, json_kind(v));
+                        (unsigned long long)max, gcr_json_kind(v));
     json_int_t x = json_integer_value(v);
     if (x < 0 || (uint64_t)x < min || (uint64_t)x > max)
         return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.%s.%s: expected an integer between %llu "
@@ -137,7 +123,7 @@ int gcr_l1org_opt_real(const char *origin, const char *org, const char *key, con
 {
     if (!json_is_number(v))
         return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.%s.%s: expected a number between %g and "
-                        "%g, got %s", origin, org, key, min, max, json_kind(v));
+                        "%g, got %s", origin, org, key, min, max, gcr_json_kind(v));
     double x = json_number_value(v);
     if (!(x >= min && x <= max))
         return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.%s.%s: expected a number between %g and "
@@ -156,7 +142,7 @@ int gcr_l1org_opt_enum(const char *origin, const char *org, const char *key, con
     }
     if (!json_is_string(v))
         return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.%s.%s: expected one of %s, got %s", origin,
-                        org, key, known, json_kind(v));
+                        org, key, known, gcr_json_kind(v));
     for (int i = 0; i < count; i++)
         if (strcmp(json_string_value(v), names[i]) == 0) {
             *out = i;

@@ -1,5 +1,6 @@
 /* Figures shared by the fine-grained L1 organisations (see granularity.h). */
 #include "orgs/granularity/granularity.h"
+#include "replay/l1org.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -380,8 +381,7 @@ int gcr_org_opt_finish(const struct gcr_org_opts *o, struct gcr_err *err)
             for (uint32_t i = 0; i < o->nknown && u < sizeof list; i++)
                 u += (size_t)snprintf(list + u, sizeof list - u, "%s%s", i ? ", " : "",
                                       o->known[i]);
-            return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.%s.%s: unknown key (known keys here: "
-                            "%s)", o->origin, o->org, key, list);
+            return gcr_l1org_unknown_key(o->origin, o->org, key, list, err);
         }
     }
     return 0;

@@ -1,0 +1,23 @@
+/* How error messages name the kind of a JSON value ("got a string"): one
+ * wording for the config parser and every organisation's option parser. */
+#ifndef GCREPLAY_CORE_JSON_KIND_H
+#define GCREPLAY_CORE_JSON_KIND_H
+
+#include <jansson.h>
+
+static inline const char *gcr_json_kind(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a number with a fraction";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
+    }
+    return "a value";
+}
+
+#endif
