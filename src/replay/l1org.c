@@ -2,6 +2,7 @@
 #include "replay/l1org.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/bits.h"
@@ -74,6 +75,62 @@ int gcr_l1org_resize(struct gcr_cache **c, const struct gcr_cache_geometry *g, u
     gcr_cache_destroy(*c);
     *c = fresh;
     return 0;
+}
+
+int gcr_l1_bank_init(struct gcr_l1_bank *b, uint32_t n, const struct gcr_cache_geometry *g,
+                     struct gcr_err *err)
+{
+    *b = (struct gcr_l1_bank){.n = n};
+    b->l1 = calloc(n, sizeof *b->l1);
+    b->retired = calloc(n, sizeof *b->retired);
+    if (!b->l1 || !b->retired) {
+        gcr_l1_bank_fini(b);
+        return gcr_fail(err, GCR_E_NOMEM, "out of memory for %u L1s", n);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        struct gcr_cache_geometry gi = *g;
+        gi.seed = g->seed + i;
+        if (!(b->l1[i] = gcr_cache_create(&gi, err))) {
+            gcr_l1_bank_fini(b);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void gcr_l1_bank_fini(struct gcr_l1_bank *b)
+{
+    if (b->l1)
+        for (uint32_t i = 0; i < b->n; i++)
+            gcr_cache_destroy(b->l1[i]);
+    free(b->l1);
+    free(b->retired);
+    *b = (struct gcr_l1_bank){0};
+}
+
+int gcr_l1_bank_resize(struct gcr_l1_bank *b, const struct gcr_cache_geometry *g,
+                       struct gcr_memsys *mem, struct gcr_bus *bus, struct gcr_err *err)
+{
+    if (gcr_cache_geometry(b->l1[0])->ways == g->ways)
+        return 0;
+    for (uint32_t i = 0; i < b->n; i++) {
+        struct gcr_cache_geometry gi = *g;
+        gi.seed = g->seed + i;
+        if (gcr_l1org_resize(&b->l1[i], &gi, i, i, &b->retired[i], mem, bus, err) != 0)
+            return -1;
+    }
+    return 1;
+}
+
+void gcr_l1_bank_invalidate(struct gcr_l1_bank *b, struct gcr_memsys *mem, struct gcr_bus *bus)
+{
+    for (uint32_t i = 0; i < b->n; i++)
+        gcr_l1org_invalidate(b->l1[i], i, i, mem, bus);
+}
+
+void gcr_l1_bank_stats(const struct gcr_l1_bank *b, uint32_t i, struct gcr_cache_stats *out)
+{
+    gcr_cache_stats_sum(out, &b->retired[i], gcr_cache_stats(b->l1[i]));
 }
 
 void gcr_l1org_serve(struct gcr_cache *c, uint32_t unit, uint32_t port,

@@ -84,6 +84,28 @@ void gcr_l1org_serve(struct gcr_cache *c, uint32_t unit, uint32_t port,
                      const struct gcr_req *req, struct gcr_memsys *mem, struct gcr_bus *bus,
                      struct gcr_access *a);
 
+/* L1 instance i of a bank is a gcr_cache of the bank's geometry with seed
+ * geometry.seed + i (independent random streams); retired[i] keeps the
+ * counters of the caches a resize replaced, so statistics are cumulative.
+ * Instance i's memory port is i. */
+struct gcr_l1_bank {
+    struct gcr_cache **l1;
+    struct gcr_cache_stats *retired;
+    uint32_t n;
+};
+int gcr_l1_bank_init(struct gcr_l1_bank *b, uint32_t n, const struct gcr_cache_geometry *g,
+                     struct gcr_err *err);
+void gcr_l1_bank_fini(struct gcr_l1_bank *b);
+/* Every instance gets geometry g (the unified L1/shared carve-out changes the
+ * ways): 1 if they were resized (and start empty), 0 if the ways did not
+ * change, -1 on error. */
+int gcr_l1_bank_resize(struct gcr_l1_bank *b, const struct gcr_cache_geometry *g,
+                       struct gcr_memsys *mem, struct gcr_bus *bus, struct gcr_err *err);
+/* Empties every instance (gcr_l1org_invalidate). */
+void gcr_l1_bank_invalidate(struct gcr_l1_bank *b, struct gcr_memsys *mem, struct gcr_bus *bus);
+/* Cumulative counters of instance i: the retired caches' and the current one's. */
+void gcr_l1_bank_stats(const struct gcr_l1_bank *b, uint32_t i, struct gcr_cache_stats *out);
+
 /* out = a + b, counter by counter (out may be a or b). */
 void gcr_cache_stats_sum(struct gcr_cache_stats *out, const struct gcr_cache_stats *a,
                          const struct gcr_cache_stats *b);

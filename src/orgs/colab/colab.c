@@ -42,8 +42,7 @@ static const char *const assignment_names[] = {"contiguous", "interleaved"};
 struct colab {
     struct gcr_l1org_ctx ctx;
     uint32_t n; /* SMs = L1 instances */
-    struct gcr_cache **l1;
-    struct gcr_cache_stats *retired;     /* per SM: counts of L1s replaced by a resize */
+    struct gcr_l1_bank bank;             /* one L1 per SM */
     struct gcr_cache_stats *served_for;  /* per owner SM: lookups it served for others */
     struct gcr_cache_stats *served_by;   /* per requester SM: its misses a peer served */
     uint32_t *cluster_of;                /* per SM */
@@ -131,9 +130,7 @@ static void colab_destroy(void *self)
     struct colab *cb = self;
     if (!cb)
         return;
-    if (cb->l1)
-        for (uint32_t i = 0; i < cb->n; i++)
-            gcr_cache_destroy(cb->l1[i]);
+    gcr_l1_bank_fini(&cb->bank);
     if (cb->clusters)
         for (uint32_t c = 0; c < cb->nclusters; c++) {
             gcr_cache_destroy(cb->clusters[c].table);
@@ -142,8 +139,6 @@ static void colab_destroy(void *self)
         }
     free(cb->clusters);
     free(cb->cluster_of);
-    free(cb->l1);
-    free(cb->retired);
     free(cb->served_for);
     free(cb->served_by);
     free(cb);
@@ -211,21 +206,15 @@ static int colab_create(void **self, const struct gcr_l1org_ctx *ctx, const json
         colab_destroy(cb);
         return -1;
     }
-    cb->l1 = calloc(cb->n, sizeof *cb->l1);
-    cb->retired = calloc(cb->n, sizeof *cb->retired);
     cb->served_for = calloc(cb->n, sizeof *cb->served_for);
     cb->served_by = calloc(cb->n, sizeof *cb->served_by);
-    if (!cb->l1 || !cb->retired || !cb->served_for || !cb->served_by) {
+    if (!cb->served_for || !cb->served_by) {
         colab_destroy(cb);
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     }
-    for (uint32_t i = 0; i < cb->n; i++) {
-        struct gcr_cache_geometry g = ctx->config->l1;
-        g.seed = ctx->config->l1.seed + i;
-        if (!(cb->l1[i] = gcr_cache_create(&g, err))) {
-            colab_destroy(cb);
-            return -1;
-        }
+    if (gcr_l1_bank_init(&cb->bank, cb->n, &ctx->config->l1, err) != 0) {
+        colab_destroy(cb);
+        return -1;
     }
     if (build_clusters(cb, err) != 0) {
         colab_destroy(cb);
@@ -281,7 +270,7 @@ static bool held_elsewhere(const struct colab *cb, const struct cluster *cl, uin
                            uint64_t line, uint32_t sectors)
 {
     for (uint32_t i = 0; i < cl->nmembers; i++)
-        if (cl->members[i] != sm && holds_all(cb->l1[cl->members[i]], line, sectors))
+        if (cl->members[i] != sm && holds_all(cb->bank.l1[cl->members[i]], line, sectors))
             return true;
     return false;
 }
@@ -297,7 +286,7 @@ static enum gcr_outcome serve_remote(struct colab *cb, struct cluster *cl,
     uint32_t missing = req->sector_mask & ~valid;
     struct gcr_access a;
     /* A normal lookup at the owner: a hit, refreshing its replacement state. */
-    gcr_cache_access(cb->l1[owner], req->line_addr, req->sector_mask, false, &a);
+    gcr_cache_access(cb->bank.l1[owner], req->line_addr, req->sector_mask, false, &a);
     if (gcr_bus_wants(cb->ctx.bus, GCR_EV_L1_ACCESS))
         gcr_l1org_emit(cb->ctx.bus, GCR_EV_L1_ACCESS, owner, req, req->line_addr,
                        req->sector_mask, false, &a);
@@ -320,7 +309,7 @@ static enum gcr_outcome serve_remote(struct colab *cb, struct cluster *cl,
 
     /* What the requester's L1 would have fetched: the missing sectors, or the
      * whole line for a non-sectored L1 without the tag. */
-    const struct gcr_cache_geometry *g = gcr_cache_geometry(cb->l1[s]);
+    const struct gcr_cache_geometry *g = gcr_cache_geometry(cb->bank.l1[s]);
     uint32_t line_mask = (uint32_t)((1ull << (g->line_bytes / g->sector_bytes)) - 1);
     uint32_t fetch = !g->sectored && !present ? line_mask : missing;
     cb->c.served++;
@@ -338,7 +327,7 @@ static enum gcr_outcome colab_access(void *self, const struct gcr_req *req)
     struct cluster *cl = &cb->clusters[cb->cluster_of[s]];
     struct gcr_access a;
     uint32_t valid = 0;
-    bool present = gcr_cache_probe(cb->l1[s], req->line_addr, &valid);
+    bool present = gcr_cache_probe(cb->bank.l1[s], req->line_addr, &valid);
 
     /* Writes and own-L1 hits never consult the table. */
     if (!req->is_write && !(present && (req->sector_mask & ~valid) == 0)) {
@@ -351,7 +340,7 @@ static enum gcr_outcome colab_access(void *self, const struct gcr_req *req)
             cb->c.redirected++;
             if (gcr_bus_wants(cb->ctx.bus, GCR_EV_TRANSFER))
                 core_l1_transfer(cb, req, s, owner, 0, true);
-            if (holds_all(cb->l1[owner], req->line_addr, req->sector_mask))
+            if (holds_all(cb->bank.l1[owner], req->line_addr, req->sector_mask))
                 return serve_remote(cb, cl, req, owner, present, valid);
             cb->c.stale++;
         } else if (found) {
@@ -368,7 +357,7 @@ static enum gcr_outcome colab_access(void *self, const struct gcr_req *req)
                 cb->c.false_negatives++;
         }
     }
-    gcr_l1org_serve(cb->l1[s], s, s, req, cb->ctx.mem, cb->ctx.bus, &a);
+    gcr_l1org_serve(cb->bank.l1[s], s, s, req, cb->ctx.mem, cb->ctx.bus, &a);
     /* Only fills from L2 update the table (reads, and writes that fetch). */
     if (a.fetch_mask && !a.invalidated)
         table_update(cb, cl, req->line_addr, s);
@@ -382,17 +371,10 @@ static enum gcr_outcome colab_access(void *self, const struct gcr_req *req)
 static int colab_kernel_begin(void *self, const struct gcr_cache_geometry *l1, struct gcr_err *err)
 {
     struct colab *cb = self;
-    if (gcr_cache_geometry(cb->l1[0])->ways == l1->ways)
-        return 0;
-    for (uint32_t i = 0; i < cb->n; i++) {
-        struct gcr_cache_geometry g = *l1;
-        g.seed = l1->seed + i;
-        if (gcr_l1org_resize(&cb->l1[i], &g, i, i, &cb->retired[i], cb->ctx.mem, cb->ctx.bus,
-                             err) != 0)
-            return -1;
-    }
-    table_clear(cb);
-    return 0;
+    int resized = gcr_l1_bank_resize(&cb->bank, l1, cb->ctx.mem, cb->ctx.bus, err);
+    if (resized > 0)
+        table_clear(cb);
+    return resized < 0 ? -1 : 0;
 }
 
 static void colab_kernel_end(void *self)
@@ -406,8 +388,7 @@ static void colab_kernel_end(void *self)
     if (valid > cb->c.valid_entries_max)
         cb->c.valid_entries_max = valid;
     if (cb->ctx.config->l1_invalidate_at_kernel_end)
-        for (uint32_t i = 0; i < cb->n; i++)
-            gcr_l1org_invalidate(cb->l1[i], i, i, cb->ctx.mem, cb->ctx.bus);
+        gcr_l1_bank_invalidate(&cb->bank, cb->ctx.mem, cb->ctx.bus);
     if (cb->table_invalidate)
         table_clear(cb);
 }
@@ -433,7 +414,7 @@ static void colab_collect_stats(void *self, struct gcr_cache_stats *per_sm)
 {
     struct colab *cb = self;
     for (uint32_t i = 0; i < cb->n; i++) {
-        gcr_cache_stats_sum(&per_sm[i], &cb->retired[i], gcr_cache_stats(cb->l1[i]));
+        gcr_l1_bank_stats(&cb->bank, i, &per_sm[i]);
         stats_subtract(&per_sm[i], &cb->served_for[i]);
         gcr_cache_stats_sum(&per_sm[i], &per_sm[i], &cb->served_by[i]);
     }

@@ -5,9 +5,7 @@
 
 struct private_l1 {
     struct gcr_l1org_ctx ctx;
-    struct gcr_cache **l1;            /* one per SM */
-    struct gcr_cache_stats *retired;  /* per SM: counts of L1s replaced by a resize */
-    uint32_t n;
+    struct gcr_l1_bank bank; /* one L1 per SM */
 };
 
 static void private_destroy(void *self)
@@ -15,11 +13,7 @@ static void private_destroy(void *self)
     struct private_l1 *p = self;
     if (!p)
         return;
-    if (p->l1)
-        for (uint32_t i = 0; i < p->n; i++)
-            gcr_cache_destroy(p->l1[i]);
-    free(p->l1);
-    free(p->retired);
+    gcr_l1_bank_fini(&p->bank);
     free(p);
 }
 
@@ -35,20 +29,9 @@ static int private_create(void **self, const struct gcr_l1org_ctx *ctx, const js
     if (!p)
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     p->ctx = *ctx;
-    p->n = ctx->config->num_sms;
-    p->l1 = calloc(p->n, sizeof *p->l1);
-    p->retired = calloc(p->n, sizeof *p->retired);
-    if (!p->l1 || !p->retired) {
+    if (gcr_l1_bank_init(&p->bank, ctx->config->num_sms, &ctx->config->l1, err) != 0) {
         private_destroy(p);
-        return gcr_fail(err, GCR_E_NOMEM, "out of memory");
-    }
-    for (uint32_t i = 0; i < p->n; i++) {
-        struct gcr_cache_geometry g = ctx->config->l1;
-        g.seed = ctx->config->l1.seed + i;
-        if (!(p->l1[i] = gcr_cache_create(&g, err))) {
-            private_destroy(p);
-            return -1;
-        }
+        return -1;
     }
     *self = p;
     return 0;
@@ -58,7 +41,7 @@ static enum gcr_outcome private_access(void *self, const struct gcr_req *req)
 {
     struct private_l1 *p = self;
     struct gcr_access a;
-    gcr_l1org_serve(p->l1[req->sm], req->sm, req->sm, req, p->ctx.mem, p->ctx.bus, &a);
+    gcr_l1org_serve(p->bank.l1[req->sm], req->sm, req->sm, req, p->ctx.mem, p->ctx.bus, &a);
     return a.outcome;
 }
 
@@ -69,38 +52,27 @@ static int private_kernel_begin(void *self, const struct gcr_cache_geometry *l1,
                                 struct gcr_err *err)
 {
     struct private_l1 *p = self;
-    if (gcr_cache_geometry(p->l1[0])->ways == l1->ways)
-        return 0;
-    for (uint32_t i = 0; i < p->n; i++) {
-        struct gcr_cache_geometry g = *l1;
-        g.seed = l1->seed + i;
-        if (gcr_l1org_resize(&p->l1[i], &g, i, i, &p->retired[i], p->ctx.mem, p->ctx.bus,
-                             err) != 0)
-            return -1;
-    }
-    return 0;
+    return gcr_l1_bank_resize(&p->bank, l1, p->ctx.mem, p->ctx.bus, err) < 0 ? -1 : 0;
 }
 
 static void private_kernel_end(void *self)
 {
     struct private_l1 *p = self;
-    if (!p->ctx.config->l1_invalidate_at_kernel_end)
-        return;
-    for (uint32_t i = 0; i < p->n; i++)
-        gcr_l1org_invalidate(p->l1[i], i, i, p->ctx.mem, p->ctx.bus);
+    if (p->ctx.config->l1_invalidate_at_kernel_end)
+        gcr_l1_bank_invalidate(&p->bank, p->ctx.mem, p->ctx.bus);
 }
 
 static uint32_t private_instances(void *self)
 {
-    return ((struct private_l1 *)self)->n;
+    return ((struct private_l1 *)self)->bank.n;
 }
 
 /* Each SM has its own L1, so the requester's view is that cache's counters. */
 static void private_collect_stats(void *self, struct gcr_cache_stats *per_sm)
 {
     struct private_l1 *p = self;
-    for (uint32_t i = 0; i < p->n; i++)
-        gcr_cache_stats_sum(&per_sm[i], &p->retired[i], gcr_cache_stats(p->l1[i]));
+    for (uint32_t i = 0; i < p->bank.n; i++)
+        gcr_l1_bank_stats(&p->bank, i, &per_sm[i]);
 }
 
 const struct gcr_l1org_ops gcr_l1org_private = {
