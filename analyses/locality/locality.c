@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/table_memory.h"
+#include "core/table_memory.h"
 #include "core/bits.h"
 #include "gcreplay/analysis.h"
 

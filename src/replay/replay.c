@@ -95,6 +95,7 @@ struct gcr_replay {
     struct sm *sms;
     struct warp **warp_slots;           /* backing store of every sm.active */
     struct cta *free_ctas;
+    struct gcr_warpq_pool *queues;      /* buffers of every warp queue */
     struct gcr_line_req reqs[GCR_COALESCE_MAX];
     struct gcr_warp_insn insn;          /* the instruction being executed */
     struct insn_counts counts, kernel_counts;
@@ -156,8 +157,9 @@ int gcr_replay_create(struct gcr_replay **out, const struct gcr_config *cfg, str
     rp->warp_slots = calloc((size_t)S * cfg->max_warps_per_sm, sizeof *rp->warp_slots);
     rp->kernels = json_array();
     rp->traces = json_array();
+    rp->queues = gcr_warpq_pool_create();
     if (!rp->l1_stats || !rp->l1_then || !rp->l2_then || !rp->l2_now || !rp->sms ||
-        !rp->warp_slots || !rp->kernels || !rp->traces) {
+        !rp->warp_slots || !rp->kernels || !rp->traces || !rp->queues) {
         gcr_replay_destroy(rp);
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     }
@@ -272,6 +274,7 @@ void gcr_replay_destroy(struct gcr_replay *rp)
         rp->free_ctas = c->next;
         cta_free(c);
     }
+    gcr_warpq_pool_destroy(rp->queues);
     free(rp->l1_stats);
     free(rp->l1_then);
     free(rp->l2_then);
@@ -310,6 +313,8 @@ static struct cta *cta_get(struct gcr_replay *rp, uint32_t id, uint32_t nwarps)
             return NULL;
         }
         memset(w + c->cap_warps, 0, (nwarps - c->cap_warps) * sizeof *w);
+        for (uint32_t i = c->cap_warps; i < nwarps; i++)
+            w[i].q.pool = rp->queues;
         c->warps = w;
         c->cap_warps = nwarps;
     }

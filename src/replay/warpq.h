@@ -11,10 +11,21 @@
 
 #include "gcreplay/record.h"
 
+struct gcr_warpq_pool;
+
 struct gcr_warpq {
     uint8_t *buf;
     size_t len, cap, pos;
+    struct gcr_warpq_pool *pool; /* where buf comes from; NULL: malloc */
 };
+
+/* Buffers for many queues, carved from large huge-page-backed chunks
+ * (core/table_memory.h). The replay keeps thousands of queues and reads the
+ * head of a different one at every issue: with 4-KB pages nearly every such
+ * read would also miss the TLB. Buffers are recycled by size class and go
+ * back to the system only when the pool is destroyed. NULL when out of memory. */
+struct gcr_warpq_pool *gcr_warpq_pool_create(void);
+void gcr_warpq_pool_destroy(struct gcr_warpq_pool *pool);
 
 enum gcr_warpq_item { GCR_WQ_INSN, GCR_WQ_NONMEM };
 
@@ -42,6 +53,7 @@ static inline enum gcr_warpq_item gcr_warpq_pop(struct gcr_warpq *q, struct gcr_
 void gcr_lane_shape_expand(const struct gcr_lane_shape *shape, struct gcr_warp_insn *in);
 
 static inline void gcr_warpq_reset(struct gcr_warpq *q) { q->len = q->pos = 0; }
+/* Gives the buffer back (to q->pool, or to malloc); q is then empty. */
 void gcr_warpq_free(struct gcr_warpq *q);
 
 /* ---- The hot functions, inline: the replay pushes every record of a trace

@@ -66,5 +66,32 @@ int main(void)
     gcr_lane_shape_expand(&sh, &y);
     CHECK_EQ_U(y.addr[7], 0x1000 + 3 * 64);
     gcr_warpq_free(&q);
+
+    /* Pooled queues: growing moves the contents, and freed buffers are
+     * recycled by size class (a queue freed then regrown reuses its buffer). */
+    struct gcr_warpq_pool *pool = gcr_warpq_pool_create();
+    CHECK(pool != NULL);
+    struct gcr_warpq p1 = {.pool = pool}, p2 = {.pool = pool};
+    for (uint32_t i = 1; i <= 1000; i++) { /* 5 bytes each: grows 256 -> 8192 */
+        CHECK(gcr_warpq_push_nonmem(&p1, i) == 0);
+        CHECK(gcr_warpq_push_nonmem(&p2, 2 * i) == 0);
+    }
+    CHECK_EQ_U(p1.cap, 8192);
+    for (uint32_t i = 1; i <= 1000; i++) {
+        struct gcr_warp_insn x;
+        uint32_t n1 = 0, n2 = 0;
+        CHECK(gcr_warpq_pop(&p1, &x, &n1, &sh) == GCR_WQ_NONMEM);
+        CHECK(gcr_warpq_pop(&p2, &x, &n2, &sh) == GCR_WQ_NONMEM);
+        CHECK_EQ_U(n1, i);
+        CHECK_EQ_U(n2, 2 * i);
+    }
+    uint8_t *old = p1.buf;
+    gcr_warpq_free(&p1);
+    CHECK(p1.buf == NULL && p1.cap == 0);
+    CHECK(gcr_warpq_grow(&p1, 5000) == 0);
+    CHECK(p1.buf == old); /* the 8192-byte class's free buffer */
+    gcr_warpq_free(&p1);
+    gcr_warpq_free(&p2);
+    gcr_warpq_pool_destroy(pool);
     CHECK_DONE();
 }
