@@ -537,6 +537,34 @@ void gcr_cache_access(struct gcr_cache *c, uint64_t line_addr, uint32_t sector_m
     st->sectors_forwarded += gcr_bits_popcount32(out->forward_mask);
 }
 
+void gcr_cache_prefetch(const struct gcr_cache *c, uint64_t line_addr, struct gcr_cache_hint *h,
+                        int stage)
+{
+    if (stage == 1) {
+        line_addr &= c->line_mask;
+        *h = (struct gcr_cache_hint){c, bucket_of(c, line_addr),
+                                     gcr_set_index_of(&c->index, line_addr)};
+        __builtin_prefetch(&c->buckets[h->bucket]);
+        __builtin_prefetch(&c->set[h->set]);
+        return;
+    }
+    if (h->cache != c)
+        return;
+    /* Only LRU and FIFO know their victim before the access: the tail. */
+    const struct set_state *st = &c->set[h->set];
+    bool victim = (c->repl == GCR_REPL_LRU || c->repl == GCR_REPL_FIFO) &&
+                  st->valid_count == c->ways;
+    if (stage == 2) {
+        uint32_t i = c->buckets[h->bucket];
+        if (i != NO_LINE)
+            __builtin_prefetch(&c->lines[i]);
+        if (victim)
+            __builtin_prefetch(&c->lines[(size_t)h->set * c->ways + st->tail]);
+    } else if (victim) {
+        __builtin_prefetch(&c->buckets[c->lines[(size_t)h->set * c->ways + st->tail].bucket]);
+    }
+}
+
 void gcr_cache_fill(struct gcr_cache *c, uint64_t line_addr, uint32_t sector_mask, bool dirty,
                     struct gcr_access *out)
 {

@@ -97,6 +97,17 @@ static void slice_access(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint6
         emit(m, GCR_EV_L2_EVICT, slice, sm, a->victim_line, a->victim_valid, false, NULL, a);
 }
 
+void gcr_memsys_prefetch(const struct gcr_memsys *m, uint64_t line, struct gcr_cache_hint *h,
+                         int stage)
+{
+    if (m->chips)
+        return;
+    if (stage == 1)
+        gcr_cache_prefetch(m->slices[gcr_config_slice_of(m->cfg, line)], line, h, 1);
+    else if (h->cache)
+        gcr_cache_prefetch(h->cache, line, h, stage);
+}
+
 /* In sector granularity every sector is its own L2 request, as GPGPU-Sim
  * breaks L1 misses into 32-B sector requests at the memory partition. */
 static void l2_request(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t line,

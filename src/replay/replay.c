@@ -57,6 +57,13 @@ struct sm {
     struct gcr_vws_sm vws; /* VWS throttling estimate */
 };
 
+/* An SM's next access as the prefetcher predicted it (see prefetch_ahead). */
+struct prefetch {
+    uint64_t addr;
+    struct gcr_cache_hint l1, l2;
+    bool pending;
+};
+
 /* Per-kernel counters that are not cache statistics. */
 struct insn_counts {
     uint64_t warp_insns; /* every warp instruction, memory or not */
@@ -96,6 +103,7 @@ struct gcr_replay {
     struct warp **warp_slots;           /* backing store of every sm.active */
     struct cta *free_ctas;
     struct gcr_warpq_pool *queues;      /* buffers of every warp queue */
+    struct prefetch *pf;                /* per SM: the access being prefetched */
     struct gcr_line_req reqs[GCR_COALESCE_MAX];
     struct gcr_warp_insn insn;          /* the instruction being executed */
     struct insn_counts counts, kernel_counts;
@@ -158,8 +166,9 @@ int gcr_replay_create(struct gcr_replay **out, const struct gcr_config *cfg, str
     rp->kernels = json_array();
     rp->traces = json_array();
     rp->queues = gcr_warpq_pool_create();
+    rp->pf = calloc(S, sizeof *rp->pf);
     if (!rp->l1_stats || !rp->l1_then || !rp->l2_then || !rp->l2_now || !rp->sms ||
-        !rp->warp_slots || !rp->kernels || !rp->traces || !rp->queues) {
+        !rp->warp_slots || !rp->kernels || !rp->traces || !rp->queues || !rp->pf) {
         gcr_replay_destroy(rp);
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     }
@@ -275,6 +284,7 @@ void gcr_replay_destroy(struct gcr_replay *rp)
         cta_free(c);
     }
     gcr_warpq_pool_destroy(rp->queues);
+    free(rp->pf);
     free(rp->l1_stats);
     free(rp->l1_then);
     free(rp->l2_then);
@@ -654,21 +664,41 @@ static const struct warp *guess_next(const struct sm *sm, bool lrr)
     return w;
 }
 
-/* Thousands of resident warps: neither the warp record nor the queue head of
- * the warp an SM issues next is likely to be in the CPU cache, and reading the
- * record to find the head would stall. So fetch in two stages: the record
- * PREFETCH_FAR SMs ahead, the head (its address then cheap to read)
- * PREFETCH_NEAR SMs ahead. */
-enum { PREFETCH_NEAR = 2, PREFETCH_FAR = 4 };
+/* Thousands of resident warps: neither the warp record, nor the queue head of
+ * the warp an SM issues next, nor the L1 state its access will read is likely
+ * to be in the host's cache, and each is found through the previous one, so
+ * reading them when the SM issues would stall on a chain of misses. Instead
+ * they are fetched in stages, SMs ahead of the one issuing: the record
+ * PREFETCH_WARP SMs ahead, then the head, then (through the organisation's
+ * prefetch hint, when it has one) the L1 state in the cache's own stages. */
+enum { PREFETCH_STAGES = 3, PREFETCH_GAP = 2,
+       PREFETCH_HEAD = (PREFETCH_STAGES + 1) * PREFETCH_GAP, PREFETCH_WARP = PREFETCH_HEAD + PREFETCH_GAP };
 
-static void prefetch_ahead(const struct gcr_replay *rp, uint32_t s, bool lrr)
+static void prefetch_ahead(struct gcr_replay *rp, uint32_t s, bool lrr)
 {
     uint32_t S = rp->cfg->num_sms;
     const struct warp *w;
-    if (s + PREFETCH_FAR < S && (w = guess_next(&rp->sms[s + PREFETCH_FAR], lrr)))
+    if (s + PREFETCH_WARP < S && (w = guess_next(&rp->sms[s + PREFETCH_WARP], lrr)))
         __builtin_prefetch(w);
-    if (s + PREFETCH_NEAR < S && (w = guess_next(&rp->sms[s + PREFETCH_NEAR], lrr)))
+    if (s + PREFETCH_HEAD < S && (w = guess_next(&rp->sms[s + PREFETCH_HEAD], lrr)))
         __builtin_prefetch(w->q.buf + w->q.pos);
+    if (!rp->org->prefetch)
+        return;
+    /* Stage 1 predicts the SM's access from its queue head (read once, kept
+     * in rp->pf with each cache's hint); the later stages only follow it. */
+    for (int stage = 1; stage <= PREFETCH_STAGES; stage++) {
+        uint32_t t = s + (uint32_t)(PREFETCH_STAGES + 1 - stage) * PREFETCH_GAP;
+        if (t >= S)
+            continue;
+        struct prefetch *pf = &rp->pf[t];
+        if (stage == 1)
+            pf->pending = (w = guess_next(&rp->sms[t], lrr)) && !w->nonmem_left &&
+                          gcr_warpq_peek_addr(&w->q, &pf->addr);
+        if (!pf->pending)
+            continue;
+        rp->org->prefetch(rp->org_self, t, pf->addr, &pf->l1, stage);
+        gcr_memsys_prefetch(&rp->mem, pf->addr, &pf->l2, stage); /* most L1 misses go there */
+    }
 }
 
 static void warp_done(struct gcr_replay *rp, struct sm *sm, uint32_t index)
@@ -1235,6 +1265,8 @@ static int replay_kernel(struct gcr_replay *rp, struct gcr_reader *r,
         if (run_timed(rp, err) != 0)
             goto out;
     }
+    /* Hints name cache slots of the caches as they were: a kernel may resize them. */
+    memset(rp->pf, 0, cfg->num_sms * sizeof *rp->pf);
     while (ks.resident) {
         for (uint32_t s = 0; s < cfg->num_sms; s++)
             if (rp->sms[s].nactive) {

@@ -52,6 +52,11 @@ static inline enum gcr_warpq_item gcr_warpq_pop(struct gcr_warpq *q, struct gcr_
 /* Fills in->addr[] from a strided shape (no-op for explicit lists). */
 void gcr_lane_shape_expand(const struct gcr_lane_shape *shape, struct gcr_warp_insn *in);
 
+/* The first lane address of the head item when it is an instruction of the
+ * global or local space with an active lane (what will reach the L1), for
+ * prefetching; false otherwise. No state change. */
+static inline bool gcr_warpq_peek_addr(const struct gcr_warpq *q, uint64_t *addr);
+
 static inline void gcr_warpq_reset(struct gcr_warpq *q) { q->len = q->pos = 0; }
 /* Gives the buffer back (to q->pool, or to malloc); q is then empty. */
 void gcr_warpq_free(struct gcr_warpq *q);
@@ -154,6 +159,19 @@ static inline enum gcr_warpq_item gcr_warpq_pop(struct gcr_warpq *q, struct gcr_
     }
     q->pos = (size_t)(p - q->buf);
     return GCR_WQ_INSN;
+}
+
+static inline bool gcr_warpq_peek_addr(const struct gcr_warpq *q, uint64_t *addr)
+{
+    if (q->pos >= q->len)
+        return false;
+    const uint8_t *p = q->buf + q->pos;
+    uint32_t mask;
+    memcpy(&mask, p + 6, 4);
+    if (p[0] == GCR_WQ_TAG_NONMEM || p[2] > GCR_SPACE_LOCAL || !mask)
+        return false;
+    memcpy(addr, p + GCR_WQ_INSN_FIXED, 8); /* the stride form's base, or the list's first */
+    return true;
 }
 
 #endif

@@ -45,6 +45,12 @@ static enum gcr_outcome private_access(void *self, const struct gcr_req *req)
     return a.outcome;
 }
 
+static void private_prefetch(void *self, uint32_t sm, uint64_t line_addr,
+                             struct gcr_cache_hint *h, int stage)
+{
+    gcr_cache_prefetch(((struct private_l1 *)self)->bank.l1[sm], line_addr, h, stage);
+}
+
 /* A new size for every L1 (unified L1/shared carve-out). The L1s are empty at
  * a kernel boundary when invalidation is on; otherwise resizing still starts
  * them empty, like the hardware reconfiguring its L1. Counts carry over. */
@@ -80,6 +86,7 @@ const struct gcr_l1org_ops gcr_l1org_private = {
     .summary = "one L1 per SM (the baseline GPU)",
     .create = private_create,
     .access = private_access,
+    .prefetch = private_prefetch,
     .kernel_begin = private_kernel_begin,
     .kernel_end = private_kernel_end,
     .num_instances = private_instances,
