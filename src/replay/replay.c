@@ -680,8 +680,11 @@ static void prefetch_ahead(struct gcr_replay *rp, uint32_t s, bool lrr)
     const struct warp *w;
     if (s + PREFETCH_WARP < S && (w = guess_next(&rp->sms[s + PREFETCH_WARP], lrr)))
         __builtin_prefetch(w);
-    if (s + PREFETCH_HEAD < S && (w = guess_next(&rp->sms[s + PREFETCH_HEAD], lrr)))
+    if (s + PREFETCH_HEAD < S && (w = guess_next(&rp->sms[s + PREFETCH_HEAD], lrr))) {
+        /* A strided instruction's item (the common one) may straddle two host lines. */
         __builtin_prefetch(w->q.buf + w->q.pos);
+        __builtin_prefetch(w->q.buf + w->q.pos + GCR_WQ_INSN_FIXED + 15);
+    }
     if (!rp->org->prefetch)
         return;
     /* Stage 1 predicts the SM's access from its queue head (read once, kept

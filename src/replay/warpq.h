@@ -133,9 +133,6 @@ static inline enum gcr_warpq_item gcr_warpq_pop(struct gcr_warpq *q, struct gcr_
                                                 uint32_t *count, struct gcr_lane_shape *shape)
 {
     const uint8_t *p = q->buf + q->pos;
-    /* The warp issues again only after the SM's other warps: fetch its next
-     * cache line now so it has arrived by then. */
-    __builtin_prefetch(p + 64);
     if (p[0] == GCR_WQ_TAG_NONMEM) {
         memcpy(count, p + 1, 4);
         q->pos += 5;

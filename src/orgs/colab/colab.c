@@ -320,6 +320,13 @@ static enum gcr_outcome serve_remote(struct colab *cb, struct cluster *cl,
     return seen;
 }
 
+/* The requester's own L1 is probed first, whatever the ownership table says. */
+static void colab_prefetch(void *self, uint32_t sm, uint64_t line_addr,
+                           struct gcr_cache_hint *h, int stage)
+{
+    gcr_cache_prefetch(((struct colab *)self)->bank.l1[sm], line_addr, h, stage);
+}
+
 static enum gcr_outcome colab_access(void *self, const struct gcr_req *req)
 {
     struct colab *cb = self;
@@ -486,6 +493,7 @@ const struct gcr_l1org_ops gcr_l1org_colab = {
     .summary = "private L1s; a per-cluster ownership table redirects misses to a peer L1",
     .create = colab_create,
     .access = colab_access,
+    .prefetch = colab_prefetch,
     .kernel_begin = colab_kernel_begin,
     .kernel_end = colab_kernel_end,
     .num_instances = colab_instances,

@@ -47,6 +47,15 @@ static enum gcr_outcome shared_access(void *self, const struct gcr_req *req)
     return out.a.outcome;
 }
 
+/* The line's home L1 is the one the access will read. */
+static void shared_prefetch(void *self, uint32_t sm, uint64_t line_addr,
+                            struct gcr_cache_hint *h, int stage)
+{
+    (void)sm;
+    struct gcr_shared_l1 *s = self;
+    gcr_cache_prefetch(s->l1[gcr_home_of(&s->home, line_addr)], line_addr, h, stage);
+}
+
 static int shared_kernel_begin(void *self, const struct gcr_cache_geometry *l1,
                                struct gcr_err *err)
 {
@@ -85,6 +94,7 @@ const struct gcr_l1org_ops gcr_l1org_shared = {
     .summary = "one home L1 per line chosen by address bits; remote accesses are not cached",
     .create = shared_create,
     .access = shared_access,
+    .prefetch = shared_prefetch,
     .kernel_begin = shared_kernel_begin,
     .kernel_end = shared_kernel_end,
     .num_instances = shared_instances,

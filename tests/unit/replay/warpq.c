@@ -93,5 +93,33 @@ int main(void)
     gcr_warpq_free(&p1);
     gcr_warpq_free(&p2);
     gcr_warpq_pool_destroy(pool);
+
+    /* The prefetcher's peek: the first lane address of a global or local
+     * instruction at the head, nothing for anything else; no state change. */
+    struct gcr_warpq pq = {0};
+    uint64_t addr = 0;
+    CHECK(!gcr_warpq_peek_addr(&pq, &addr)); /* empty */
+    struct gcr_warp_insn sh_load = {.width = 4, .active_mask = 1, .space = GCR_SPACE_SHARED};
+    sh_load.addr[0] = 0x40;
+    CHECK(gcr_warpq_push_insn(&pq, &sh_load) == 0);
+    CHECK(gcr_warpq_push_nonmem(&pq, 3) == 0);
+    CHECK(gcr_warpq_push_insn(&pq, &a) == 0); /* local, strided from lane 0 */
+    CHECK(gcr_warpq_push_insn(&pq, &b) == 0); /* global, a list */
+    CHECK(!gcr_warpq_peek_addr(&pq, &addr)); /* shared memory never reaches the L1 */
+    struct gcr_warp_insn x;
+    uint32_t n;
+    CHECK(gcr_warpq_pop(&pq, &x, &n, &sh) == GCR_WQ_INSN);
+    CHECK(!gcr_warpq_peek_addr(&pq, &addr)); /* a non-memory run */
+    CHECK(gcr_warpq_pop(&pq, &x, &n, &sh) == GCR_WQ_NONMEM);
+    CHECK(gcr_warpq_peek_addr(&pq, &addr));
+    CHECK_EQ_U(addr, 100);
+    CHECK(gcr_warpq_peek_addr(&pq, &addr)); /* again: nothing consumed */
+    CHECK_EQ_U(addr, 100);
+    CHECK(gcr_warpq_pop(&pq, &x, &n, &sh) == GCR_WQ_INSN);
+    CHECK(gcr_warpq_peek_addr(&pq, &addr));
+    CHECK_EQ_U(addr, 5);
+    CHECK(gcr_warpq_pop(&pq, &x, &n, &sh) == GCR_WQ_INSN);
+    CHECK(!gcr_warpq_peek_addr(&pq, &addr));
+    gcr_warpq_free(&pq);
     CHECK_DONE();
 }
