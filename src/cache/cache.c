@@ -537,18 +537,18 @@ void gcr_cache_access(struct gcr_cache *c, uint64_t line_addr, uint32_t sector_m
     st->sectors_forwarded += gcr_bits_popcount32(out->forward_mask);
 }
 
-void gcr_cache_prefetch(const struct gcr_cache *c, uint64_t line_addr, struct gcr_cache_hint *h,
-                        int stage)
+void gcr_cache_prefetch(const struct gcr_cache *c, uint64_t line_addr, struct gcr_cache_hint *h)
 {
-    if (stage == 1) {
-        line_addr &= c->line_mask;
-        *h = (struct gcr_cache_hint){c, bucket_of(c, line_addr),
-                                     gcr_set_index_of(&c->index, line_addr)};
-        __builtin_prefetch(&c->buckets[h->bucket]);
-        __builtin_prefetch(&c->set[h->set]);
-        return;
-    }
-    if (h->cache != c)
+    line_addr &= c->line_mask;
+    *h = (struct gcr_cache_hint){c, bucket_of(c, line_addr), gcr_set_index_of(&c->index, line_addr)};
+    __builtin_prefetch(&c->buckets[h->bucket]);
+    __builtin_prefetch(&c->set[h->set]);
+}
+
+void gcr_cache_prefetch_follow(const struct gcr_cache_hint *h, int stage)
+{
+    const struct gcr_cache *c = h->cache;
+    if (!c)
         return;
     /* Only LRU and FIFO know their victim before the access: the tail. */
     const struct set_state *st = &c->set[h->set];

@@ -48,11 +48,11 @@ struct gcr_l1org_ops {
     uint32_t (*num_instances)(void *self);
     /* Cumulative L1 statistics per requesting SM, into per_sm[num_sms]. */
     void (*collect_stats)(void *self, struct gcr_cache_stats *per_sm);
-    /* A hint that SM sm will soon access line_addr, in gcr_cache_prefetch's
-     * stages, *h kept by the caller from stage to stage (may be NULL): only
-     * the host's caches change, never a result. */
-    void (*prefetch)(void *self, uint32_t sm, uint64_t line_addr, struct gcr_cache_hint *h,
-                     int stage);
+    /* A hint that SM sm will soon access line_addr (may be NULL): calls
+     * gcr_cache_prefetch on the L1 instance the access will read first; the
+     * engine follows *h in the later stages. Only the host's caches change,
+     * never a result. */
+    void (*prefetch)(void *self, uint32_t sm, uint64_t line_addr, struct gcr_cache_hint *h);
     /* Organisation-specific figures (may be NULL): filled into L1D.<name>. */
     int (*report)(void *self, json_t *section, struct gcr_err *err);
     void (*destroy)(void *self);

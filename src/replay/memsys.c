@@ -97,15 +97,12 @@ static void slice_access(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint6
         emit(m, GCR_EV_L2_EVICT, slice, sm, a->victim_line, a->victim_valid, false, NULL, a);
 }
 
-void gcr_memsys_prefetch(const struct gcr_memsys *m, uint64_t line, struct gcr_cache_hint *h,
-                         int stage)
+void gcr_memsys_prefetch(const struct gcr_memsys *m, uint64_t line, struct gcr_cache_hint *h)
 {
     if (m->chips)
-        return;
-    if (stage == 1)
-        gcr_cache_prefetch(m->slices[gcr_config_slice_of(m->cfg, line)], line, h, 1);
-    else if (h->cache)
-        gcr_cache_prefetch(h->cache, line, h, stage);
+        h->cache = NULL;
+    else
+        gcr_cache_prefetch(m->slices[gcr_config_slice_of(m->cfg, line)], line, h);
 }
 
 /* In sector granularity every sector is its own L2 request, as GPGPU-Sim

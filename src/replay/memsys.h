@@ -56,10 +56,9 @@ void gcr_memsys_atomic(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_
 void gcr_memsys_kernel_begin(struct gcr_memsys *m);
 void gcr_memsys_kernel_end(struct gcr_memsys *m);
 
-/* gcr_cache_prefetch's hint for the L2 slice of line (single chip only:
- * with several chips the route depends on the requester; nothing then). */
-void gcr_memsys_prefetch(const struct gcr_memsys *m, uint64_t line, struct gcr_cache_hint *h,
-                         int stage);
+/* gcr_cache_prefetch for the L2 slice of line (single chip only: with
+ * several chips the route depends on the requester; h->cache is then NULL). */
+void gcr_memsys_prefetch(const struct gcr_memsys *m, uint64_t line, struct gcr_cache_hint *h);
 
 /* Host-to-device copy written into L2 before kernels (config l2.prefill_memcpy). */
 void gcr_memsys_prefill(struct gcr_memsys *m, uint64_t dst, uint64_t bytes);

@@ -57,11 +57,10 @@ struct sm {
     struct gcr_vws_sm vws; /* VWS throttling estimate */
 };
 
-/* An SM's next access as the prefetcher predicted it (see prefetch_ahead). */
+/* Where an SM's next access will read the L1 and L2, as the prefetcher
+ * predicted it (see prefetch_ahead); a NULL cache: nothing to follow. */
 struct prefetch {
-    uint64_t addr;
     struct gcr_cache_hint l1, l2;
-    bool pending;
 };
 
 /* Per-kernel counters that are not cache statistics. */
@@ -694,13 +693,18 @@ static void prefetch_ahead(struct gcr_replay *rp, uint32_t s, bool lrr)
         if (t >= S)
             continue;
         struct prefetch *pf = &rp->pf[t];
-        if (stage == 1)
-            pf->pending = (w = guess_next(&rp->sms[t], lrr)) && !w->nonmem_left &&
-                          gcr_warpq_peek_addr(&w->q, &pf->addr);
-        if (!pf->pending)
-            continue;
-        rp->org->prefetch(rp->org_self, t, pf->addr, &pf->l1, stage);
-        gcr_memsys_prefetch(&rp->mem, pf->addr, &pf->l2, stage); /* most L1 misses go there */
+        if (stage == 1) {
+            uint64_t addr;
+            pf->l1.cache = pf->l2.cache = NULL;
+            if ((w = guess_next(&rp->sms[t], lrr)) && !w->nonmem_left &&
+                gcr_warpq_peek_addr(&w->q, &addr)) {
+                rp->org->prefetch(rp->org_self, t, addr, &pf->l1);
+                gcr_memsys_prefetch(&rp->mem, addr, &pf->l2); /* most L1 misses go there */
+            }
+        } else {
+            gcr_cache_prefetch_follow(&pf->l1, stage);
+            gcr_cache_prefetch_follow(&pf->l2, stage);
+        }
     }
 }
 

@@ -322,9 +322,9 @@ static enum gcr_outcome serve_remote(struct colab *cb, struct cluster *cl,
 
 /* The requester's own L1 is probed first, whatever the ownership table says. */
 static void colab_prefetch(void *self, uint32_t sm, uint64_t line_addr,
-                           struct gcr_cache_hint *h, int stage)
+                           struct gcr_cache_hint *h)
 {
-    gcr_cache_prefetch(((struct colab *)self)->bank.l1[sm], line_addr, h, stage);
+    gcr_cache_prefetch(((struct colab *)self)->bank.l1[sm], line_addr, h);
 }
 
 static enum gcr_outcome colab_access(void *self, const struct gcr_req *req)

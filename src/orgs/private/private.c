@@ -46,9 +46,9 @@ static enum gcr_outcome private_access(void *self, const struct gcr_req *req)
 }
 
 static void private_prefetch(void *self, uint32_t sm, uint64_t line_addr,
-                             struct gcr_cache_hint *h, int stage)
+                             struct gcr_cache_hint *h)
 {
-    gcr_cache_prefetch(((struct private_l1 *)self)->bank.l1[sm], line_addr, h, stage);
+    gcr_cache_prefetch(((struct private_l1 *)self)->bank.l1[sm], line_addr, h);
 }
 
 /* A new size for every L1 (unified L1/shared carve-out). The L1s are empty at

@@ -49,11 +49,11 @@ static enum gcr_outcome shared_access(void *self, const struct gcr_req *req)
 
 /* The line's home L1 is the one the access will read. */
 static void shared_prefetch(void *self, uint32_t sm, uint64_t line_addr,
-                            struct gcr_cache_hint *h, int stage)
+                            struct gcr_cache_hint *h)
 {
     (void)sm;
     struct gcr_shared_l1 *s = self;
-    gcr_cache_prefetch(s->l1[gcr_home_of(&s->home, line_addr)], line_addr, h, stage);
+    gcr_cache_prefetch(s->l1[gcr_home_of(&s->home, line_addr)], line_addr, h);
 }
 
 static int shared_kernel_begin(void *self, const struct gcr_cache_geometry *l1,

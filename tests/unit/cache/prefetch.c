@@ -1,7 +1,8 @@
 /* gcr_cache_prefetch is only a hint: a replacement sequence gives the same
- * outcomes and counters with hints between its accesses (right, stale or made
- * on another cache) as without them, and a hint is never followed into a cache
- * it was not made on (ASan would see an out-of-range read). */
+ * outcomes and counters with hints between its accesses (fresh, stale, or
+ * made on another, much larger cache) as without them; a hint is followed
+ * into the cache it was made on only (ASan would see an out-of-range read),
+ * and one with no cache is ignored. */
 #include <string.h>
 
 #include "check.h"
@@ -11,22 +12,29 @@ static const uint64_t seq[] = {0, 4, 8, 0, 12, 16, 4, 20, 0, 24, 8, 28, 32, 0};
 enum { N = sizeof seq / sizeof seq[0] };
 
 /* Replays seq (in lines) on a 2-set x 4-way cache; with hints, each access is
- * preceded by all three stages for the next access's line, and by stages 2
- * and 3 of a hint made on `other` (a much larger cache). */
+ * preceded by all three stages for the next access's line, by stages 2 and 3
+ * of the hint made one access earlier (now stale), of a hint made on `other`
+ * and of an empty hint. */
 static void run(bool hints, struct gcr_cache *other, enum gcr_outcome *out,
                 struct gcr_cache_stats *st)
 {
     struct gcr_cache_geometry g = cache_test_geometry(2, 4);
     struct gcr_cache *c = cache_test_create(&g);
-    struct gcr_cache_hint h, foreign;
-    gcr_cache_prefetch(other, 0xfff80, &foreign, 1);
+    struct gcr_cache_hint h, stale = {0}, foreign, none = {0};
+    gcr_cache_prefetch(other, 0xfff80, &foreign);
+    CHECK(foreign.cache == other);
     for (int i = 0; i < N; i++) {
         if (hints) {
-            uint64_t next = seq[(i + 1) % N] * g.line_bytes;
-            for (int stage = 1; stage <= 3; stage++)
-                gcr_cache_prefetch(c, next, &h, stage);
-            gcr_cache_prefetch(c, next, &foreign, 2);
-            gcr_cache_prefetch(c, next, &foreign, 3);
+            for (int stage = 2; stage <= 3; stage++) {
+                gcr_cache_prefetch_follow(&stale, stage);
+                gcr_cache_prefetch_follow(&foreign, stage);
+                gcr_cache_prefetch_follow(&none, stage);
+            }
+            gcr_cache_prefetch(c, seq[(i + 1) % N] * g.line_bytes, &h);
+            CHECK(h.cache == c && h.set == (uint32_t)(seq[(i + 1) % N] % 2));
+            gcr_cache_prefetch_follow(&h, 2);
+            gcr_cache_prefetch_follow(&h, 3);
+            stale = h;
         }
         struct gcr_access a;
         gcr_cache_access(c, seq[i] * g.line_bytes, 0x3, i % 5 == 4, &a);
