@@ -3,9 +3,23 @@
  * line in that L1: the same warp, another warp of the same CTA, another CTA,
  * or a previous kernel. Definitions and report layout: README.md.
  *
- * Per cache instance the analysis keeps a table of the lines it has seen
- * (requested sectors and the last requester) and a shadow fully associative
- * LRU cache of the same capacity, fed the same requests. */
+ * Cost design (the analysis is bound by host memory latency, ~100 ns per
+ * cold cache line; see README.md, Cost):
+ *  - ONE record per (cache instance, line) ever requested holds everything
+ *    the analysis remembers about the line: the sectors ever requested (for
+ *    compulsory), the last requester (for locality) and the index of the
+ *    shadow node holding the line. An event probes one table once; that probe
+ *    is the only access to memory too large for the host's caches.
+ *  - The shadow fully associative LRU caches have no hash table of their own:
+ *    the record names the node, so a shadow lookup is one node read, and an
+ *    eviction needs no hash deletion. The evicted line's record is not
+ *    touched: its node index goes stale and is recognised as such because
+ *    the node then holds another line (see shadow_resident).
+ *  - Events are processed a few events late (struct mc_pipeline): the record
+ *    is prefetched when the event arrives, so its cache miss overlaps with
+ *    the replay's own work instead of stalling it. Order is preserved and
+ *    the queue is drained before any state the report reads, or the kernel
+ *    number, changes; results are those of immediate processing. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,20 +36,34 @@ static const char *const names_loc[MC_LOC] = {"compulsory", "intra_warp", "intra
                                               "inter_cta", "inter_kernel"};
 static const char *const level_names[MC_LEVELS] = {"L1D", "L2"};
 
-/* A line one cache instance has seen. tag == 0: free slot, so freshly
- * allocated (zero-filled) memory is an empty table with no pass over it. */
+/* Instances per level: record tags are 16 bits (instance + 1, 0 = free). */
+#define MC_MAX_UNITS 65535u
+
+/* Everything remembered about a line one cache instance has seen: 24 bytes,
+ * so a probe usually reads one host cache line. tag == 0: free slot, so
+ * freshly allocated (zero-filled) memory is an empty table with no pass over
+ * it. */
 struct mc_line {
     uint64_t line;
-    uint32_t tag;    /* the instance's index + 1 */
+    uint16_t tag;    /* the instance's index + 1 */
+    uint16_t node;   /* the shadow node that held the line when it was last
+                        installed there, 0 = never; valid only while that node
+                        still holds this line (shadow_resident) */
     uint32_t seen;   /* sectors ever requested (all ones for unsectored caches) */
     uint32_t cta;    /* last requester (L1 only) */
     uint16_t warp;
     uint16_t kernel; /* kernel sequence number of the last request, modulo 2^16 */
 };
 
+/* Open addressing with linear probing; no deletions. A record's home slot is
+ * the TOP bits of its hash, so slots are in hash order (apart from probes
+ * wrapping past the end): doubling the table maps home j to 2j or 2j + 1,
+ * and table_grow's sequential pass over the old table writes the new one
+ * nearly sequentially too, instead of one cold cache line per record. */
 struct mc_table {
     struct mc_line *slots;
     uint32_t mask;
+    unsigned shift; /* 64 - log2(slots) */
     uint32_t count;
 };
 
@@ -52,13 +80,36 @@ struct mc_level {
     struct mc_shadow *shadow; /* one per unit */
     uint32_t shadow_lines;
     bool sectored;
+    uint64_t line_mask;
     struct mc_table seen;
     struct mc_counts *kernel, *total; /* per unit */
+};
+
+/* An access waiting to be processed: what mc_on_event needs of the event
+ * (whose gcr_access lives only during the call). */
+struct mc_pending {
+    uint64_t line;
+    uint64_t hash;
+    uint32_t unit, cta, sector_mask;
+    uint16_t warp;
+    uint8_t level;
+    bool is_write, miss;
+};
+
+/* Accesses are processed MC_LAG events after they arrive, enough for the
+ * prefetched record to arrive from DRAM while the replay works on the next
+ * events; a power of two. */
+#define MC_LAG 16u
+
+struct mc_pipeline {
+    struct mc_pending q[MC_LAG];
+    uint32_t head, count; /* oldest at q[head] */
 };
 
 struct miss_classes {
     const struct gcr_sim_info *info;
     struct mc_level lv[MC_LEVELS];
+    struct mc_pipeline pipe;
     uint16_t kernel_seq;
     int oom;
 };
@@ -69,15 +120,23 @@ static int table_init(struct mc_table *t, uint32_t n)
     if (!t->slots)
         return -1;
     t->mask = n - 1;
+    t->shift = 64;
+    for (uint32_t m = t->mask; m; m >>= 1)
+        t->shift--;
     t->count = 0;
     return 0;
 }
 
-/* The hash of (instance tag, line); its low bits are the home slot. */
+/* The hash of (instance tag, line); table_home takes its top bits. */
 static inline uint64_t table_hash(uint64_t line, uint32_t tag)
 {
     uint32_t unit = tag - 1;
     return gcr_hash_splitmix64(line ^ ((uint64_t)unit << 56) ^ unit);
+}
+
+static inline uint32_t table_home(const struct mc_table *t, uint64_t hash)
+{
+    return (uint32_t)(hash >> t->shift);
 }
 
 static int table_grow(struct mc_table *t)
@@ -89,7 +148,7 @@ static int table_grow(struct mc_table *t)
         const struct mc_line *e = &t->slots[i];
         if (!e->tag)
             continue;
-        uint32_t j = (uint32_t)table_hash(e->line, e->tag) & n.mask;
+        uint32_t j = table_home(&n, table_hash(e->line, e->tag));
         while (n.slots[j].tag)
             j = (j + 1) & n.mask;
         n.slots[j] = *e;
@@ -100,19 +159,19 @@ static int table_grow(struct mc_table *t)
     return 0;
 }
 
-/* The entry of (tag, line) whose table_hash is hash, created (seen = 0) if
- * absent; NULL if out of memory. */
+/* The entry of (tag, line) whose table_hash is hash, created (seen = 0,
+ * node = 0) if absent; NULL if out of memory. */
 static struct mc_line *table_get(struct mc_table *t, uint64_t line, uint32_t tag, uint64_t hash)
 {
     if (2 * (t->count + 1) > t->mask && table_grow(t) != 0)
         return NULL;
-    uint32_t j = (uint32_t)hash & t->mask;
+    uint32_t j = table_home(t, hash);
     for (;; j = (j + 1) & t->mask) {
         struct mc_line *e = &t->slots[j];
         if (e->tag == tag && e->line == line)
             return e;
         if (!e->tag) {
-            *e = (struct mc_line){.line = line, .tag = tag};
+            *e = (struct mc_line){.line = line, .tag = (uint16_t)tag};
             t->count++;
             return e;
         }
@@ -125,14 +184,25 @@ static struct mc_line *table_get(struct mc_table *t, uint64_t line, uint32_t tag
  * real cache's capacity, line and sector sizes and write handling, so that
  * its hit/miss outcome equals what gcr_cache_access would report for a
  * one-set LRU gcr_cache of the same geometry (the 3C definition needs only
- * that outcome). A general gcr_cache with thousands of ways works too but
- * its state (32-byte line records, hash buckets, list links) overflows the
- * host's last-level cache when there is one shadow per L1 and per L2 slice.
- * This one is 16 bytes per line plus a 2-byte hash slot: a node array
- * forming the LRU list with 16-bit links (level_init caps a shadow at 65535
- * lines, so node indices fit) and an open-addressing hash of line -> node
- * index, zero = free slot. Dirty state is not kept: it never changes an
- * outcome. */
+ * that outcome).
+ *
+ * It is a node array forming the LRU list with 16-bit links (level_init caps
+ * a shadow at 65535 lines, so node indices fit), 16 bytes per line: about
+ * 16 KB for a 1024-line L1, 2 MB for the 80 L1s and 64 L2 slices of volta80,
+ * small enough to stay in the host's caches. Lines are found through their
+ * mc_line record's node index, never by a search. Dirty state is not kept:
+ * it never changes an outcome.
+ *
+ * Why a stale record index cannot be mistaken for a resident line: a record
+ * is unique per (instance, line), and every install writes the installed
+ * node's index into the line's record. A node holds at most one line, so if
+ * node i (in use: i <= high_water and not freed) holds line L, the last
+ * install of L at this instance was into i, and L's record says i. Conversely
+ * if L's record says i but L was evicted or removed since, node i is free
+ * (its line set to MC_NO_LINE, never a line address since those are
+ * multiples of line_bytes >= 16), beyond high_water after a reset, or reused
+ * for another line: the line comparison fails. So "record.node names a node
+ * in use holding L" is exactly "L is resident". */
 struct mc_node {
     uint64_t line;
     uint16_t prev, next; /* node 0 is the list head: next = MRU, prev = LRU; next
@@ -140,50 +210,31 @@ struct mc_node {
     uint32_t valid;      /* valid sectors */
 };
 
+#define MC_NO_LINE UINT64_C(1)
+
 struct mc_shadow {
     struct mc_node *nodes; /* capacity + 1, node 0 the list head */
-    uint16_t *slots;       /* node index, 0 = free; a power of two >= 2 x capacity
-                              so linear probes stay short */
-    uint32_t slot_mask;
-    unsigned slot_shift;   /* 64 - log2(slots), for Fibonacci hashing */
     uint32_t capacity, count;
-    uint32_t high_water;   /* nodes 1..high_water have been used */
+    uint32_t high_water;   /* nodes 1..high_water have been used since the last reset */
     uint32_t free_head;    /* nodes freed by write-evict, 0: none */
-    uint64_t line_mask;
     uint32_t full_mask;
     bool sectored;
     enum gcr_write_policy write_policy;
     enum gcr_write_alloc write_alloc;
 };
 
-static inline uint32_t shadow_home(const struct mc_shadow *s, uint64_t line)
-{
-    return (uint32_t)((line * UINT64_C(0x9E3779B97F4A7C15)) >> s->slot_shift);
-}
-
 static void shadow_reset(struct mc_shadow *s)
 {
-    memset(s->slots, 0, ((size_t)s->slot_mask + 1) * sizeof *s->slots);
     s->nodes[0].prev = s->nodes[0].next = 0;
     s->count = s->high_water = s->free_head = 0;
 }
 
 static int shadow_init(struct mc_shadow *s, const struct gcr_cache_geometry *g, uint32_t lines)
 {
-    uint32_t slots = 2;
-    unsigned bits = 1;
-    while (slots < 2 * lines) {
-        slots *= 2;
-        bits++;
-    }
     s->nodes = malloc(((size_t)lines + 1) * sizeof *s->nodes);
-    s->slots = malloc((size_t)slots * sizeof *s->slots);
-    if (!s->nodes || !s->slots)
+    if (!s->nodes)
         return -1;
-    s->slot_mask = slots - 1;
-    s->slot_shift = 64 - bits;
     s->capacity = lines;
-    s->line_mask = ~(uint64_t)(g->line_bytes - 1);
     uint32_t sectors = g->line_bytes / g->sector_bytes;
     s->full_mask = sectors == 32 ? UINT32_MAX : (UINT32_C(1) << sectors) - 1;
     s->sectored = g->sectored;
@@ -196,7 +247,13 @@ static int shadow_init(struct mc_shadow *s, const struct gcr_cache_geometry *g, 
 static void shadow_free(struct mc_shadow *s)
 {
     free(s->nodes);
-    free(s->slots);
+}
+
+/* The node holding line if the record's node index i still names it, else 0
+ * (the proof is above struct mc_node). */
+static inline uint32_t shadow_resident(const struct mc_shadow *s, uint32_t i, uint64_t line)
+{
+    return i && i <= s->high_water && s->nodes[i].line == line ? i : 0;
 }
 
 static inline void list_unlink(struct mc_node *n, uint32_t i)
@@ -213,41 +270,16 @@ static inline void list_push_mru(struct mc_node *n, uint32_t i)
     n[0].next = (uint16_t)i;
 }
 
-/* Empties slot j by backward-shift deletion, so no tombstones ever lengthen
- * the probes. */
-static void shadow_slot_remove(struct mc_shadow *s, uint32_t j)
-{
-    for (uint32_t k = (j + 1) & s->slot_mask; s->slots[k]; k = (k + 1) & s->slot_mask) {
-        uint32_t home = shadow_home(s, s->nodes[s->slots[k]].line);
-        /* Slot k may move to the hole j unless its home lies cyclically in (j, k]. */
-        if (((k - home) & s->slot_mask) >= ((k - j) & s->slot_mask)) {
-            s->slots[j] = s->slots[k];
-            j = k;
-        }
-    }
-    s->slots[j] = 0;
-}
-
-/* The slot holding line, or the free slot where it would go. */
-static inline uint32_t shadow_find(const struct mc_shadow *s, uint64_t line)
-{
-    uint32_t j = shadow_home(s, line);
-    while (s->slots[j] && s->nodes[s->slots[j]].line != line)
-        j = (j + 1) & s->slot_mask;
-    return j;
-}
-
-/* Installs line (absent) at the MRU end, evicting the LRU line if full;
- * free_slot is shadow_find's answer for it. Returns the node. */
-static uint32_t shadow_allocate(struct mc_shadow *s, uint64_t line, uint32_t free_slot)
+/* Installs line (absent) at the MRU end, evicting the LRU line if full, and
+ * names its node in the line's record. The evicted line's record keeps its
+ * now stale index. */
+static uint32_t shadow_allocate(struct mc_shadow *s, struct mc_line *rec)
 {
     struct mc_node *n = s->nodes;
     uint32_t i;
     if (s->count == s->capacity) {
         i = n[0].prev;
         list_unlink(n, i);
-        shadow_slot_remove(s, shadow_find(s, n[i].line));
-        free_slot = shadow_find(s, line); /* the shift may have moved the free slot */
     } else {
         if (s->free_head) {
             i = s->free_head;
@@ -257,38 +289,37 @@ static uint32_t shadow_allocate(struct mc_shadow *s, uint64_t line, uint32_t fre
         }
         s->count++;
     }
-    n[i].line = line;
+    n[i].line = rec->line;
     n[i].valid = 0;
     list_push_mru(n, i);
-    s->slots[free_slot] = (uint16_t)i;
+    rec->node = (uint16_t)i;
     return i;
 }
 
-/* One request; true if it hits (line present, every requested sector valid).
- * The state changes mirror src/cache/cache.c's read_access / write_access. */
-static bool shadow_access(struct mc_shadow *s, uint64_t line, uint32_t mask, bool is_write)
+/* One request for rec's line; true if it hits (line present, every
+ * requested sector valid). The state changes mirror src/cache/cache.c's
+ * read_access / write_access. */
+static bool shadow_access(struct mc_shadow *s, struct mc_line *rec, uint32_t mask, bool is_write)
 {
-    line &= s->line_mask;
     mask &= s->full_mask;
     struct mc_node *n = s->nodes;
-    uint32_t j = shadow_find(s, line);
-    if (!s->slots[j]) { /* line absent */
+    uint32_t i = shadow_resident(s, rec->node, rec->line);
+    if (!i) { /* line absent */
         if (!is_write) {
-            uint32_t i = shadow_allocate(s, line, j);
+            i = shadow_allocate(s, rec);
             n[i].valid = s->sectored ? mask : s->full_mask;
         } else if (s->write_policy != GCR_WRITE_EVICT && s->write_alloc != GCR_WALLOC_NONE) {
-            uint32_t i = shadow_allocate(s, line, j);
+            i = shadow_allocate(s, rec);
             uint32_t fetched = s->write_alloc == GCR_WALLOC_FETCH
                                    ? (s->sectored ? mask : s->full_mask) : 0;
             n[i].valid = fetched | mask;
         }
         return false;
     }
-    uint32_t i = s->slots[j];
     bool hit = (mask & ~n[i].valid) == 0;
     if (is_write && s->write_policy == GCR_WRITE_EVICT) {
         list_unlink(n, i);
-        shadow_slot_remove(s, j);
+        n[i].line = MC_NO_LINE;
         n[i].next = (uint16_t)s->free_head;
         s->free_head = i;
         s->count--;
@@ -307,10 +338,55 @@ static bool shadow_access(struct mc_shadow *s, uint64_t line, uint32_t mask, boo
 
 /* ------------------------------------------------------------------ events */
 
+/* Classifies one access: probes its record, feeds the shadow, counts. */
+static void mc_process(struct miss_classes *mc, const struct mc_pending *p)
+{
+    struct mc_level *lv = &mc->lv[p->level];
+    struct mc_line *e = table_get(&lv->seen, p->line, p->unit + 1, p->hash);
+    if (!e) {
+        mc->oom = 1;
+        return;
+    }
+    bool shadow_hit = shadow_access(&lv->shadow[p->unit], e, p->sector_mask, p->is_write);
+    struct mc_counts *c = &lv->kernel[p->unit];
+    int w = p->is_write;
+    c->accesses[w]++;
+    if (p->miss) {
+        c->misses[w]++;
+        /* Compulsory: a requested sector (in an unsectored cache: the line) this
+         * instance was never asked for since the run began. */
+        bool first = lv->sectored ? (p->sector_mask & ~e->seen) != 0 : e->seen == 0;
+        int k = first ? MC_COMPULSORY
+                      : !shadow_hit ? MC_CAPACITY : MC_CONFLICT;
+        c->c3[w][k]++;
+        if (p->level == MC_L1) {
+            int l = first ? MC_COMPULSORY
+                    : e->kernel != mc->kernel_seq ? MC_INTER_KERNEL
+                    : e->cta != p->cta            ? MC_INTER_CTA
+                    : e->warp != p->warp          ? MC_INTRA_CTA
+                                                  : MC_INTRA_WARP;
+            c->loc[w][l]++;
+        }
+    }
+    e->seen |= lv->sectored ? p->sector_mask : UINT32_MAX;
+    e->cta = p->cta;
+    e->warp = p->warp;
+    e->kernel = mc->kernel_seq;
+}
+
+/* Processes every waiting access, oldest first. */
+static void mc_drain(struct miss_classes *mc)
+{
+    struct mc_pipeline *q = &mc->pipe;
+    for (; q->count; q->count--, q->head = (q->head + 1) & (MC_LAG - 1))
+        mc_process(mc, &q->q[q->head]);
+}
+
 static void mc_on_event(void *self, const struct gcr_event *ev)
 {
     struct miss_classes *mc = self;
     if (ev->kind == GCR_EV_KERNEL_END) {
+        mc_drain(mc); /* they belong to the kernel that ends, before the flush below */
         mc->kernel_seq++;
         /* The L1s are invalidated right after this event: so are their shadows. */
         if (mc->info->config->l1_invalidate_at_kernel_end)
@@ -318,45 +394,31 @@ static void mc_on_event(void *self, const struct gcr_event *ev)
                 shadow_reset(&mc->lv[MC_L1].shadow[u]);
         return;
     }
-    struct mc_level *lv = &mc->lv[ev->kind == GCR_EV_L1_ACCESS ? MC_L1 : MC_L2];
+    int level = ev->kind == GCR_EV_L1_ACCESS ? MC_L1 : MC_L2;
+    struct mc_level *lv = &mc->lv[level];
     if (ev->unit >= lv->units)
         return;
-    /* Both the seen-table probe and the shadow access usually miss the CPU
-     * caches: start loading the slot now so the two misses overlap. */
-    uint32_t tag = ev->unit + 1;
-    uint64_t hash = table_hash(ev->line_addr, tag);
-    __builtin_prefetch(&lv->seen.slots[(uint32_t)hash & lv->seen.mask], 1);
-    bool shadow_hit = shadow_access(&lv->shadow[ev->unit], ev->line_addr, ev->sector_mask,
-                                    ev->is_write);
-    struct mc_line *e = table_get(&lv->seen, ev->line_addr, tag, hash);
-    if (!e) {
-        mc->oom = 1;
-        return;
+    struct mc_pipeline *q = &mc->pipe;
+    if (q->count == MC_LAG) { /* full: the oldest leaves first, freeing its place */
+        mc_process(mc, &q->q[q->head]);
+        q->head = (q->head + 1) & (MC_LAG - 1);
+        q->count--;
     }
-    struct mc_counts *c = &lv->kernel[ev->unit];
-    int w = ev->is_write;
-    c->accesses[w]++;
-    if (ev->access->outcome != GCR_HIT) {
-        c->misses[w]++;
-        /* Compulsory: a requested sector (in an unsectored cache: the line) this
-         * instance was never asked for since the run began. */
-        bool first = lv->sectored ? (ev->sector_mask & ~e->seen) != 0 : e->seen == 0;
-        int k = first ? MC_COMPULSORY
-                      : !shadow_hit ? MC_CAPACITY : MC_CONFLICT;
-        c->c3[w][k]++;
-        if (ev->kind == GCR_EV_L1_ACCESS) {
-            int l = first ? MC_COMPULSORY
-                    : e->kernel != mc->kernel_seq ? MC_INTER_KERNEL
-                    : e->cta != ev->cta           ? MC_INTER_CTA
-                    : e->warp != (uint16_t)ev->warp ? MC_INTRA_CTA
-                                                    : MC_INTRA_WARP;
-            c->loc[w][l]++;
-        }
-    }
-    e->seen |= lv->sectored ? ev->sector_mask : UINT32_MAX;
-    e->cta = ev->cta;
-    e->warp = (uint16_t)ev->warp;
-    e->kernel = mc->kernel_seq;
+    struct mc_pending *p = &q->q[(q->head + q->count++) & (MC_LAG - 1)];
+    /* Line addresses are multiples of the (single, coalescer-wide) line size
+     * already; the mask only makes the shadow's assumption explicit. */
+    p->line = ev->line_addr & lv->line_mask;
+    p->hash = table_hash(p->line, ev->unit + 1);
+    p->unit = ev->unit;
+    p->cta = ev->cta;
+    p->warp = (uint16_t)ev->warp;
+    p->sector_mask = ev->sector_mask;
+    p->level = (uint8_t)level;
+    p->is_write = ev->is_write;
+    p->miss = ev->access->outcome != GCR_HIT;
+    /* The home slot: by the time this access is processed it is in the host's
+     * cache (if the table grows meanwhile the hint is merely wasted). */
+    __builtin_prefetch(&lv->seen.slots[table_home(&lv->seen, p->hash)], 1);
 }
 
 /* ------------------------------------------------------------------ create */
@@ -381,8 +443,13 @@ static void mc_destroy(void *self)
 static int level_init(struct mc_level *lv, uint32_t units, const struct gcr_cache_geometry *real,
                       const char *level, const struct gcr_sim_info *info, struct gcr_err *err)
 {
+    if (units > MC_MAX_UNITS)
+        return gcr_fail(err, GCR_E_UNSUPPORTED,
+                        "%s: miss_classes: %u %s instances; at most %u are supported",
+                        info->config->origin, units, level, MC_MAX_UNITS);
     lv->units = units;
     lv->sectored = real->sectored;
+    lv->line_mask = ~(uint64_t)(real->line_bytes - 1);
     uint64_t lines = (uint64_t)real->sets * real->ways;
     if (lines > 65535)
         return gcr_fail(err, GCR_E_UNSUPPORTED,
@@ -476,6 +543,7 @@ static json_t *level_json(const struct mc_level *lv, const struct mc_counts *per
 
 static int mc_report(struct miss_classes *mc, json_t *section, bool kernel, struct gcr_err *err)
 {
+    mc_drain(mc);
     if (mc->oom)
         return gcr_fail(err, GCR_E_NOMEM, "miss_classes: out of memory");
     for (int l = 0; l < MC_LEVELS; l++) {
