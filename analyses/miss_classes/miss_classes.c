@@ -184,14 +184,26 @@ static struct mc_line *table_get(struct mc_table *t, uint64_t line, uint32_t tag
  * real cache's capacity, line and sector sizes and write handling, so that
  * its hit/miss outcome equals what gcr_cache_access would report for a
  * one-set LRU gcr_cache of the same geometry (the 3C definition needs only
- * that outcome).
+ * that outcome). Dirty state is not kept: it never changes an outcome.
  *
- * It is a node array forming the LRU list with 16-bit links (level_init caps
- * a shadow at 65535 lines, so node indices fit), 16 bytes per line: about
- * 16 KB for a 1024-line L1, 2 MB for the 80 L1s and 64 L2 slices of volta80,
- * small enough to stay in the host's caches. Lines are found through their
- * mc_line record's node index, never by a search. Dirty state is not kept:
- * it never changes an outcome.
+ * Layout, chosen to touch few host cache lines per access:
+ *  - nodes: one 16-byte node per line of capacity (line, valid sectors, time
+ *    of its last access). A line is found through its mc_line record's node
+ *    index, never by a search, so a shadow hit reads one node.
+ *  - ring: the LRU order as a time line. Each shadow counts its accesses
+ *    (`now`); ring[t mod W] names the node whose last access was at time t,
+ *    or 0 once that node has been accessed again, removed or reused. The LRU
+ *    line is the first non-zero entry from `oldest` on, so an eviction scans
+ *    forward over a few sequential 2-byte slots instead of following list
+ *    links to random nodes, and a hit writes the slot at `now` (sequential)
+ *    and clears its previous one: no neighbour nodes are touched (a doubly
+ *    linked LRU list reads the previous and next nodes on every hit).
+ *    All live times lie in [oldest, now); when that window reaches W slots
+ *    (W >= 4 x capacity), shadow_compact renumbers the live entries
+ *    0, 1, 2, ... in order, which keeps the order and so the LRU choice:
+ *    at most one compaction per 3 x capacity accesses.
+ * About 16 + 8 bytes per line of capacity: 24 KB for a 1024-line L1.
+ * Node indices are 16 bits: level_init caps a shadow at 65535 lines.
  *
  * Why a stale record index cannot be mistaken for a resident line: a record
  * is unique per (instance, line), and every install writes the installed
@@ -205,15 +217,17 @@ static struct mc_line *table_get(struct mc_table *t, uint64_t line, uint32_t tag
  * in use holding L" is exactly "L is resident". */
 struct mc_node {
     uint64_t line;
-    uint16_t prev, next; /* node 0 is the list head: next = MRU, prev = LRU; next
-                            also links the free list of nodes removed by write-evict */
-    uint32_t valid;      /* valid sectors */
+    uint32_t valid; /* valid sectors; for a freed node, the next free node */
+    uint32_t time;  /* the shadow's access count at its last access (mod 2^32) */
 };
 
 #define MC_NO_LINE UINT64_C(1)
 
 struct mc_shadow {
-    struct mc_node *nodes; /* capacity + 1, node 0 the list head */
+    struct mc_node *nodes; /* capacity + 1; node 0 unused (0 = none) */
+    uint16_t *ring;        /* ring_mask + 1 slots, a power of two >= 4 x capacity */
+    uint32_t ring_mask;
+    uint32_t now, oldest;  /* live times are in [oldest, now), modulo 2^32 */
     uint32_t capacity, count;
     uint32_t high_water;   /* nodes 1..high_water have been used since the last reset */
     uint32_t free_head;    /* nodes freed by write-evict, 0: none */
@@ -225,15 +239,21 @@ struct mc_shadow {
 
 static void shadow_reset(struct mc_shadow *s)
 {
-    s->nodes[0].prev = s->nodes[0].next = 0;
+    memset(s->ring, 0, ((size_t)s->ring_mask + 1) * sizeof *s->ring);
+    s->now = s->oldest = 0;
     s->count = s->high_water = s->free_head = 0;
 }
 
 static int shadow_init(struct mc_shadow *s, const struct gcr_cache_geometry *g, uint32_t lines)
 {
+    uint32_t ring = 4;
+    while (ring < 4 * lines)
+        ring *= 2;
     s->nodes = malloc(((size_t)lines + 1) * sizeof *s->nodes);
-    if (!s->nodes)
+    s->ring = malloc((size_t)ring * sizeof *s->ring);
+    if (!s->nodes || !s->ring)
         return -1;
+    s->ring_mask = ring - 1;
     s->capacity = lines;
     uint32_t sectors = g->line_bytes / g->sector_bytes;
     s->full_mask = sectors == 32 ? UINT32_MAX : (UINT32_C(1) << sectors) - 1;
@@ -247,6 +267,7 @@ static int shadow_init(struct mc_shadow *s, const struct gcr_cache_geometry *g, 
 static void shadow_free(struct mc_shadow *s)
 {
     free(s->nodes);
+    free(s->ring);
 }
 
 /* The node holding line if the record's node index i still names it, else 0
@@ -256,42 +277,58 @@ static inline uint32_t shadow_resident(const struct mc_shadow *s, uint32_t i, ui
     return i && i <= s->high_water && s->nodes[i].line == line ? i : 0;
 }
 
-static inline void list_unlink(struct mc_node *n, uint32_t i)
+/* Renumbers the live ring entries oldest, oldest + 1, ... keeping their
+ * order (so the LRU order), which shrinks the window to at most capacity. */
+static void shadow_compact(struct mc_shadow *s)
 {
-    n[n[i].prev].next = n[i].next;
-    n[n[i].next].prev = n[i].prev;
+    uint32_t to = s->oldest;
+    for (uint32_t t = s->oldest; t != s->now; t++) {
+        uint16_t i = s->ring[t & s->ring_mask];
+        if (!i)
+            continue;
+        if (t != to) {
+            s->ring[to & s->ring_mask] = i;
+            s->ring[t & s->ring_mask] = 0;
+            s->nodes[i].time = to;
+        }
+        to++;
+    }
+    s->now = to;
 }
 
-static inline void list_push_mru(struct mc_node *n, uint32_t i)
+/* Node i becomes the most recently used. */
+static inline void shadow_stamp(struct mc_shadow *s, uint32_t i)
 {
-    n[i].prev = 0;
-    n[i].next = n[0].next;
-    n[n[0].next].prev = (uint16_t)i;
-    n[0].next = (uint16_t)i;
+    if (s->now - s->oldest > s->ring_mask)
+        shadow_compact(s);
+    s->ring[s->now & s->ring_mask] = (uint16_t)i;
+    s->nodes[i].time = s->now++;
 }
 
-/* Installs line (absent) at the MRU end, evicting the LRU line if full, and
- * names its node in the line's record. The evicted line's record keeps its
- * now stale index. */
+/* Installs rec's line (absent) as the most recently used, evicting the LRU
+ * line if full, and names its node in the record. The evicted line's record
+ * keeps its now stale index. */
 static uint32_t shadow_allocate(struct mc_shadow *s, struct mc_line *rec)
 {
-    struct mc_node *n = s->nodes;
     uint32_t i;
     if (s->count == s->capacity) {
-        i = n[0].prev;
-        list_unlink(n, i);
+        while (!s->ring[s->oldest & s->ring_mask]) /* count > 0: a live entry lies ahead */
+            s->oldest++;
+        i = s->ring[s->oldest & s->ring_mask];
+        s->ring[s->oldest & s->ring_mask] = 0;
+        s->oldest++;
     } else {
         if (s->free_head) {
             i = s->free_head;
-            s->free_head = n[i].next;
+            s->free_head = s->nodes[i].valid;
         } else {
             i = ++s->high_water;
         }
         s->count++;
     }
-    n[i].line = rec->line;
-    n[i].valid = 0;
-    list_push_mru(n, i);
+    s->nodes[i].line = rec->line;
+    s->nodes[i].valid = 0;
+    shadow_stamp(s, i);
     rec->node = (uint16_t)i;
     return i;
 }
@@ -317,10 +354,10 @@ static bool shadow_access(struct mc_shadow *s, struct mc_line *rec, uint32_t mas
         return false;
     }
     bool hit = (mask & ~n[i].valid) == 0;
+    s->ring[n[i].time & s->ring_mask] = 0; /* its old place in the LRU order */
     if (is_write && s->write_policy == GCR_WRITE_EVICT) {
-        list_unlink(n, i);
         n[i].line = MC_NO_LINE;
-        n[i].next = (uint16_t)s->free_head;
+        n[i].valid = s->free_head;
         s->free_head = i;
         s->count--;
         return hit;
@@ -329,10 +366,7 @@ static bool shadow_access(struct mc_shadow *s, struct mc_line *rec, uint32_t mas
         n[i].valid |= mask;
     else if (!hit) /* an unsectored cache refills the whole line */
         n[i].valid |= s->sectored ? mask : s->full_mask;
-    if (n[0].next != i) {
-        list_unlink(n, i);
-        list_push_mru(n, i);
-    }
+    shadow_stamp(s, i);
     return hit;
 }
 
