@@ -39,10 +39,11 @@ static const char *const level_names[MC_LEVELS] = {"L1D", "L2"};
 /* Instances per level: record tags are 16 bits (instance + 1, 0 = free). */
 #define MC_MAX_UNITS 65535u
 
-/* Everything remembered about a line one cache instance has seen: 24 bytes,
- * so a probe usually reads one host cache line. tag == 0: free slot, so
- * freshly allocated (zero-filled) memory is an empty table with no pass over
- * it. */
+/* Everything remembered about a line one cache instance has seen. An L2
+ * record is this 16-byte head alone (four per host cache line); an L1 record
+ * is the head followed by a struct mc_requester, 24 bytes. Either way a probe
+ * usually reads one host cache line. tag == 0: free slot, so freshly
+ * allocated (zero-filled) memory is an empty table with no pass over it. */
 struct mc_line {
     uint64_t line;
     uint16_t tag;    /* the instance's index + 1 */
@@ -50,10 +51,20 @@ struct mc_line {
                         installed there, 0 = never; valid only while that node
                         still holds this line (shadow_resident) */
     uint32_t seen;   /* sectors ever requested (all ones for unsectored caches) */
-    uint32_t cta;    /* last requester (L1 only) */
+};
+
+/* The last request to the line (L1 records only: locality is an L1 split). */
+struct mc_requester {
+    uint32_t cta;
     uint16_t warp;
     uint16_t kernel; /* kernel sequence number of the last request, modulo 2^16 */
 };
+
+/* The requester part of an L1 record (stored right after its head). */
+static inline struct mc_requester *record_requester(struct mc_line *e)
+{
+    return (struct mc_requester *)(void *)((unsigned char *)e + sizeof *e);
+}
 
 /* Open addressing with linear probing; no deletions. A record's home slot is
  * the TOP bits of its hash, so slots are in hash order (apart from probes
@@ -61,7 +72,8 @@ struct mc_line {
  * and table_grow's sequential pass over the old table writes the new one
  * nearly sequentially too, instead of one cold cache line per record. */
 struct mc_table {
-    struct mc_line *slots;
+    unsigned char *slots; /* mask + 1 records of `stride` bytes */
+    size_t stride;        /* 16 or 24: sizeof(struct mc_line) [+ struct mc_requester] */
     uint32_t mask;
     unsigned shift; /* 64 - log2(slots) */
     uint32_t count;
@@ -114,17 +126,28 @@ struct miss_classes {
     int oom;
 };
 
-static int table_init(struct mc_table *t, uint32_t n)
+static int table_init(struct mc_table *t, uint32_t n, size_t stride)
 {
-    t->slots = gcr_table_alloc((size_t)n * sizeof *t->slots); /* zero-filled: all free */
+    t->slots = gcr_table_alloc((size_t)n * stride); /* zero-filled: all free */
     if (!t->slots)
         return -1;
+    t->stride = stride;
     t->mask = n - 1;
     t->shift = 64;
     for (uint32_t m = t->mask; m; m >>= 1)
         t->shift--;
     t->count = 0;
     return 0;
+}
+
+static void table_free(struct mc_table *t)
+{
+    gcr_table_free(t->slots, ((size_t)t->mask + 1) * t->stride);
+}
+
+static inline struct mc_line *table_slot(const struct mc_table *t, uint32_t j)
+{
+    return (struct mc_line *)(void *)(t->slots + (size_t)j * t->stride);
 }
 
 /* The hash of (instance tag, line); table_home takes its top bits. */
@@ -142,36 +165,37 @@ static inline uint32_t table_home(const struct mc_table *t, uint64_t hash)
 static int table_grow(struct mc_table *t)
 {
     struct mc_table n;
-    if (table_init(&n, (t->mask + 1) * 2) != 0)
+    if (table_init(&n, (t->mask + 1) * 2, t->stride) != 0)
         return -1;
     for (uint32_t i = 0; i <= t->mask; i++) {
-        const struct mc_line *e = &t->slots[i];
+        const struct mc_line *e = table_slot(t, i);
         if (!e->tag)
             continue;
         uint32_t j = table_home(&n, table_hash(e->line, e->tag));
-        while (n.slots[j].tag)
+        while (table_slot(&n, j)->tag)
             j = (j + 1) & n.mask;
-        n.slots[j] = *e;
+        memcpy(table_slot(&n, j), e, t->stride);
     }
     n.count = t->count;
-    gcr_table_free(t->slots, ((size_t)t->mask + 1) * sizeof *t->slots);
+    table_free(t);
     *t = n;
     return 0;
 }
 
-/* The entry of (tag, line) whose table_hash is hash, created (seen = 0,
- * node = 0) if absent; NULL if out of memory. */
+/* The entry of (tag, line) whose table_hash is hash, created (all zero but
+ * its key) if absent; NULL if out of memory. */
 static struct mc_line *table_get(struct mc_table *t, uint64_t line, uint32_t tag, uint64_t hash)
 {
     if (2 * (t->count + 1) > t->mask && table_grow(t) != 0)
         return NULL;
     uint32_t j = table_home(t, hash);
     for (;; j = (j + 1) & t->mask) {
-        struct mc_line *e = &t->slots[j];
+        struct mc_line *e = table_slot(t, j);
         if (e->tag == tag && e->line == line)
             return e;
         if (!e->tag) {
-            *e = (struct mc_line){.line = line, .tag = (uint16_t)tag};
+            e->line = line;
+            e->tag = (uint16_t)tag;
             t->count++;
             return e;
         }
@@ -317,6 +341,11 @@ static uint32_t shadow_allocate(struct mc_shadow *s, struct mc_line *rec)
         i = s->ring[s->oldest & s->ring_mask];
         s->ring[s->oldest & s->ring_mask] = 0;
         s->oldest++;
+        /* The next victim is usually the next slot's node: start loading it
+         * now, the next eviction here is some events away. */
+        uint16_t next = s->ring[s->oldest & s->ring_mask];
+        if (next)
+            __builtin_prefetch(&s->nodes[next], 1);
     } else {
         if (s->free_head) {
             i = s->free_head;
@@ -394,18 +423,19 @@ static void mc_process(struct miss_classes *mc, const struct mc_pending *p)
                       : !shadow_hit ? MC_CAPACITY : MC_CONFLICT;
         c->c3[w][k]++;
         if (p->level == MC_L1) {
+            const struct mc_requester *r = record_requester(e);
             int l = first ? MC_COMPULSORY
-                    : e->kernel != mc->kernel_seq ? MC_INTER_KERNEL
-                    : e->cta != p->cta            ? MC_INTER_CTA
-                    : e->warp != p->warp          ? MC_INTRA_CTA
+                    : r->kernel != mc->kernel_seq ? MC_INTER_KERNEL
+                    : r->cta != p->cta            ? MC_INTER_CTA
+                    : r->warp != p->warp          ? MC_INTRA_CTA
                                                   : MC_INTRA_WARP;
             c->loc[w][l]++;
         }
     }
     e->seen |= lv->sectored ? p->sector_mask : UINT32_MAX;
-    e->cta = p->cta;
-    e->warp = p->warp;
-    e->kernel = mc->kernel_seq;
+    if (p->level == MC_L1)
+        *record_requester(e) = (struct mc_requester){.cta = p->cta, .warp = p->warp,
+                                                      .kernel = mc->kernel_seq};
 }
 
 /* Processes every waiting access, oldest first. */
@@ -452,7 +482,7 @@ static void mc_on_event(void *self, const struct gcr_event *ev)
     p->miss = ev->access->outcome != GCR_HIT;
     /* The home slot: by the time this access is processed it is in the host's
      * cache (if the table grows meanwhile the hint is merely wasted). */
-    __builtin_prefetch(&lv->seen.slots[table_home(&lv->seen, p->hash)], 1);
+    __builtin_prefetch(table_slot(&lv->seen, table_home(&lv->seen, p->hash)), 1);
 }
 
 /* ------------------------------------------------------------------ create */
@@ -467,7 +497,8 @@ static void mc_destroy(void *self)
         for (uint32_t u = 0; lv->shadow && u < lv->units; u++)
             shadow_free(&lv->shadow[u]);
         free(lv->shadow);
-        gcr_table_free(lv->seen.slots, ((size_t)lv->seen.mask + 1) * sizeof *lv->seen.slots);
+        if (lv->seen.slots)
+            table_free(&lv->seen);
         free(lv->kernel);
         free(lv->total);
     }
@@ -475,7 +506,8 @@ static void mc_destroy(void *self)
 }
 
 static int level_init(struct mc_level *lv, uint32_t units, const struct gcr_cache_geometry *real,
-                      const char *level, const struct gcr_sim_info *info, struct gcr_err *err)
+                      size_t record_bytes, const char *level, const struct gcr_sim_info *info,
+                      struct gcr_err *err)
 {
     if (units > MC_MAX_UNITS)
         return gcr_fail(err, GCR_E_UNSUPPORTED,
@@ -494,7 +526,7 @@ static int level_init(struct mc_level *lv, uint32_t units, const struct gcr_cach
     lv->shadow = calloc(units ? units : 1, sizeof *lv->shadow);
     lv->kernel = calloc(units ? units : 1, sizeof *lv->kernel);
     lv->total = calloc(units ? units : 1, sizeof *lv->total);
-    if (!lv->shadow || !lv->kernel || !lv->total || table_init(&lv->seen, 4096) != 0)
+    if (!lv->shadow || !lv->kernel || !lv->total || table_init(&lv->seen, 4096, record_bytes) != 0)
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     for (uint32_t u = 0; u < units; u++)
         if (shadow_init(&lv->shadow[u], real, lv->shadow_lines) != 0)
@@ -516,9 +548,11 @@ static int mc_create(void **self, const json_t *options, const struct gcr_sim_in
     if (!mc)
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     mc->info = info;
-    if (level_init(&mc->lv[MC_L1], info->num_l1s, &info->config->l1, "L1D", info, err) != 0 ||
-        level_init(&mc->lv[MC_L2], info->num_l2_slices, &info->config->l2, "L2 slice", info,
-                   err) != 0) {
+    const size_t l1_record = sizeof(struct mc_line) + sizeof(struct mc_requester);
+    if (level_init(&mc->lv[MC_L1], info->num_l1s, &info->config->l1, l1_record, "L1D", info,
+                   err) != 0 ||
+        level_init(&mc->lv[MC_L2], info->num_l2_slices, &info->config->l2,
+                   sizeof(struct mc_line), "L2 slice", info, err) != 0) {
         mc_destroy(mc);
         return -1;
     }
