@@ -3,9 +3,23 @@
  * line in that L1: the same warp, another warp of the same CTA, another CTA,
  * or a previous kernel. Definitions and report layout: README.md.
  *
- * Per cache instance the analysis keeps a table of the lines it has seen
- * (requested sectors and the last requester) and a shadow fully associative
- * LRU cache of the same capacity, fed the same requests. */
+ * Cost design (the analysis is bound by host memory latency, ~100 ns per
+ * cold cache line; see README.md, Cost):
+ *  - ONE record per (cache instance, line) ever requested holds everything
+ *    the analysis remembers about the line: the sectors ever requested (for
+ *    compulsory), the last requester (for locality) and the index of the
+ *    shadow node holding the line. An event probes one table once; that probe
+ *    is the only access to memory too large for the host's caches.
+ *  - The shadow fully associative LRU caches have no hash table of their own:
+ *    the record names the node, so a shadow lookup is one node read, and an
+ *    eviction needs no hash deletion. The evicted line's record is not
+ *    touched: its node index goes stale and is recognised as such because
+ *    the node then holds another line (see shadow_resident).
+ *  - Events are processed a few events late (struct mc_pipeline): the record
+ *    is prefetched when the event arrives, so its cache miss overlaps with
+ *    the replay's own work instead of stalling it. Order is preserved and
+ *    the queue is drained before any state the report reads, or the kernel
+ *    number, changes; results are those of immediate processing. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,20 +36,46 @@ static const char *const names_loc[MC_LOC] = {"compulsory", "intra_warp", "intra
                                               "inter_cta", "inter_kernel"};
 static const char *const level_names[MC_LEVELS] = {"L1D", "L2"};
 
-/* A line one cache instance has seen. tag == 0: free slot, so freshly
+/* Instances per level: record tags are 16 bits (instance + 1, 0 = free). */
+#define MC_MAX_UNITS 65535u
+
+/* Everything remembered about a line one cache instance has seen. An L2
+ * record is this 16-byte head alone (four per host cache line); an L1 record
+ * is the head followed by a struct mc_requester, 24 bytes. Either way a probe
+ * usually reads one host cache line. tag == 0: free slot, so freshly
  * allocated (zero-filled) memory is an empty table with no pass over it. */
 struct mc_line {
     uint64_t line;
-    uint32_t tag;    /* the instance's index + 1 */
+    uint16_t tag;    /* the instance's index + 1 */
+    uint16_t node;   /* the shadow node that held the line when it was last
+                        installed there, 0 = never; valid only while that node
+                        still holds this line (shadow_resident) */
     uint32_t seen;   /* sectors ever requested (all ones for unsectored caches) */
-    uint32_t cta;    /* last requester (L1 only) */
+};
+
+/* The last request to the line (L1 records only: locality is an L1 split). */
+struct mc_requester {
+    uint32_t cta;
     uint16_t warp;
     uint16_t kernel; /* kernel sequence number of the last request, modulo 2^16 */
 };
 
+/* The requester part of an L1 record (stored right after its head). */
+static inline struct mc_requester *record_requester(struct mc_line *e)
+{
+    return (struct mc_requester *)(void *)((unsigned char *)e + sizeof *e);
+}
+
+/* Open addressing with linear probing; no deletions. A record's home slot is
+ * the TOP bits of its hash, so slots are in hash order (apart from probes
+ * wrapping past the end): doubling the table maps home j to 2j or 2j + 1,
+ * and table_grow's sequential pass over the old table writes the new one
+ * nearly sequentially too, instead of one cold cache line per record. */
 struct mc_table {
-    struct mc_line *slots;
+    unsigned char *slots; /* mask + 1 records of `stride` bytes */
+    size_t stride;        /* 16 or 24: sizeof(struct mc_line) [+ struct mc_requester] */
     uint32_t mask;
+    unsigned shift; /* 64 - log2(slots) */
     uint32_t count;
 };
 
@@ -52,67 +92,110 @@ struct mc_level {
     struct mc_shadow *shadow; /* one per unit */
     uint32_t shadow_lines;
     bool sectored;
+    uint64_t line_mask;
     struct mc_table seen;
     struct mc_counts *kernel, *total; /* per unit */
+};
+
+/* An access waiting to be processed: what mc_on_event needs of the event
+ * (whose gcr_access lives only during the call). */
+struct mc_pending {
+    uint64_t line;
+    uint64_t hash;
+    uint32_t unit, cta, sector_mask;
+    uint16_t warp;
+    uint8_t level;
+    bool is_write, miss;
+};
+
+/* Accesses are processed MC_LAG events after they arrive, enough for the
+ * prefetched record to arrive from DRAM while the replay works on the next
+ * events; a power of two. */
+#define MC_LAG 16u
+
+struct mc_pipeline {
+    struct mc_pending q[MC_LAG];
+    uint32_t head, count; /* oldest at q[head] */
 };
 
 struct miss_classes {
     const struct gcr_sim_info *info;
     struct mc_level lv[MC_LEVELS];
+    struct mc_pipeline pipe;
     uint16_t kernel_seq;
     int oom;
 };
 
-static int table_init(struct mc_table *t, uint32_t n)
+static int table_init(struct mc_table *t, uint32_t n, size_t stride)
 {
-    t->slots = gcr_table_alloc((size_t)n * sizeof *t->slots); /* zero-filled: all free */
+    t->slots = gcr_table_alloc((size_t)n * stride); /* zero-filled: all free */
     if (!t->slots)
         return -1;
+    t->stride = stride;
     t->mask = n - 1;
+    t->shift = 64;
+    for (uint32_t m = t->mask; m; m >>= 1)
+        t->shift--;
     t->count = 0;
     return 0;
 }
 
-/* The hash of (instance tag, line); its low bits are the home slot. */
+static void table_free(struct mc_table *t)
+{
+    gcr_table_free(t->slots, ((size_t)t->mask + 1) * t->stride);
+}
+
+static inline struct mc_line *table_slot(const struct mc_table *t, uint32_t j)
+{
+    return (struct mc_line *)(void *)(t->slots + (size_t)j * t->stride);
+}
+
+/* The hash of (instance tag, line); table_home takes its top bits. */
 static inline uint64_t table_hash(uint64_t line, uint32_t tag)
 {
     uint32_t unit = tag - 1;
     return gcr_hash_splitmix64(line ^ ((uint64_t)unit << 56) ^ unit);
 }
 
+static inline uint32_t table_home(const struct mc_table *t, uint64_t hash)
+{
+    return (uint32_t)(hash >> t->shift);
+}
+
 static int table_grow(struct mc_table *t)
 {
     struct mc_table n;
-    if (table_init(&n, (t->mask + 1) * 2) != 0)
+    if (table_init(&n, (t->mask + 1) * 2, t->stride) != 0)
         return -1;
     for (uint32_t i = 0; i <= t->mask; i++) {
-        const struct mc_line *e = &t->slots[i];
+        const struct mc_line *e = table_slot(t, i);
         if (!e->tag)
             continue;
-        uint32_t j = (uint32_t)table_hash(e->line, e->tag) & n.mask;
-        while (n.slots[j].tag)
+        uint32_t j = table_home(&n, table_hash(e->line, e->tag));
+        while (table_slot(&n, j)->tag)
             j = (j + 1) & n.mask;
-        n.slots[j] = *e;
+        memcpy(table_slot(&n, j), e, t->stride);
     }
     n.count = t->count;
-    gcr_table_free(t->slots, ((size_t)t->mask + 1) * sizeof *t->slots);
+    table_free(t);
     *t = n;
     return 0;
 }
 
-/* The entry of (tag, line) whose table_hash is hash, created (seen = 0) if
- * absent; NULL if out of memory. */
+/* The entry of (tag, line) whose table_hash is hash, created (all zero but
+ * its key) if absent; NULL if out of memory. */
 static struct mc_line *table_get(struct mc_table *t, uint64_t line, uint32_t tag, uint64_t hash)
 {
     if (2 * (t->count + 1) > t->mask && table_grow(t) != 0)
         return NULL;
-    uint32_t j = (uint32_t)hash & t->mask;
+    uint32_t j = table_home(t, hash);
     for (;; j = (j + 1) & t->mask) {
-        struct mc_line *e = &t->slots[j];
+        struct mc_line *e = table_slot(t, j);
         if (e->tag == tag && e->line == line)
             return e;
         if (!e->tag) {
-            *e = (struct mc_line){.line = line, .tag = tag};
+            e->line = line;
+            e->tag = (uint16_t)tag;
             t->count++;
             return e;
         }
@@ -125,65 +208,77 @@ static struct mc_line *table_get(struct mc_table *t, uint64_t line, uint32_t tag
  * real cache's capacity, line and sector sizes and write handling, so that
  * its hit/miss outcome equals what gcr_cache_access would report for a
  * one-set LRU gcr_cache of the same geometry (the 3C definition needs only
- * that outcome). A general gcr_cache with thousands of ways works too but
- * its state (32-byte line records, hash buckets, list links) overflows the
- * host's last-level cache when there is one shadow per L1 and per L2 slice.
- * This one is 16 bytes per line plus a 2-byte hash slot: a node array
- * forming the LRU list with 16-bit links (level_init caps a shadow at 65535
- * lines, so node indices fit) and an open-addressing hash of line -> node
- * index, zero = free slot. Dirty state is not kept: it never changes an
- * outcome. */
+ * that outcome). Dirty state is not kept: it never changes an outcome.
+ *
+ * Layout, chosen to touch few host cache lines per access:
+ *  - nodes: one 16-byte node per line of capacity (line, valid sectors, time
+ *    of its last access). A line is found through its mc_line record's node
+ *    index, never by a search, so a shadow hit reads one node.
+ *  - ring: the LRU order as a time line. Each shadow counts its accesses
+ *    (`now`); ring[t mod W] names the node whose last access was at time t,
+ *    or 0 once that node has been accessed again, removed or reused. The LRU
+ *    line is the first non-zero entry from `oldest` on, so an eviction scans
+ *    forward over a few sequential 2-byte slots instead of following list
+ *    links to random nodes, and a hit writes the slot at `now` (sequential)
+ *    and clears its previous one: no neighbour nodes are touched (a doubly
+ *    linked LRU list reads the previous and next nodes on every hit).
+ *    All live times lie in [oldest, now); when that window reaches W slots
+ *    (W >= 4 x capacity), shadow_compact renumbers the live entries
+ *    0, 1, 2, ... in order, which keeps the order and so the LRU choice:
+ *    at most one compaction per 3 x capacity accesses.
+ * About 16 + 8 bytes per line of capacity: 24 KB for a 1024-line L1.
+ * Node indices are 16 bits: level_init caps a shadow at 65535 lines.
+ *
+ * Why a stale record index cannot be mistaken for a resident line: a record
+ * is unique per (instance, line), and every install writes the installed
+ * node's index into the line's record. A node holds at most one line, so if
+ * node i (in use: i <= high_water and not freed) holds line L, the last
+ * install of L at this instance was into i, and L's record says i. Conversely
+ * if L's record says i but L was evicted or removed since, node i is free
+ * (its line set to MC_NO_LINE, never a line address since those are
+ * multiples of line_bytes >= 16), beyond high_water after a reset, or reused
+ * for another line: the line comparison fails. So "record.node names a node
+ * in use holding L" is exactly "L is resident". */
 struct mc_node {
     uint64_t line;
-    uint16_t prev, next; /* node 0 is the list head: next = MRU, prev = LRU; next
-                            also links the free list of nodes removed by write-evict */
-    uint32_t valid;      /* valid sectors */
+    uint32_t valid; /* valid sectors; for a freed node, the next free node */
+    uint32_t time;  /* the shadow's access count at its last access (mod 2^32) */
 };
 
+#define MC_NO_LINE UINT64_C(1)
+
 struct mc_shadow {
-    struct mc_node *nodes; /* capacity + 1, node 0 the list head */
-    uint16_t *slots;       /* node index, 0 = free; a power of two >= 2 x capacity
-                              so linear probes stay short */
-    uint32_t slot_mask;
-    unsigned slot_shift;   /* 64 - log2(slots), for Fibonacci hashing */
+    struct mc_node *nodes; /* capacity + 1; node 0 unused (0 = none) */
+    uint16_t *ring;        /* ring_mask + 1 slots, a power of two >= 4 x capacity */
+    uint32_t ring_mask;
+    uint32_t now, oldest;  /* live times are in [oldest, now), modulo 2^32 */
     uint32_t capacity, count;
-    uint32_t high_water;   /* nodes 1..high_water have been used */
+    uint32_t high_water;   /* nodes 1..high_water have been used since the last reset */
     uint32_t free_head;    /* nodes freed by write-evict, 0: none */
-    uint64_t line_mask;
     uint32_t full_mask;
     bool sectored;
     enum gcr_write_policy write_policy;
     enum gcr_write_alloc write_alloc;
 };
 
-static inline uint32_t shadow_home(const struct mc_shadow *s, uint64_t line)
-{
-    return (uint32_t)((line * UINT64_C(0x9E3779B97F4A7C15)) >> s->slot_shift);
-}
-
 static void shadow_reset(struct mc_shadow *s)
 {
-    memset(s->slots, 0, ((size_t)s->slot_mask + 1) * sizeof *s->slots);
-    s->nodes[0].prev = s->nodes[0].next = 0;
+    memset(s->ring, 0, ((size_t)s->ring_mask + 1) * sizeof *s->ring);
+    s->now = s->oldest = 0;
     s->count = s->high_water = s->free_head = 0;
 }
 
 static int shadow_init(struct mc_shadow *s, const struct gcr_cache_geometry *g, uint32_t lines)
 {
-    uint32_t slots = 2;
-    unsigned bits = 1;
-    while (slots < 2 * lines) {
-        slots *= 2;
-        bits++;
-    }
+    uint32_t ring = 4;
+    while (ring < 4 * lines)
+        ring *= 2;
     s->nodes = malloc(((size_t)lines + 1) * sizeof *s->nodes);
-    s->slots = malloc((size_t)slots * sizeof *s->slots);
-    if (!s->nodes || !s->slots)
+    s->ring = malloc((size_t)ring * sizeof *s->ring);
+    if (!s->nodes || !s->ring)
         return -1;
-    s->slot_mask = slots - 1;
-    s->slot_shift = 64 - bits;
+    s->ring_mask = ring - 1;
     s->capacity = lines;
-    s->line_mask = ~(uint64_t)(g->line_bytes - 1);
     uint32_t sectors = g->line_bytes / g->sector_bytes;
     s->full_mask = sectors == 32 ? UINT32_MAX : (UINT32_C(1) << sectors) - 1;
     s->sectored = g->sectored;
@@ -196,100 +291,102 @@ static int shadow_init(struct mc_shadow *s, const struct gcr_cache_geometry *g, 
 static void shadow_free(struct mc_shadow *s)
 {
     free(s->nodes);
-    free(s->slots);
+    free(s->ring);
 }
 
-static inline void list_unlink(struct mc_node *n, uint32_t i)
+/* The node holding line if the record's node index i still names it, else 0
+ * (the proof is above struct mc_node). */
+static inline uint32_t shadow_resident(const struct mc_shadow *s, uint32_t i, uint64_t line)
 {
-    n[n[i].prev].next = n[i].next;
-    n[n[i].next].prev = n[i].prev;
+    return i && i <= s->high_water && s->nodes[i].line == line ? i : 0;
 }
 
-static inline void list_push_mru(struct mc_node *n, uint32_t i)
+/* Renumbers the live ring entries oldest, oldest + 1, ... keeping their
+ * order (so the LRU order), which shrinks the window to at most capacity. */
+static void shadow_compact(struct mc_shadow *s)
 {
-    n[i].prev = 0;
-    n[i].next = n[0].next;
-    n[n[0].next].prev = (uint16_t)i;
-    n[0].next = (uint16_t)i;
-}
-
-/* Empties slot j by backward-shift deletion, so no tombstones ever lengthen
- * the probes. */
-static void shadow_slot_remove(struct mc_shadow *s, uint32_t j)
-{
-    for (uint32_t k = (j + 1) & s->slot_mask; s->slots[k]; k = (k + 1) & s->slot_mask) {
-        uint32_t home = shadow_home(s, s->nodes[s->slots[k]].line);
-        /* Slot k may move to the hole j unless its home lies cyclically in (j, k]. */
-        if (((k - home) & s->slot_mask) >= ((k - j) & s->slot_mask)) {
-            s->slots[j] = s->slots[k];
-            j = k;
+    uint32_t to = s->oldest;
+    for (uint32_t t = s->oldest; t != s->now; t++) {
+        uint16_t i = s->ring[t & s->ring_mask];
+        if (!i)
+            continue;
+        if (t != to) {
+            s->ring[to & s->ring_mask] = i;
+            s->ring[t & s->ring_mask] = 0;
+            s->nodes[i].time = to;
         }
+        to++;
     }
-    s->slots[j] = 0;
+    s->now = to;
 }
 
-/* The slot holding line, or the free slot where it would go. */
-static inline uint32_t shadow_find(const struct mc_shadow *s, uint64_t line)
+/* Node i becomes the most recently used. */
+static inline void shadow_stamp(struct mc_shadow *s, uint32_t i)
 {
-    uint32_t j = shadow_home(s, line);
-    while (s->slots[j] && s->nodes[s->slots[j]].line != line)
-        j = (j + 1) & s->slot_mask;
-    return j;
+    if (s->now - s->oldest > s->ring_mask)
+        shadow_compact(s);
+    s->ring[s->now & s->ring_mask] = (uint16_t)i;
+    s->nodes[i].time = s->now++;
 }
 
-/* Installs line (absent) at the MRU end, evicting the LRU line if full;
- * free_slot is shadow_find's answer for it. Returns the node. */
-static uint32_t shadow_allocate(struct mc_shadow *s, uint64_t line, uint32_t free_slot)
+/* Installs rec's line (absent) as the most recently used, evicting the LRU
+ * line if full, and names its node in the record. The evicted line's record
+ * keeps its now stale index. */
+static uint32_t shadow_allocate(struct mc_shadow *s, struct mc_line *rec)
 {
-    struct mc_node *n = s->nodes;
     uint32_t i;
     if (s->count == s->capacity) {
-        i = n[0].prev;
-        list_unlink(n, i);
-        shadow_slot_remove(s, shadow_find(s, n[i].line));
-        free_slot = shadow_find(s, line); /* the shift may have moved the free slot */
+        while (!s->ring[s->oldest & s->ring_mask]) /* count > 0: a live entry lies ahead */
+            s->oldest++;
+        i = s->ring[s->oldest & s->ring_mask];
+        s->ring[s->oldest & s->ring_mask] = 0;
+        s->oldest++;
+        /* The next victim is usually the next slot's node: start loading it
+         * now, the next eviction here is some events away. */
+        uint16_t next = s->ring[s->oldest & s->ring_mask];
+        if (next)
+            __builtin_prefetch(&s->nodes[next], 1);
     } else {
         if (s->free_head) {
             i = s->free_head;
-            s->free_head = n[i].next;
+            s->free_head = s->nodes[i].valid;
         } else {
             i = ++s->high_water;
         }
         s->count++;
     }
-    n[i].line = line;
-    n[i].valid = 0;
-    list_push_mru(n, i);
-    s->slots[free_slot] = (uint16_t)i;
+    s->nodes[i].line = rec->line;
+    s->nodes[i].valid = 0;
+    shadow_stamp(s, i);
+    rec->node = (uint16_t)i;
     return i;
 }
 
-/* One request; true if it hits (line present, every requested sector valid).
- * The state changes mirror src/cache/cache.c's read_access / write_access. */
-static bool shadow_access(struct mc_shadow *s, uint64_t line, uint32_t mask, bool is_write)
+/* One request for rec's line; true if it hits (line present, every
+ * requested sector valid). The state changes mirror src/cache/cache.c's
+ * read_access / write_access. */
+static bool shadow_access(struct mc_shadow *s, struct mc_line *rec, uint32_t mask, bool is_write)
 {
-    line &= s->line_mask;
     mask &= s->full_mask;
     struct mc_node *n = s->nodes;
-    uint32_t j = shadow_find(s, line);
-    if (!s->slots[j]) { /* line absent */
+    uint32_t i = shadow_resident(s, rec->node, rec->line);
+    if (!i) { /* line absent */
         if (!is_write) {
-            uint32_t i = shadow_allocate(s, line, j);
+            i = shadow_allocate(s, rec);
             n[i].valid = s->sectored ? mask : s->full_mask;
         } else if (s->write_policy != GCR_WRITE_EVICT && s->write_alloc != GCR_WALLOC_NONE) {
-            uint32_t i = shadow_allocate(s, line, j);
+            i = shadow_allocate(s, rec);
             uint32_t fetched = s->write_alloc == GCR_WALLOC_FETCH
                                    ? (s->sectored ? mask : s->full_mask) : 0;
             n[i].valid = fetched | mask;
         }
         return false;
     }
-    uint32_t i = s->slots[j];
     bool hit = (mask & ~n[i].valid) == 0;
+    s->ring[n[i].time & s->ring_mask] = 0; /* its old place in the LRU order */
     if (is_write && s->write_policy == GCR_WRITE_EVICT) {
-        list_unlink(n, i);
-        shadow_slot_remove(s, j);
-        n[i].next = (uint16_t)s->free_head;
+        n[i].line = MC_NO_LINE;
+        n[i].valid = s->free_head;
         s->free_head = i;
         s->count--;
         return hit;
@@ -298,19 +395,62 @@ static bool shadow_access(struct mc_shadow *s, uint64_t line, uint32_t mask, boo
         n[i].valid |= mask;
     else if (!hit) /* an unsectored cache refills the whole line */
         n[i].valid |= s->sectored ? mask : s->full_mask;
-    if (n[0].next != i) {
-        list_unlink(n, i);
-        list_push_mru(n, i);
-    }
+    shadow_stamp(s, i);
     return hit;
 }
 
 /* ------------------------------------------------------------------ events */
 
+/* Classifies one access: probes its record, feeds the shadow, counts. */
+static void mc_process(struct miss_classes *mc, const struct mc_pending *p)
+{
+    struct mc_level *lv = &mc->lv[p->level];
+    struct mc_line *e = table_get(&lv->seen, p->line, p->unit + 1, p->hash);
+    if (!e) {
+        mc->oom = 1;
+        return;
+    }
+    bool shadow_hit = shadow_access(&lv->shadow[p->unit], e, p->sector_mask, p->is_write);
+    struct mc_counts *c = &lv->kernel[p->unit];
+    int w = p->is_write;
+    c->accesses[w]++;
+    if (p->miss) {
+        c->misses[w]++;
+        /* Compulsory: a requested sector (in an unsectored cache: the line) this
+         * instance was never asked for since the run began. */
+        bool first = lv->sectored ? (p->sector_mask & ~e->seen) != 0 : e->seen == 0;
+        int k = first ? MC_COMPULSORY
+                      : !shadow_hit ? MC_CAPACITY : MC_CONFLICT;
+        c->c3[w][k]++;
+        if (p->level == MC_L1) {
+            const struct mc_requester *r = record_requester(e);
+            int l = first ? MC_COMPULSORY
+                    : r->kernel != mc->kernel_seq ? MC_INTER_KERNEL
+                    : r->cta != p->cta            ? MC_INTER_CTA
+                    : r->warp != p->warp          ? MC_INTRA_CTA
+                                                  : MC_INTRA_WARP;
+            c->loc[w][l]++;
+        }
+    }
+    e->seen |= lv->sectored ? p->sector_mask : UINT32_MAX;
+    if (p->level == MC_L1)
+        *record_requester(e) = (struct mc_requester){.cta = p->cta, .warp = p->warp,
+                                                      .kernel = mc->kernel_seq};
+}
+
+/* Processes every waiting access, oldest first. */
+static void mc_drain(struct miss_classes *mc)
+{
+    struct mc_pipeline *q = &mc->pipe;
+    for (; q->count; q->count--, q->head = (q->head + 1) & (MC_LAG - 1))
+        mc_process(mc, &q->q[q->head]);
+}
+
 static void mc_on_event(void *self, const struct gcr_event *ev)
 {
     struct miss_classes *mc = self;
     if (ev->kind == GCR_EV_KERNEL_END) {
+        mc_drain(mc); /* they belong to the kernel that ends, before the flush below */
         mc->kernel_seq++;
         /* The L1s are invalidated right after this event: so are their shadows. */
         if (mc->info->config->l1_invalidate_at_kernel_end)
@@ -318,45 +458,31 @@ static void mc_on_event(void *self, const struct gcr_event *ev)
                 shadow_reset(&mc->lv[MC_L1].shadow[u]);
         return;
     }
-    struct mc_level *lv = &mc->lv[ev->kind == GCR_EV_L1_ACCESS ? MC_L1 : MC_L2];
+    int level = ev->kind == GCR_EV_L1_ACCESS ? MC_L1 : MC_L2;
+    struct mc_level *lv = &mc->lv[level];
     if (ev->unit >= lv->units)
         return;
-    /* Both the seen-table probe and the shadow access usually miss the CPU
-     * caches: start loading the slot now so the two misses overlap. */
-    uint32_t tag = ev->unit + 1;
-    uint64_t hash = table_hash(ev->line_addr, tag);
-    __builtin_prefetch(&lv->seen.slots[(uint32_t)hash & lv->seen.mask], 1);
-    bool shadow_hit = shadow_access(&lv->shadow[ev->unit], ev->line_addr, ev->sector_mask,
-                                    ev->is_write);
-    struct mc_line *e = table_get(&lv->seen, ev->line_addr, tag, hash);
-    if (!e) {
-        mc->oom = 1;
-        return;
+    struct mc_pipeline *q = &mc->pipe;
+    if (q->count == MC_LAG) { /* full: the oldest leaves first, freeing its place */
+        mc_process(mc, &q->q[q->head]);
+        q->head = (q->head + 1) & (MC_LAG - 1);
+        q->count--;
     }
-    struct mc_counts *c = &lv->kernel[ev->unit];
-    int w = ev->is_write;
-    c->accesses[w]++;
-    if (ev->access->outcome != GCR_HIT) {
-        c->misses[w]++;
-        /* Compulsory: a requested sector (in an unsectored cache: the line) this
-         * instance was never asked for since the run began. */
-        bool first = lv->sectored ? (ev->sector_mask & ~e->seen) != 0 : e->seen == 0;
-        int k = first ? MC_COMPULSORY
-                      : !shadow_hit ? MC_CAPACITY : MC_CONFLICT;
-        c->c3[w][k]++;
-        if (ev->kind == GCR_EV_L1_ACCESS) {
-            int l = first ? MC_COMPULSORY
-                    : e->kernel != mc->kernel_seq ? MC_INTER_KERNEL
-                    : e->cta != ev->cta           ? MC_INTER_CTA
-                    : e->warp != (uint16_t)ev->warp ? MC_INTRA_CTA
-                                                    : MC_INTRA_WARP;
-            c->loc[w][l]++;
-        }
-    }
-    e->seen |= lv->sectored ? ev->sector_mask : UINT32_MAX;
-    e->cta = ev->cta;
-    e->warp = (uint16_t)ev->warp;
-    e->kernel = mc->kernel_seq;
+    struct mc_pending *p = &q->q[(q->head + q->count++) & (MC_LAG - 1)];
+    /* Line addresses are multiples of the (single, coalescer-wide) line size
+     * already; the mask only makes the shadow's assumption explicit. */
+    p->line = ev->line_addr & lv->line_mask;
+    p->hash = table_hash(p->line, ev->unit + 1);
+    p->unit = ev->unit;
+    p->cta = ev->cta;
+    p->warp = (uint16_t)ev->warp;
+    p->sector_mask = ev->sector_mask;
+    p->level = (uint8_t)level;
+    p->is_write = ev->is_write;
+    p->miss = ev->access->outcome != GCR_HIT;
+    /* The home slot: by the time this access is processed it is in the host's
+     * cache (if the table grows meanwhile the hint is merely wasted). */
+    __builtin_prefetch(table_slot(&lv->seen, table_home(&lv->seen, p->hash)), 1);
 }
 
 /* ------------------------------------------------------------------ create */
@@ -371,7 +497,8 @@ static void mc_destroy(void *self)
         for (uint32_t u = 0; lv->shadow && u < lv->units; u++)
             shadow_free(&lv->shadow[u]);
         free(lv->shadow);
-        gcr_table_free(lv->seen.slots, ((size_t)lv->seen.mask + 1) * sizeof *lv->seen.slots);
+        if (lv->seen.slots)
+            table_free(&lv->seen);
         free(lv->kernel);
         free(lv->total);
     }
@@ -379,10 +506,16 @@ static void mc_destroy(void *self)
 }
 
 static int level_init(struct mc_level *lv, uint32_t units, const struct gcr_cache_geometry *real,
-                      const char *level, const struct gcr_sim_info *info, struct gcr_err *err)
+                      size_t record_bytes, const char *level, const struct gcr_sim_info *info,
+                      struct gcr_err *err)
 {
+    if (units > MC_MAX_UNITS)
+        return gcr_fail(err, GCR_E_UNSUPPORTED,
+                        "%s: miss_classes: %u %s instances; at most %u are supported",
+                        info->config->origin, units, level, MC_MAX_UNITS);
     lv->units = units;
     lv->sectored = real->sectored;
+    lv->line_mask = ~(uint64_t)(real->line_bytes - 1);
     uint64_t lines = (uint64_t)real->sets * real->ways;
     if (lines > 65535)
         return gcr_fail(err, GCR_E_UNSUPPORTED,
@@ -393,7 +526,7 @@ static int level_init(struct mc_level *lv, uint32_t units, const struct gcr_cach
     lv->shadow = calloc(units ? units : 1, sizeof *lv->shadow);
     lv->kernel = calloc(units ? units : 1, sizeof *lv->kernel);
     lv->total = calloc(units ? units : 1, sizeof *lv->total);
-    if (!lv->shadow || !lv->kernel || !lv->total || table_init(&lv->seen, 4096) != 0)
+    if (!lv->shadow || !lv->kernel || !lv->total || table_init(&lv->seen, 4096, record_bytes) != 0)
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     for (uint32_t u = 0; u < units; u++)
         if (shadow_init(&lv->shadow[u], real, lv->shadow_lines) != 0)
@@ -415,9 +548,11 @@ static int mc_create(void **self, const json_t *options, const struct gcr_sim_in
     if (!mc)
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     mc->info = info;
-    if (level_init(&mc->lv[MC_L1], info->num_l1s, &info->config->l1, "L1D", info, err) != 0 ||
-        level_init(&mc->lv[MC_L2], info->num_l2_slices, &info->config->l2, "L2 slice", info,
-                   err) != 0) {
+    const size_t l1_record = sizeof(struct mc_line) + sizeof(struct mc_requester);
+    if (level_init(&mc->lv[MC_L1], info->num_l1s, &info->config->l1, l1_record, "L1D", info,
+                   err) != 0 ||
+        level_init(&mc->lv[MC_L2], info->num_l2_slices, &info->config->l2,
+                   sizeof(struct mc_line), "L2 slice", info, err) != 0) {
         mc_destroy(mc);
         return -1;
     }
@@ -476,6 +611,7 @@ static json_t *level_json(const struct mc_level *lv, const struct mc_counts *per
 
 static int mc_report(struct miss_classes *mc, json_t *section, bool kernel, struct gcr_err *err)
 {
+    mc_drain(mc);
     if (mc->oom)
         return gcr_fail(err, GCR_E_NOMEM, "miss_classes: out of memory");
     for (int l = 0; l < MC_LEVELS; l++) {
