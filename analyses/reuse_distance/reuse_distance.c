@@ -13,135 +13,196 @@
 #include <string.h>
 
 #include "core/bits.h"
+#include "core/table_memory.h"
 #include "gcreplay/analysis.h"
 
 #define RD_EXACT_MAX 16     /* distances 0..15 are counted one by one */
 #define RD_LOG2_BUCKETS 65  /* bucket 0: d = 0; bucket k: 2^(k-1) <= d < 2^k */
 #define RD_MAX_MRC 64
 #define RD_SAMPLE_BITS 24   /* P = 2^24 */
-#define RD_EMPTY UINT32_MAX
 
 /* --------------------------------------------------------- stack distance */
 
+/* Times are grouped in blocks of 512, one 64-byte host line of the bitmap. */
+#define RD_BLOCK_SHIFT 9
+#define RD_BLOCK_WORDS ((1u << RD_BLOCK_SHIFT) / 64)
+#define RD_MIN_CAP 1024 /* times; a multiple of the block size */
+#define RD_MIN_SLOTS 1024
+
+/* A key's entry in a stack's map: 16 bytes, four to a host line. */
 struct rd_slot {
     uint64_t key;
-    uint32_t time; /* RD_EMPTY: free slot */
+    uint32_t time_p1; /* last access time + 1; 0 marks a free slot (so zeroed memory is empty) */
+    uint32_t unused;
 };
 
-/* One access stream: key -> last time, and the live-time Fenwick tree. */
+/* One access stream: key -> last time, and which times are still some key's
+ * last access (the "live" times).
+ *
+ * Live times are a bitmap, bit t set iff t is some key's last access time,
+ * with the number of live times of each 512-time block kept in a Fenwick tree
+ * over blocks. The distance of a reuse whose previous access was at `last` is
+ * the number of live times after `last`: live keys minus (the live times of
+ * the blocks before last's, a Fenwick prefix) minus (the live times of last's
+ * block up to last, a popcount of one host line). The block Fenwick has one
+ * entry per 512 times (32 KB for 4 M times), so it stays in the host's caches;
+ * a reuse touches about two host lines unlikely to be cached: the key's map
+ * slot and the bitmap line of its previous time. (A Fenwick tree over single
+ * times, as before, walked ~2 x log2(times) entries scattered over megabytes,
+ * and an owner array time -> slot cost a third cold line; renumbering the
+ * times now finds each slot's new time from the bitmap instead, see
+ * stack_compact.) */
 struct rd_stack {
     struct rd_slot *slots;
-    uint32_t slot_mask; /* capacity - 1 (power of two) */
+    uint32_t slot_mask; /* map capacity - 1 (a power of two) */
     uint32_t keys;      /* distinct keys = live times */
-    uint32_t *fen;      /* Fenwick tree, 1-based, over times 0..cap-1 */
-    uint32_t *owner;    /* owner[t]: slot whose last time is t, RD_EMPTY if none */
-    uint32_t cap;       /* times available before a compaction */
+    uint64_t *live;     /* bitmap over times 0..cap-1, 64-byte aligned */
+    uint32_t *fen;      /* Fenwick tree over blocks, 1-based: fen[1..cap/512] */
+    uint32_t cap;       /* times available before a compaction (multiple of 512) */
     uint32_t now;       /* next time */
 };
+
+/* Zero-filled, 64-byte aligned memory of `bytes`; free with gcr_table_free. */
+static void *zalloc_aligned(size_t bytes)
+{
+    if (bytes >= ((size_t)2 << 20))
+        return gcr_table_alloc(bytes); /* page-aligned mapping, huge pages where possible */
+    bytes = (bytes + 63) & ~(size_t)63;
+    void *p = aligned_alloc(64, bytes);
+    if (p)
+        memset(p, 0, bytes);
+    return p;
+}
+
+static size_t live_bytes(uint32_t cap) { return (size_t)cap / 8; }
+static size_t fen_bytes(uint32_t cap) { return ((size_t)(cap >> RD_BLOCK_SHIFT) + 1) * sizeof(uint32_t); }
+static size_t slot_bytes(uint32_t mask) { return ((size_t)mask + 1) * sizeof(struct rd_slot); }
 
 static int stack_init(struct rd_stack *s)
 {
     memset(s, 0, sizeof *s);
-    s->slot_mask = 1023;
-    s->cap = 1024;
-    s->slots = malloc(1024 * sizeof *s->slots);
-    s->fen = calloc(s->cap + 1, sizeof *s->fen);
-    s->owner = malloc(s->cap * sizeof *s->owner);
-    if (!s->slots || !s->fen || !s->owner)
-        return -1;
-    for (uint32_t i = 0; i <= s->slot_mask; i++)
-        s->slots[i].time = RD_EMPTY;
-    return 0;
+    s->slot_mask = RD_MIN_SLOTS - 1;
+    s->cap = RD_MIN_CAP;
+    s->slots = zalloc_aligned(slot_bytes(s->slot_mask));
+    s->live = zalloc_aligned(live_bytes(s->cap));
+    s->fen = zalloc_aligned(fen_bytes(s->cap));
+    return s->slots && s->live && s->fen ? 0 : -1;
 }
 
 static void stack_free(struct rd_stack *s)
 {
-    free(s->slots);
-    free(s->fen);
-    free(s->owner);
+    gcr_table_free(s->slots, slot_bytes(s->slot_mask));
+    gcr_table_free(s->live, live_bytes(s->cap));
+    gcr_table_free(s->fen, fen_bytes(s->cap));
 }
 
 static void stack_clear(struct rd_stack *s)
 {
-    for (uint32_t i = 0; i <= s->slot_mask; i++)
-        s->slots[i].time = RD_EMPTY;
-    memset(s->fen, 0, (s->cap + 1) * sizeof *s->fen);
+    memset(s->slots, 0, slot_bytes(s->slot_mask));
+    memset(s->live, 0, live_bytes(s->cap));
+    memset(s->fen, 0, fen_bytes(s->cap));
     s->keys = 0;
     s->now = 0;
 }
 
-static inline void fen_add(uint32_t *fen, uint32_t cap, uint32_t t, int32_t v)
+static inline void fen_add(uint32_t *fen, uint32_t nblocks, uint32_t block, int32_t v)
 {
-    for (uint32_t i = t + 1; i <= cap; i += i & -i)
+    for (uint32_t i = block + 1; i <= nblocks; i += i & -i)
         fen[i] += (uint32_t)v;
 }
 
-/* Number of live times in [0, t]. */
-static inline uint32_t fen_prefix(const uint32_t *fen, uint32_t t)
+/* Live times in the blocks before `block`. */
+static inline uint32_t fen_before(const uint32_t *fen, uint32_t block)
 {
     uint32_t sum = 0;
-    for (uint32_t i = t + 1; i; i &= i - 1)
+    for (uint32_t i = block; i; i &= i - 1)
         sum += fen[i];
     return sum;
 }
 
+/* Live times of t's block strictly before t (t's own bit excluded). */
+static inline uint32_t live_in_block_before(const uint64_t *live, uint32_t t)
+{
+    const uint64_t *w = live + ((size_t)(t >> RD_BLOCK_SHIFT) * RD_BLOCK_WORDS);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < ((t >> 6) & (RD_BLOCK_WORDS - 1)); i++)
+        n += gcr_bits_popcount64(w[i]);
+    return n + gcr_bits_popcount64(live[t >> 6] & ((UINT64_C(1) << (t & 63)) - 1));
+}
+
 /* Renumbers the live times 0..keys-1 in order and grows the time space so at
- * least as many new times are free as there are live ones (amortised O(1)). */
+ * least as many new times are free as there are live ones (amortised O(1)).
+ * A slot's new time is the rank of its old one among the live times: the live
+ * times of the blocks before its block (a prefix sum over blocks) plus those
+ * of its block before it (a popcount). */
 static int stack_compact(struct rd_stack *s)
 {
     uint32_t cap = s->cap;
-    while (cap < 2 * s->keys + 1024)
+    while (cap < 2 * s->keys + RD_MIN_CAP)
         cap *= 2;
-    uint32_t *owner = malloc((size_t)cap * sizeof *owner);
-    uint32_t *fen = calloc((size_t)cap + 1, sizeof *fen);
-    if (!owner || !fen) {
-        free(owner);
-        free(fen);
+    uint32_t old_blocks = s->cap >> RD_BLOCK_SHIFT, new_blocks = cap >> RD_BLOCK_SHIFT;
+    uint32_t *before = malloc((size_t)old_blocks * sizeof *before);
+    uint64_t *live = zalloc_aligned(live_bytes(cap));
+    uint32_t *fen = zalloc_aligned(fen_bytes(cap));
+    if (!before || !live || !fen) {
+        free(before);
+        gcr_table_free(live, live_bytes(cap));
+        gcr_table_free(fen, fen_bytes(cap));
         return -1;
     }
-    uint32_t t = 0;
-    for (uint32_t old = 0; old < s->now; old++) {
-        uint32_t slot = s->owner[old];
-        if (slot == RD_EMPTY)
-            continue;
-        s->slots[slot].time = t;
-        owner[t] = slot;
-        fen[t + 1] = 1;
-        t++;
+    uint32_t sum = 0;
+    for (uint32_t b = 0; b < old_blocks; b++) {
+        before[b] = sum;
+        for (uint32_t w = 0; w < RD_BLOCK_WORDS; w++)
+            sum += gcr_bits_popcount64(s->live[(size_t)b * RD_BLOCK_WORDS + w]);
     }
-    /* Linear-time Fenwick build from the 0/1 array. */
-    for (uint32_t i = 1; i <= cap; i++) {
+    for (uint32_t i = 0; i <= s->slot_mask; i++) {
+        uint32_t tp1 = s->slots[i].time_p1;
+        if (tp1) {
+            uint32_t t = tp1 - 1;
+            s->slots[i].time_p1 = before[t >> RD_BLOCK_SHIFT] + live_in_block_before(s->live, t) + 1;
+        }
+    }
+    /* The live times are now 0..keys-1: whole blocks, then a partial one. */
+    for (uint32_t w = 0; w < s->keys / 64; w++)
+        live[w] = UINT64_MAX;
+    if (s->keys % 64)
+        live[s->keys / 64] = (UINT64_C(1) << (s->keys % 64)) - 1;
+    for (uint32_t b = 0; b < new_blocks; b++) {
+        uint32_t first = b << RD_BLOCK_SHIFT;
+        fen[b + 1] = s->keys <= first ? 0 : s->keys - first >= 512 ? 512 : s->keys - first;
+    }
+    /* Linear-time Fenwick build from the block counts. */
+    for (uint32_t i = 1; i <= new_blocks; i++) {
         uint32_t parent = i + (i & -i);
-        if (parent <= cap)
+        if (parent <= new_blocks)
             fen[parent] += fen[i];
     }
-    free(s->owner);
-    free(s->fen);
-    s->owner = owner;
+    free(before);
+    gcr_table_free(s->live, live_bytes(s->cap));
+    gcr_table_free(s->fen, fen_bytes(s->cap));
+    s->live = live;
     s->fen = fen;
     s->cap = cap;
-    s->now = t;
+    s->now = s->keys;
     return 0;
 }
 
 static int stack_grow_map(struct rd_stack *s)
 {
     uint32_t n = (s->slot_mask + 1) * 2;
-    struct rd_slot *slots = malloc((size_t)n * sizeof *slots);
+    struct rd_slot *slots = zalloc_aligned(slot_bytes(n - 1));
     if (!slots)
         return -1;
-    for (uint32_t i = 0; i < n; i++)
-        slots[i].time = RD_EMPTY;
     for (uint32_t i = 0; i <= s->slot_mask; i++) {
-        if (s->slots[i].time == RD_EMPTY)
+        if (!s->slots[i].time_p1)
             continue;
         uint32_t j = (uint32_t)gcr_hash_splitmix64(s->slots[i].key) & (n - 1);
-        while (slots[j].time != RD_EMPTY)
+        while (slots[j].time_p1)
             j = (j + 1) & (n - 1);
         slots[j] = s->slots[i];
-        s->owner[slots[j].time] = j;
     }
-    free(s->slots);
+    gcr_table_free(s->slots, slot_bytes(s->slot_mask));
     s->slots = slots;
     s->slot_mask = n - 1;
     return 0;
@@ -156,23 +217,26 @@ static uint64_t stack_access(struct rd_stack *s, uint64_t key, uint64_t h, int *
         return UINT64_MAX;
     }
     uint32_t j = (uint32_t)h & s->slot_mask;
-    while (s->slots[j].time != RD_EMPTY && s->slots[j].key != key)
+    while (s->slots[j].time_p1 && s->slots[j].key != key)
         j = (j + 1) & s->slot_mask;
     uint64_t d;
     uint32_t t = s->now++;
-    if (s->slots[j].time != RD_EMPTY) {
-        uint32_t last = s->slots[j].time;
-        d = s->keys - fen_prefix(s->fen, last);
-        fen_add(s->fen, s->cap, last, -1);
-        s->owner[last] = RD_EMPTY;
+    uint32_t nblocks = s->cap >> RD_BLOCK_SHIFT;
+    if (s->slots[j].time_p1) {
+        uint32_t last = s->slots[j].time_p1 - 1;
+        uint32_t block = last >> RD_BLOCK_SHIFT;
+        /* Live times after last: all but those up to and including last. */
+        d = s->keys - fen_before(s->fen, block) - live_in_block_before(s->live, last) - 1;
+        s->live[last >> 6] &= ~(UINT64_C(1) << (last & 63));
+        fen_add(s->fen, nblocks, block, -1);
     } else {
         d = UINT64_MAX;
         s->keys++;
         s->slots[j].key = key;
     }
-    s->slots[j].time = t;
-    s->owner[t] = j;
-    fen_add(s->fen, s->cap, t, 1);
+    s->slots[j].time_p1 = t + 1;
+    s->live[t >> 6] |= UINT64_C(1) << (t & 63);
+    fen_add(s->fen, nblocks, t >> RD_BLOCK_SHIFT, 1);
     /* Load at most 1/2 keeps linear probing short. */
     if (d == UINT64_MAX && 2 * s->keys > s->slot_mask && stack_grow_map(s) != 0)
         *oom = 1;
