@@ -78,6 +78,17 @@ static size_t live_bytes(uint32_t cap) { return (size_t)cap / 8; }
 static size_t fen_bytes(uint32_t cap) { return ((size_t)(cap >> RD_BLOCK_SHIFT) + 1) * sizeof(uint32_t); }
 static size_t slot_bytes(uint32_t mask) { return ((size_t)mask + 1) * sizeof(struct rd_slot); }
 
+/* Where the probe for a key hashed as h starts: the first slot of a host line
+ * (the slots are 64-byte aligned, four to a line). Linear probing from there
+ * finds most keys, and most free slots, in that one line; probing from h's
+ * own slot would start, on average, 1.5 slots before the line's end and run
+ * into the next line (a second miss, not prefetched) far more often. */
+#define RD_SLOTS_PER_LINE (64 / sizeof(struct rd_slot))
+static inline uint32_t home_slot(const struct rd_stack *s, uint64_t h)
+{
+    return (uint32_t)h & s->slot_mask & ~(uint32_t)(RD_SLOTS_PER_LINE - 1);
+}
+
 static int stack_init(struct rd_stack *s)
 {
     memset(s, 0, sizeof *s);
@@ -197,7 +208,8 @@ static int stack_grow_map(struct rd_stack *s)
     for (uint32_t i = 0; i <= s->slot_mask; i++) {
         if (!s->slots[i].time_p1)
             continue;
-        uint32_t j = (uint32_t)gcr_hash_splitmix64(s->slots[i].key) & (n - 1);
+        uint32_t j = (uint32_t)gcr_hash_splitmix64(s->slots[i].key) & (n - 1) &
+                     ~(uint32_t)(RD_SLOTS_PER_LINE - 1); /* home_slot in the new map */
         while (slots[j].time_p1)
             j = (j + 1) & (n - 1);
         slots[j] = s->slots[i];
@@ -216,7 +228,7 @@ static uint64_t stack_access(struct rd_stack *s, uint64_t key, uint64_t h, int *
         *oom = 1;
         return UINT64_MAX;
     }
-    uint32_t j = (uint32_t)h & s->slot_mask;
+    uint32_t j = home_slot(s, h);
     while (s->slots[j].time_p1 && s->slots[j].key != key)
         j = (j + 1) & s->slot_mask;
     uint64_t d;
@@ -262,6 +274,18 @@ struct rd_stream {
     struct rd_hist kernel, total;
 };
 
+/* How many sampled accesses wait between the prefetch of their map slots and
+ * their application to the stacks. The replay does roughly 100 ns of other
+ * work per L1 access, and a slot missed in every host cache costs about as
+ * much, so a few accesses of lag would do; 16 leaves margin for bursts
+ * (one warp instruction emits up to 32 requests back to back). */
+#define RD_LAG 16
+
+struct rd_pending {
+    uint64_t key, hash;
+    uint32_t sm;
+};
+
 struct reuse_distance {
     const struct gcr_sim_info *info;
     bool sector;          /* granularity: each requested sector is one access */
@@ -274,6 +298,15 @@ struct reuse_distance {
     uint64_t mrc[RD_MAX_MRC];       /* the same in keys: lines, or sectors in sector mode */
     uint32_t nstreams;        /* num_sms + 1; the last is the global stream */
     struct rd_stream *streams;
+    /* Accesses of the current kernel per stream (hist.accesses), counted here
+     * rather than in the streams' histograms so that an access the sample
+     * drops touches one small array and no stream. */
+    uint64_t *kernel_accesses;
+    /* Sampled accesses not yet applied to the stacks, oldest first (a ring).
+     * See access_key: applying an access RD_LAG accesses after its map slots
+     * were prefetched hides the latency of those slots. */
+    struct rd_pending pending[RD_LAG];
+    uint32_t pending_head, pending_count;
     int oom;
 };
 
@@ -308,27 +341,69 @@ static inline void record(const struct reuse_distance *rd, struct rd_hist *h, ui
     h->by_mrc[lo]++;
 }
 
-static inline void access_key(struct reuse_distance *rd, uint32_t sm, uint64_t key)
+/* Applies one sampled access to the global stream and to its SM's. */
+static void apply_access(struct reuse_distance *rd, const struct rd_pending *a)
 {
     struct rd_stream *g = &rd->streams[rd->nstreams - 1];
-    struct rd_stream *p = sm < rd->nstreams - 1 ? &rd->streams[sm] : NULL;
-    g->kernel.accesses++;
-    if (p)
-        p->kernel.accesses++;
+    record(rd, &g->kernel, stack_access(&g->stack, a->key, a->hash, &rd->oom));
+    if (a->sm < rd->nstreams - 1) {
+        struct rd_stream *p = &rd->streams[a->sm];
+        record(rd, &p->kernel, stack_access(&p->stack, a->key, a->hash, &rd->oom));
+    }
+}
+
+/* Applies every pending access, in order; needed before any report or reset. */
+static void drain_pending(struct reuse_distance *rd)
+{
+    for (; rd->pending_count; rd->pending_count--) {
+        apply_access(rd, &rd->pending[rd->pending_head]);
+        rd->pending_head = (rd->pending_head + 1) % RD_LAG;
+    }
+}
+
+/* One access by SM `sm` to `key`.
+ *
+ * The stacks' map slots are spread over tables much larger than the host's
+ * caches (tens of MB for a run with millions of distinct lines), so reading
+ * a key's slot is a miss to DRAM that the out-of-order core cannot hide
+ * behind the replay's work: the dependent probe comes right after. The
+ * access is therefore software-pipelined: its slots in the global and the
+ * SM's map are prefetched now and the access is applied RD_LAG accesses
+ * later, in the same order, so the results are exactly those of applying it
+ * at once (drain_pending runs before every report and reset). A prefetch made
+ * stale by a map growth in between only costs the miss it was meant to hide. */
+static inline void access_key(struct reuse_distance *rd, uint32_t sm, uint64_t key)
+{
+    rd->kernel_accesses[rd->nstreams - 1]++;
+    if (sm < rd->nstreams - 1)
+        rd->kernel_accesses[sm]++;
     uint64_t h = gcr_hash_splitmix64(key);
     /* The sampling decision uses the high hash bits, the map the low ones, so
-     * the sampled keys still spread over the whole map. */
+     * the sampled keys still spread over the whole map. It comes before any
+     * stack is touched, so a dropped access costs only the hash. */
     if (rd->rate < 1.0 && (h >> (64 - RD_SAMPLE_BITS)) >= rd->threshold)
         return;
-    record(rd, &g->kernel, stack_access(&g->stack, key, h, &rd->oom));
-    if (p)
-        record(rd, &p->kernel, stack_access(&p->stack, key, h, &rd->oom));
+    const struct rd_stack *gs = &rd->streams[rd->nstreams - 1].stack;
+    __builtin_prefetch(&gs->slots[home_slot(gs, h)], 1);
+    if (sm < rd->nstreams - 1) {
+        const struct rd_stack *ps = &rd->streams[sm].stack;
+        __builtin_prefetch(&ps->slots[home_slot(ps, h)], 1);
+    }
+    if (rd->pending_count == RD_LAG) {
+        apply_access(rd, &rd->pending[rd->pending_head]);
+        rd->pending_head = (rd->pending_head + 1) % RD_LAG;
+        rd->pending_count--;
+    }
+    rd->pending[(rd->pending_head + rd->pending_count) % RD_LAG] =
+        (struct rd_pending){.key = key, .hash = h, .sm = sm};
+    rd->pending_count++;
 }
 
 static void rd_on_event(void *self, const struct gcr_event *ev)
 {
     struct reuse_distance *rd = self;
     if (ev->kind == GCR_EV_KERNEL_BEGIN) {
+        drain_pending(rd);
         if (rd->reset_at_kernel)
             for (uint32_t i = 0; i < rd->nstreams; i++)
                 stack_clear(&rd->streams[i].stack);
@@ -362,6 +437,7 @@ static void rd_destroy(void *self)
     for (uint32_t i = 0; rd->streams && i < rd->nstreams; i++)
         stack_free(&rd->streams[i].stack);
     free(rd->streams);
+    free(rd->kernel_accesses);
     free(rd);
 }
 
@@ -432,7 +508,8 @@ static int rd_create(void **self, const json_t *options, const struct gcr_sim_in
         rd->mrc[i] = rd->mrc_lines[i] * keys_per_line;
     rd->nstreams = info->num_sms + 1;
     rd->streams = calloc(rd->nstreams, sizeof *rd->streams);
-    if (!rd->streams) {
+    rd->kernel_accesses = calloc(rd->nstreams, sizeof *rd->kernel_accesses);
+    if (!rd->streams || !rd->kernel_accesses) {
         rd_destroy(rd);
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     }
@@ -494,6 +571,7 @@ static json_t *hist_json(const struct reuse_distance *rd, const struct rd_hist *
 static int rd_report(struct reuse_distance *rd, json_t *section, bool kernel,
                      struct gcr_err *err)
 {
+    drain_pending(rd);
     if (rd->oom)
         return gcr_fail(err, GCR_E_NOMEM, "reuse_distance: out of memory");
     json_object_set_new(section, "granularity", json_string(rd->sector ? "sector" : "line"));
@@ -514,6 +592,10 @@ static int rd_report(struct reuse_distance *rd, json_t *section, bool kernel,
 static int rd_report_kernel(void *self, json_t *section, struct gcr_err *err)
 {
     struct reuse_distance *rd = self;
+    for (uint32_t i = 0; i < rd->nstreams; i++) {
+        rd->streams[i].kernel.accesses = rd->kernel_accesses[i];
+        rd->kernel_accesses[i] = 0;
+    }
     int rc = rd_report(rd, section, true, err);
     for (uint32_t i = 0; i < rd->nstreams; i++) {
         hist_add(&rd->streams[i].total, &rd->streams[i].kernel);
