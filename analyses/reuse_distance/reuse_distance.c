@@ -60,6 +60,12 @@ struct rd_stack {
     uint32_t *fen;      /* Fenwick tree over blocks, 1-based: fen[1..cap/512] */
     uint32_t cap;       /* times available before a compaction (multiple of 512) */
     uint32_t now;       /* next time */
+    /* The Fenwick tree counts only the blocks before folded_blocks, whose
+     * times are all in the past; the block `now` is filling is added once,
+     * when `now` leaves it, so the +1 of every access costs no tree update.
+     * folded_live: live times in those blocks (the tree's total). */
+    uint32_t folded_blocks;
+    uint32_t folded_live;
 };
 
 /* Zero-filled, 64-byte aligned memory of `bytes`; free with gcr_table_free. */
@@ -114,6 +120,8 @@ static void stack_clear(struct rd_stack *s)
     memset(s->fen, 0, fen_bytes(s->cap));
     s->keys = 0;
     s->now = 0;
+    s->folded_blocks = 0;
+    s->folded_live = 0;
 }
 
 static inline void fen_add(uint32_t *fen, uint32_t nblocks, uint32_t block, int32_t v)
@@ -179,10 +187,11 @@ static int stack_compact(struct rd_stack *s)
         live[w] = UINT64_MAX;
     if (s->keys % 64)
         live[s->keys / 64] = (UINT64_C(1) << (s->keys % 64)) - 1;
-    for (uint32_t b = 0; b < new_blocks; b++) {
-        uint32_t first = b << RD_BLOCK_SHIFT;
-        fen[b + 1] = s->keys <= first ? 0 : s->keys - first >= 512 ? 512 : s->keys - first;
-    }
+    /* The whole blocks are folded into the tree; the partial one is where
+     * `now` continues. */
+    uint32_t folded = s->keys >> RD_BLOCK_SHIFT;
+    for (uint32_t b = 0; b < folded; b++)
+        fen[b + 1] = 1u << RD_BLOCK_SHIFT;
     /* Linear-time Fenwick build from the block counts. */
     for (uint32_t i = 1; i <= new_blocks; i++) {
         uint32_t parent = i + (i & -i);
@@ -196,6 +205,8 @@ static int stack_compact(struct rd_stack *s)
     s->fen = fen;
     s->cap = cap;
     s->now = s->keys;
+    s->folded_blocks = folded;
+    s->folded_live = folded << RD_BLOCK_SHIFT;
     return 0;
 }
 
@@ -234,13 +245,29 @@ static uint64_t stack_access(struct rd_stack *s, uint64_t key, uint64_t h, int *
     uint64_t d;
     uint32_t t = s->now++;
     uint32_t nblocks = s->cap >> RD_BLOCK_SHIFT;
+    if (t >> RD_BLOCK_SHIFT > s->folded_blocks) {
+        /* t starts a new block: fold the previous one, now complete, into the
+         * tree. (now advances one time per access and starts at a block's
+         * start after a compaction or clear, so one block at most.) */
+        uint32_t b = s->folded_blocks++;
+        uint32_t n = 0;
+        for (uint32_t w = 0; w < RD_BLOCK_WORDS; w++)
+            n += gcr_bits_popcount64(s->live[(size_t)b * RD_BLOCK_WORDS + w]);
+        fen_add(s->fen, nblocks, b, (int32_t)n);
+        s->folded_live += n;
+    }
     if (s->slots[j].time_p1) {
         uint32_t last = s->slots[j].time_p1 - 1;
         uint32_t block = last >> RD_BLOCK_SHIFT;
+        bool folded = block < s->folded_blocks;
         /* Live times after last: all but those up to and including last. */
-        d = s->keys - fen_before(s->fen, block) - live_in_block_before(s->live, last) - 1;
+        uint32_t before = folded ? fen_before(s->fen, block) : s->folded_live;
+        d = s->keys - before - live_in_block_before(s->live, last) - 1;
         s->live[last >> 6] &= ~(UINT64_C(1) << (last & 63));
-        fen_add(s->fen, nblocks, block, -1);
+        if (folded) {
+            fen_add(s->fen, nblocks, block, -1);
+            s->folded_live--;
+        }
     } else {
         d = UINT64_MAX;
         s->keys++;
@@ -248,7 +275,6 @@ static uint64_t stack_access(struct rd_stack *s, uint64_t key, uint64_t h, int *
     }
     s->slots[j].time_p1 = t + 1;
     s->live[t >> 6] |= UINT64_C(1) << (t & 63);
-    fen_add(s->fen, nblocks, t >> RD_BLOCK_SHIFT, 1);
     /* Load at most 1/2 keeps linear probing short. */
     if (d == UINT64_MAX && 2 * s->keys > s->slot_mask && stack_grow_map(s) != 0)
         *oom = 1;
