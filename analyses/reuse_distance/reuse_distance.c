@@ -367,6 +367,23 @@ static inline void record(const struct reuse_distance *rd, struct rd_hist *h, ui
     h->by_mrc[lo]++;
 }
 
+/* Second prefetch stage: if key's slot is in its home line (the line the
+ * first stage prefetched), prefetch the bitmap line of the key's last time,
+ * the one line its reuse will read besides the slot. Looks no further than
+ * that line, so it never waits for memory it did not ask for. The slot may
+ * change before the access is applied (an access in between to the same key
+ * makes its last time recent, its bitmap line already cached); a stale hint
+ * costs nothing but the prefetch. */
+static inline void prefetch_last_time(const struct rd_stack *s, uint64_t key, uint64_t h)
+{
+    const struct rd_slot *line = &s->slots[home_slot(s, h)];
+    for (uint32_t i = 0; i < RD_SLOTS_PER_LINE && line[i].time_p1; i++)
+        if (line[i].key == key) {
+            __builtin_prefetch(&s->live[(line[i].time_p1 - 1) >> 6], 1);
+            return;
+        }
+}
+
 /* Applies one sampled access to the global stream and to its SM's. */
 static void apply_access(struct reuse_distance *rd, const struct rd_pending *a)
 {
@@ -423,6 +440,15 @@ static inline void access_key(struct reuse_distance *rd, uint32_t sm, uint64_t k
     rd->pending[(rd->pending_head + rd->pending_count) % RD_LAG] =
         (struct rd_pending){.key = key, .hash = h, .sm = sm};
     rd->pending_count++;
+    /* The access queued RD_LAG / 2 ago: its slot lines have had time to
+     * arrive; start fetching the bitmap lines its application will read. */
+    if (rd->pending_count > RD_LAG / 2) {
+        const struct rd_pending *a =
+            &rd->pending[(rd->pending_head + rd->pending_count - 1 - RD_LAG / 2) % RD_LAG];
+        prefetch_last_time(&rd->streams[rd->nstreams - 1].stack, a->key, a->hash);
+        if (a->sm < rd->nstreams - 1)
+            prefetch_last_time(&rd->streams[a->sm].stack, a->key, a->hash);
+    }
 }
 
 static void rd_on_event(void *self, const struct gcr_event *ev)
