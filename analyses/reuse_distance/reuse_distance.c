@@ -143,22 +143,35 @@ static inline uint32_t fen_before(const uint32_t *fen, uint32_t block)
 static inline uint32_t live_in_block_before(const uint64_t *live, uint32_t t)
 {
     const uint64_t *w = live + ((size_t)(t >> RD_BLOCK_SHIFT) * RD_BLOCK_WORDS);
+    uint32_t word = (t >> 6) & (RD_BLOCK_WORDS - 1);
+    uint64_t partial = (UINT64_C(1) << (t & 63)) - 1;
+    /* All eight words, masked, rather than a loop over the words before t's:
+     * a loop whose length is random mispredicts its exit on most calls. */
     uint32_t n = 0;
-    for (uint32_t i = 0; i < ((t >> 6) & (RD_BLOCK_WORDS - 1)); i++)
-        n += gcr_bits_popcount64(w[i]);
-    return n + gcr_bits_popcount64(live[t >> 6] & ((UINT64_C(1) << (t & 63)) - 1));
+    for (uint32_t i = 0; i < RD_BLOCK_WORDS; i++) {
+        uint64_t mask = -(uint64_t)(i < word) | (partial & -(uint64_t)(i == word));
+        n += gcr_bits_popcount64(w[i] & mask);
+    }
+    return n;
 }
 
 /* Renumbers the live times 0..keys-1 in order and grows the time space so at
- * least as many new times are free as there are live ones (amortised O(1)).
+ * least three times as many new times are free as there are live ones
+ * (amortised O(1)). A compaction scans the whole map, so it should be rare;
+ * a time costs one bit (plus 1/128 byte of Fenwick tree), a key 32 bytes of
+ * map, so spare times are cheap: with 3 x keys of them a compaction comes
+ * at most every 3 x keys accesses instead of every keys.
  * A slot's new time is the rank of its old one among the live times: the live
  * times of the blocks before its block (a prefix sum over blocks) plus those
  * of its block before it (a popcount). */
 static int stack_compact(struct rd_stack *s)
 {
     uint32_t cap = s->cap;
-    while (cap < 2 * s->keys + RD_MIN_CAP)
+    while (cap < 4 * (uint64_t)s->keys + RD_MIN_CAP) {
+        if (cap > UINT32_MAX / 2)
+            return -1; /* times are 32-bit: about 2^30 distinct keys at most */
         cap *= 2;
+    }
     uint32_t old_blocks = s->cap >> RD_BLOCK_SHIFT, new_blocks = cap >> RD_BLOCK_SHIFT;
     uint32_t *before = malloc((size_t)old_blocks * sizeof *before);
     uint64_t *live = zalloc_aligned(live_bytes(cap));
@@ -322,6 +335,9 @@ struct reuse_distance {
     uint32_t nmrc;
     uint64_t mrc_lines[RD_MAX_MRC]; /* ascending cache sizes in lines (option mrc_lines) */
     uint64_t mrc[RD_MAX_MRC];       /* the same in keys: lines, or sectors in sector mode */
+    /* mrc_below_log2[b]: how many of mrc[] are <= the smallest distance of
+     * log2 bucket b (0 for b = 0, else 2^(b-1)). */
+    uint8_t mrc_below_log2[RD_LOG2_BUCKETS];
     uint32_t nstreams;        /* num_sms + 1; the last is the global stream */
     struct rd_stream *streams;
     /* Accesses of the current kernel per stream (hist.accesses), counted here
@@ -355,16 +371,14 @@ static inline void record(const struct reuse_distance *rd, struct rd_hist *h, ui
         d = (uint64_t)((double)d * rd->scale);
     if (d < RD_EXACT_MAX)
         h->exact[d]++;
-    h->log2[d ? 64 - __builtin_clzll(d) : 0]++;
-    uint32_t lo = 0, hi = rd->nmrc; /* first size > d */
-    while (lo < hi) {
-        uint32_t mid = (lo + hi) / 2;
-        if (rd->mrc[mid] <= d)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    h->by_mrc[lo]++;
+    uint32_t bucket = d ? 64 - (uint32_t)__builtin_clzll(d) : 0;
+    h->log2[bucket]++;
+    /* The number of MRC sizes <= d: those <= the bucket's lower bound, then
+     * the few (usually none) between it and d. */
+    uint32_t k = rd->mrc_below_log2[bucket];
+    while (k < rd->nmrc && rd->mrc[k] <= d)
+        k++;
+    h->by_mrc[k]++;
 }
 
 /* Second prefetch stage: if key's slot is in its home line (the line the
@@ -558,6 +572,13 @@ static int rd_create(void **self, const json_t *options, const struct gcr_sim_in
     uint32_t keys_per_line = rd->sector ? info->line_bytes / info->sector_bytes : 1;
     for (uint32_t i = 0; i < rd->nmrc; i++)
         rd->mrc[i] = rd->mrc_lines[i] * keys_per_line;
+    for (uint32_t b = 0; b < RD_LOG2_BUCKETS; b++) {
+        uint64_t low = b ? UINT64_C(1) << (b - 1) : 0;
+        uint32_t k = 0;
+        while (k < rd->nmrc && rd->mrc[k] <= low)
+            k++;
+        rd->mrc_below_log2[b] = (uint8_t)k;
+    }
     rd->nstreams = info->num_sms + 1;
     rd->streams = calloc(rd->nstreams, sizeof *rd->streams);
     rd->kernel_accesses = calloc(rd->nstreams, sizeof *rd->kernel_accesses);
