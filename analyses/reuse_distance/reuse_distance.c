@@ -3,11 +3,14 @@
  * associative LRU caches. Definitions and report layout: README.md.
  *
  * Exact distances (Bennett-Kruskal): a hash map gives each key its last
- * access time, and a Fenwick tree over times holds a 1 at every time that is
- * still some key's last access; the distance of an access is the number of
- * 1s after the key's previous time. Times are renumbered (compacted) when
- * they run out, so memory follows the number of distinct keys, not the
- * trace length. Sampling (SHARDS) keeps a key iff hash(key) mod P < T. */
+ * access time, and the times that are still some key's last access are
+ * marked in a bitmap with a Fenwick tree over 512-time blocks; the distance
+ * of an access is the number of marked times after the key's previous time.
+ * Times are renumbered (compacted) when they run out, so memory follows the
+ * number of distinct keys, not the trace length. Accesses are prefetched on
+ * arrival and applied RD_LAG accesses later (access_key). Sampling (SHARDS)
+ * keeps a key iff hash(key) mod P < T. Why each structure touches few host
+ * cache lines: struct rd_stack, access_key, and README.md ("Method", "Cost"). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
