@@ -3,145 +3,245 @@
  * associative LRU caches. Definitions and report layout: README.md.
  *
  * Exact distances (Bennett-Kruskal): a hash map gives each key its last
- * access time, and a Fenwick tree over times holds a 1 at every time that is
- * still some key's last access; the distance of an access is the number of
- * 1s after the key's previous time. Times are renumbered (compacted) when
- * they run out, so memory follows the number of distinct keys, not the
- * trace length. Sampling (SHARDS) keeps a key iff hash(key) mod P < T. */
+ * access time, and the times that are still some key's last access are
+ * marked in a bitmap with a Fenwick tree over 512-time blocks; the distance
+ * of an access is the number of marked times after the key's previous time.
+ * Times are renumbered (compacted) when they run out, so memory follows the
+ * number of distinct keys, not the trace length. Accesses are prefetched on
+ * arrival and applied RD_LAG accesses later (access_key). Sampling (SHARDS)
+ * keeps a key iff hash(key) mod P < T. Why each structure touches few host
+ * cache lines: struct rd_stack, access_key, and README.md ("Method", "Cost"). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/bits.h"
+#include "core/table_memory.h"
 #include "gcreplay/analysis.h"
 
 #define RD_EXACT_MAX 16     /* distances 0..15 are counted one by one */
 #define RD_LOG2_BUCKETS 65  /* bucket 0: d = 0; bucket k: 2^(k-1) <= d < 2^k */
 #define RD_MAX_MRC 64
 #define RD_SAMPLE_BITS 24   /* P = 2^24 */
-#define RD_EMPTY UINT32_MAX
 
 /* --------------------------------------------------------- stack distance */
 
+/* Times are grouped in blocks of 512, one 64-byte host line of the bitmap. */
+#define RD_BLOCK_SHIFT 9
+#define RD_BLOCK_WORDS ((1u << RD_BLOCK_SHIFT) / 64)
+#define RD_MIN_CAP 1024 /* times; a multiple of the block size */
+#define RD_MIN_SLOTS 1024
+
+/* A key's entry in a stack's map: 16 bytes, four to a host line. */
 struct rd_slot {
     uint64_t key;
-    uint32_t time; /* RD_EMPTY: free slot */
+    uint32_t time_p1; /* last access time + 1; 0 marks a free slot (so zeroed memory is empty) */
+    uint32_t unused;
 };
 
-/* One access stream: key -> last time, and the live-time Fenwick tree. */
+/* One access stream: key -> last time, and which times are still some key's
+ * last access (the "live" times).
+ *
+ * Live times are a bitmap, bit t set iff t is some key's last access time,
+ * with the number of live times of each 512-time block kept in a Fenwick tree
+ * over blocks. The distance of a reuse whose previous access was at `last` is
+ * the number of live times after `last`: live keys minus (the live times of
+ * the blocks before last's, a Fenwick prefix) minus (the live times of last's
+ * block up to last, a popcount of one host line). The block Fenwick has one
+ * entry per 512 times (32 KB for 4 M times), so it stays in the host's caches;
+ * a reuse touches about two host lines unlikely to be cached: the key's map
+ * slot and the bitmap line of its previous time. (A Fenwick tree over single
+ * times, as before, walked ~2 x log2(times) entries scattered over megabytes,
+ * and an owner array time -> slot cost a third cold line; renumbering the
+ * times now finds each slot's new time from the bitmap instead, see
+ * stack_compact.) */
 struct rd_stack {
     struct rd_slot *slots;
-    uint32_t slot_mask; /* capacity - 1 (power of two) */
+    uint32_t slot_mask; /* map capacity - 1 (a power of two) */
     uint32_t keys;      /* distinct keys = live times */
-    uint32_t *fen;      /* Fenwick tree, 1-based, over times 0..cap-1 */
-    uint32_t *owner;    /* owner[t]: slot whose last time is t, RD_EMPTY if none */
-    uint32_t cap;       /* times available before a compaction */
+    uint64_t *live;     /* bitmap over times 0..cap-1, 64-byte aligned */
+    uint32_t *fen;      /* Fenwick tree over blocks, 1-based: fen[1..cap/512] */
+    uint32_t cap;       /* times available before a compaction (multiple of 512) */
     uint32_t now;       /* next time */
+    /* The Fenwick tree counts only the blocks before folded_blocks, whose
+     * times are all in the past; the block `now` is filling is added once,
+     * when `now` leaves it, so the +1 of every access costs no tree update.
+     * folded_live: live times in those blocks (the tree's total). */
+    uint32_t folded_blocks;
+    uint32_t folded_live;
 };
+
+/* Zero-filled, 64-byte aligned memory of `bytes`; free with gcr_table_free. */
+static void *zalloc_aligned(size_t bytes)
+{
+    if (bytes >= ((size_t)2 << 20))
+        return gcr_table_alloc(bytes); /* page-aligned mapping, huge pages where possible */
+    bytes = (bytes + 63) & ~(size_t)63;
+    void *p = aligned_alloc(64, bytes);
+    if (p)
+        memset(p, 0, bytes);
+    return p;
+}
+
+static size_t live_bytes(uint32_t cap) { return (size_t)cap / 8; }
+static size_t fen_bytes(uint32_t cap) { return ((size_t)(cap >> RD_BLOCK_SHIFT) + 1) * sizeof(uint32_t); }
+static size_t slot_bytes(uint32_t mask) { return ((size_t)mask + 1) * sizeof(struct rd_slot); }
+
+/* Where the probe for a key hashed as h starts: the first slot of a host line
+ * (the slots are 64-byte aligned, four to a line). Linear probing from there
+ * finds most keys, and most free slots, in that one line; probing from h's
+ * own slot would start, on average, 1.5 slots before the line's end and run
+ * into the next line (a second miss, not prefetched) far more often. */
+#define RD_SLOTS_PER_LINE (64 / sizeof(struct rd_slot))
+static inline uint32_t home_slot(const struct rd_stack *s, uint64_t h)
+{
+    return (uint32_t)h & s->slot_mask & ~(uint32_t)(RD_SLOTS_PER_LINE - 1);
+}
 
 static int stack_init(struct rd_stack *s)
 {
     memset(s, 0, sizeof *s);
-    s->slot_mask = 1023;
-    s->cap = 1024;
-    s->slots = malloc(1024 * sizeof *s->slots);
-    s->fen = calloc(s->cap + 1, sizeof *s->fen);
-    s->owner = malloc(s->cap * sizeof *s->owner);
-    if (!s->slots || !s->fen || !s->owner)
-        return -1;
-    for (uint32_t i = 0; i <= s->slot_mask; i++)
-        s->slots[i].time = RD_EMPTY;
-    return 0;
+    s->slot_mask = RD_MIN_SLOTS - 1;
+    s->cap = RD_MIN_CAP;
+    s->slots = zalloc_aligned(slot_bytes(s->slot_mask));
+    s->live = zalloc_aligned(live_bytes(s->cap));
+    s->fen = zalloc_aligned(fen_bytes(s->cap));
+    return s->slots && s->live && s->fen ? 0 : -1;
 }
 
 static void stack_free(struct rd_stack *s)
 {
-    free(s->slots);
-    free(s->fen);
-    free(s->owner);
+    gcr_table_free(s->slots, slot_bytes(s->slot_mask));
+    gcr_table_free(s->live, live_bytes(s->cap));
+    gcr_table_free(s->fen, fen_bytes(s->cap));
 }
 
 static void stack_clear(struct rd_stack *s)
 {
-    for (uint32_t i = 0; i <= s->slot_mask; i++)
-        s->slots[i].time = RD_EMPTY;
-    memset(s->fen, 0, (s->cap + 1) * sizeof *s->fen);
+    memset(s->slots, 0, slot_bytes(s->slot_mask));
+    memset(s->live, 0, live_bytes(s->cap));
+    memset(s->fen, 0, fen_bytes(s->cap));
     s->keys = 0;
     s->now = 0;
+    s->folded_blocks = 0;
+    s->folded_live = 0;
 }
 
-static inline void fen_add(uint32_t *fen, uint32_t cap, uint32_t t, int32_t v)
+static inline void fen_add(uint32_t *fen, uint32_t nblocks, uint32_t block, int32_t v)
 {
-    for (uint32_t i = t + 1; i <= cap; i += i & -i)
+    for (uint32_t i = block + 1; i <= nblocks; i += i & -i)
         fen[i] += (uint32_t)v;
 }
 
-/* Number of live times in [0, t]. */
-static inline uint32_t fen_prefix(const uint32_t *fen, uint32_t t)
+/* Live times in the blocks before `block`. */
+static inline uint32_t fen_before(const uint32_t *fen, uint32_t block)
 {
     uint32_t sum = 0;
-    for (uint32_t i = t + 1; i; i &= i - 1)
+    for (uint32_t i = block; i; i &= i - 1)
         sum += fen[i];
     return sum;
 }
 
+/* Live times of t's block strictly before t (t's own bit excluded). */
+static inline uint32_t live_in_block_before(const uint64_t *live, uint32_t t)
+{
+    const uint64_t *w = live + ((size_t)(t >> RD_BLOCK_SHIFT) * RD_BLOCK_WORDS);
+    uint32_t word = (t >> 6) & (RD_BLOCK_WORDS - 1);
+    uint64_t partial = (UINT64_C(1) << (t & 63)) - 1;
+    /* All eight words, masked, rather than a loop over the words before t's:
+     * a loop whose length is random mispredicts its exit on most calls. */
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < RD_BLOCK_WORDS; i++) {
+        uint64_t mask = -(uint64_t)(i < word) | (partial & -(uint64_t)(i == word));
+        n += gcr_bits_popcount64(w[i] & mask);
+    }
+    return n;
+}
+
 /* Renumbers the live times 0..keys-1 in order and grows the time space so at
- * least as many new times are free as there are live ones (amortised O(1)). */
+ * least three times as many new times are free as there are live ones
+ * (amortised O(1)). A compaction scans the whole map, so it should be rare;
+ * a time costs one bit (plus 1/128 byte of Fenwick tree), a key 32 bytes of
+ * map, so spare times are cheap: with 3 x keys of them a compaction comes
+ * at most every 3 x keys accesses instead of every keys.
+ * A slot's new time is the rank of its old one among the live times: the live
+ * times of the blocks before its block (a prefix sum over blocks) plus those
+ * of its block before it (a popcount). */
 static int stack_compact(struct rd_stack *s)
 {
     uint32_t cap = s->cap;
-    while (cap < 2 * s->keys + 1024)
+    while (cap < 4 * (uint64_t)s->keys + RD_MIN_CAP) {
+        if (cap > UINT32_MAX / 2)
+            return -1; /* times are 32-bit: about 2^30 distinct keys at most */
         cap *= 2;
-    uint32_t *owner = malloc((size_t)cap * sizeof *owner);
-    uint32_t *fen = calloc((size_t)cap + 1, sizeof *fen);
-    if (!owner || !fen) {
-        free(owner);
-        free(fen);
+    }
+    uint32_t old_blocks = s->cap >> RD_BLOCK_SHIFT, new_blocks = cap >> RD_BLOCK_SHIFT;
+    uint32_t *before = malloc((size_t)old_blocks * sizeof *before);
+    uint64_t *live = zalloc_aligned(live_bytes(cap));
+    uint32_t *fen = zalloc_aligned(fen_bytes(cap));
+    if (!before || !live || !fen) {
+        free(before);
+        gcr_table_free(live, live_bytes(cap));
+        gcr_table_free(fen, fen_bytes(cap));
         return -1;
     }
-    uint32_t t = 0;
-    for (uint32_t old = 0; old < s->now; old++) {
-        uint32_t slot = s->owner[old];
-        if (slot == RD_EMPTY)
-            continue;
-        s->slots[slot].time = t;
-        owner[t] = slot;
-        fen[t + 1] = 1;
-        t++;
+    uint32_t sum = 0;
+    for (uint32_t b = 0; b < old_blocks; b++) {
+        before[b] = sum;
+        for (uint32_t w = 0; w < RD_BLOCK_WORDS; w++)
+            sum += gcr_bits_popcount64(s->live[(size_t)b * RD_BLOCK_WORDS + w]);
     }
-    /* Linear-time Fenwick build from the 0/1 array. */
-    for (uint32_t i = 1; i <= cap; i++) {
+    for (uint32_t i = 0; i <= s->slot_mask; i++) {
+        uint32_t tp1 = s->slots[i].time_p1;
+        if (tp1) {
+            uint32_t t = tp1 - 1;
+            s->slots[i].time_p1 = before[t >> RD_BLOCK_SHIFT] + live_in_block_before(s->live, t) + 1;
+        }
+    }
+    /* The live times are now 0..keys-1: whole blocks, then a partial one. */
+    for (uint32_t w = 0; w < s->keys / 64; w++)
+        live[w] = UINT64_MAX;
+    if (s->keys % 64)
+        live[s->keys / 64] = (UINT64_C(1) << (s->keys % 64)) - 1;
+    /* The whole blocks are folded into the tree; the partial one is where
+     * `now` continues. */
+    uint32_t folded = s->keys >> RD_BLOCK_SHIFT;
+    for (uint32_t b = 0; b < folded; b++)
+        fen[b + 1] = 1u << RD_BLOCK_SHIFT;
+    /* Linear-time Fenwick build from the block counts. */
+    for (uint32_t i = 1; i <= new_blocks; i++) {
         uint32_t parent = i + (i & -i);
-        if (parent <= cap)
+        if (parent <= new_blocks)
             fen[parent] += fen[i];
     }
-    free(s->owner);
-    free(s->fen);
-    s->owner = owner;
+    free(before);
+    gcr_table_free(s->live, live_bytes(s->cap));
+    gcr_table_free(s->fen, fen_bytes(s->cap));
+    s->live = live;
     s->fen = fen;
     s->cap = cap;
-    s->now = t;
+    s->now = s->keys;
+    s->folded_blocks = folded;
+    s->folded_live = folded << RD_BLOCK_SHIFT;
     return 0;
 }
 
 static int stack_grow_map(struct rd_stack *s)
 {
     uint32_t n = (s->slot_mask + 1) * 2;
-    struct rd_slot *slots = malloc((size_t)n * sizeof *slots);
+    struct rd_slot *slots = zalloc_aligned(slot_bytes(n - 1));
     if (!slots)
         return -1;
-    for (uint32_t i = 0; i < n; i++)
-        slots[i].time = RD_EMPTY;
     for (uint32_t i = 0; i <= s->slot_mask; i++) {
-        if (s->slots[i].time == RD_EMPTY)
+        if (!s->slots[i].time_p1)
             continue;
-        uint32_t j = (uint32_t)gcr_hash_splitmix64(s->slots[i].key) & (n - 1);
-        while (slots[j].time != RD_EMPTY)
+        uint32_t j = (uint32_t)gcr_hash_splitmix64(s->slots[i].key) & (n - 1) &
+                     ~(uint32_t)(RD_SLOTS_PER_LINE - 1); /* home_slot in the new map */
+        while (slots[j].time_p1)
             j = (j + 1) & (n - 1);
         slots[j] = s->slots[i];
-        s->owner[slots[j].time] = j;
     }
-    free(s->slots);
+    gcr_table_free(s->slots, slot_bytes(s->slot_mask));
     s->slots = slots;
     s->slot_mask = n - 1;
     return 0;
@@ -155,24 +255,42 @@ static uint64_t stack_access(struct rd_stack *s, uint64_t key, uint64_t h, int *
         *oom = 1;
         return UINT64_MAX;
     }
-    uint32_t j = (uint32_t)h & s->slot_mask;
-    while (s->slots[j].time != RD_EMPTY && s->slots[j].key != key)
+    uint32_t j = home_slot(s, h);
+    while (s->slots[j].time_p1 && s->slots[j].key != key)
         j = (j + 1) & s->slot_mask;
     uint64_t d;
     uint32_t t = s->now++;
-    if (s->slots[j].time != RD_EMPTY) {
-        uint32_t last = s->slots[j].time;
-        d = s->keys - fen_prefix(s->fen, last);
-        fen_add(s->fen, s->cap, last, -1);
-        s->owner[last] = RD_EMPTY;
+    uint32_t nblocks = s->cap >> RD_BLOCK_SHIFT;
+    if (t >> RD_BLOCK_SHIFT > s->folded_blocks) {
+        /* t starts a new block: fold the previous one, now complete, into the
+         * tree. (now advances one time per access and starts at a block's
+         * start after a compaction or clear, so one block at most.) */
+        uint32_t b = s->folded_blocks++;
+        uint32_t n = 0;
+        for (uint32_t w = 0; w < RD_BLOCK_WORDS; w++)
+            n += gcr_bits_popcount64(s->live[(size_t)b * RD_BLOCK_WORDS + w]);
+        fen_add(s->fen, nblocks, b, (int32_t)n);
+        s->folded_live += n;
+    }
+    if (s->slots[j].time_p1) {
+        uint32_t last = s->slots[j].time_p1 - 1;
+        uint32_t block = last >> RD_BLOCK_SHIFT;
+        bool folded = block < s->folded_blocks;
+        /* Live times after last: all but those up to and including last. */
+        uint32_t before = folded ? fen_before(s->fen, block) : s->folded_live;
+        d = s->keys - before - live_in_block_before(s->live, last) - 1;
+        s->live[last >> 6] &= ~(UINT64_C(1) << (last & 63));
+        if (folded) {
+            fen_add(s->fen, nblocks, block, -1);
+            s->folded_live--;
+        }
     } else {
         d = UINT64_MAX;
         s->keys++;
         s->slots[j].key = key;
     }
-    s->slots[j].time = t;
-    s->owner[t] = j;
-    fen_add(s->fen, s->cap, t, 1);
+    s->slots[j].time_p1 = t + 1;
+    s->live[t >> 6] |= UINT64_C(1) << (t & 63);
     /* Load at most 1/2 keeps linear probing short. */
     if (d == UINT64_MAX && 2 * s->keys > s->slot_mask && stack_grow_map(s) != 0)
         *oom = 1;
@@ -198,6 +316,18 @@ struct rd_stream {
     struct rd_hist kernel, total;
 };
 
+/* How many sampled accesses wait between the prefetch of their map slots and
+ * their application to the stacks. The replay does roughly 100 ns of other
+ * work per L1 access, and a slot missed in every host cache costs about as
+ * much, so a few accesses of lag would do; 16 leaves margin for bursts
+ * (one warp instruction emits up to 32 requests back to back). */
+#define RD_LAG 16
+
+struct rd_pending {
+    uint64_t key, hash;
+    uint32_t sm;
+};
+
 struct reuse_distance {
     const struct gcr_sim_info *info;
     bool sector;          /* granularity: each requested sector is one access */
@@ -208,8 +338,20 @@ struct reuse_distance {
     uint32_t nmrc;
     uint64_t mrc_lines[RD_MAX_MRC]; /* ascending cache sizes in lines (option mrc_lines) */
     uint64_t mrc[RD_MAX_MRC];       /* the same in keys: lines, or sectors in sector mode */
+    /* mrc_below_log2[b]: how many of mrc[] are <= the smallest distance of
+     * log2 bucket b (0 for b = 0, else 2^(b-1)). */
+    uint8_t mrc_below_log2[RD_LOG2_BUCKETS];
     uint32_t nstreams;        /* num_sms + 1; the last is the global stream */
     struct rd_stream *streams;
+    /* Accesses of the current kernel per stream (hist.accesses), counted here
+     * rather than in the streams' histograms so that an access the sample
+     * drops touches one small array and no stream. */
+    uint64_t *kernel_accesses;
+    /* Sampled accesses not yet applied to the stacks, oldest first (a ring).
+     * See access_key: applying an access RD_LAG accesses after its map slots
+     * were prefetched hides the latency of those slots. */
+    struct rd_pending pending[RD_LAG];
+    uint32_t pending_head, pending_count;
     int oom;
 };
 
@@ -232,39 +374,105 @@ static inline void record(const struct reuse_distance *rd, struct rd_hist *h, ui
         d = (uint64_t)((double)d * rd->scale);
     if (d < RD_EXACT_MAX)
         h->exact[d]++;
-    h->log2[d ? 64 - __builtin_clzll(d) : 0]++;
-    uint32_t lo = 0, hi = rd->nmrc; /* first size > d */
-    while (lo < hi) {
-        uint32_t mid = (lo + hi) / 2;
-        if (rd->mrc[mid] <= d)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    h->by_mrc[lo]++;
+    uint32_t bucket = d ? 64 - (uint32_t)__builtin_clzll(d) : 0;
+    h->log2[bucket]++;
+    /* The number of MRC sizes <= d: those <= the bucket's lower bound, then
+     * the few (usually none) between it and d. */
+    uint32_t k = rd->mrc_below_log2[bucket];
+    while (k < rd->nmrc && rd->mrc[k] <= d)
+        k++;
+    h->by_mrc[k]++;
 }
 
-static inline void access_key(struct reuse_distance *rd, uint32_t sm, uint64_t key)
+/* Second prefetch stage: if key's slot is in its home line (the line the
+ * first stage prefetched), prefetch the bitmap line of the key's last time,
+ * the one line its reuse will read besides the slot. Looks no further than
+ * that line, so it never waits for memory it did not ask for. The slot may
+ * change before the access is applied (an access in between to the same key
+ * makes its last time recent, its bitmap line already cached); a stale hint
+ * costs nothing but the prefetch. */
+static inline void prefetch_last_time(const struct rd_stack *s, uint64_t key, uint64_t h)
+{
+    const struct rd_slot *line = &s->slots[home_slot(s, h)];
+    for (uint32_t i = 0; i < RD_SLOTS_PER_LINE && line[i].time_p1; i++)
+        if (line[i].key == key) {
+            __builtin_prefetch(&s->live[(line[i].time_p1 - 1) >> 6], 1);
+            return;
+        }
+}
+
+/* Applies one sampled access to the global stream and to its SM's. */
+static void apply_access(struct reuse_distance *rd, const struct rd_pending *a)
 {
     struct rd_stream *g = &rd->streams[rd->nstreams - 1];
-    struct rd_stream *p = sm < rd->nstreams - 1 ? &rd->streams[sm] : NULL;
-    g->kernel.accesses++;
-    if (p)
-        p->kernel.accesses++;
+    record(rd, &g->kernel, stack_access(&g->stack, a->key, a->hash, &rd->oom));
+    if (a->sm < rd->nstreams - 1) {
+        struct rd_stream *p = &rd->streams[a->sm];
+        record(rd, &p->kernel, stack_access(&p->stack, a->key, a->hash, &rd->oom));
+    }
+}
+
+/* Applies every pending access, in order; needed before any report or reset. */
+static void drain_pending(struct reuse_distance *rd)
+{
+    for (; rd->pending_count; rd->pending_count--) {
+        apply_access(rd, &rd->pending[rd->pending_head]);
+        rd->pending_head = (rd->pending_head + 1) % RD_LAG;
+    }
+}
+
+/* One access by SM `sm` to `key`.
+ *
+ * The stacks' map slots are spread over tables much larger than the host's
+ * caches (tens of MB for a run with millions of distinct lines), so reading
+ * a key's slot is a miss to DRAM that the out-of-order core cannot hide
+ * behind the replay's work: the dependent probe comes right after. The
+ * access is therefore software-pipelined: its slots in the global and the
+ * SM's map are prefetched now and the access is applied RD_LAG accesses
+ * later, in the same order, so the results are exactly those of applying it
+ * at once (drain_pending runs before every report and reset). A prefetch made
+ * stale by a map growth in between only costs the miss it was meant to hide. */
+static inline void access_key(struct reuse_distance *rd, uint32_t sm, uint64_t key)
+{
+    rd->kernel_accesses[rd->nstreams - 1]++;
+    if (sm < rd->nstreams - 1)
+        rd->kernel_accesses[sm]++;
     uint64_t h = gcr_hash_splitmix64(key);
     /* The sampling decision uses the high hash bits, the map the low ones, so
-     * the sampled keys still spread over the whole map. */
+     * the sampled keys still spread over the whole map. It comes before any
+     * stack is touched, so a dropped access costs only the hash. */
     if (rd->rate < 1.0 && (h >> (64 - RD_SAMPLE_BITS)) >= rd->threshold)
         return;
-    record(rd, &g->kernel, stack_access(&g->stack, key, h, &rd->oom));
-    if (p)
-        record(rd, &p->kernel, stack_access(&p->stack, key, h, &rd->oom));
+    const struct rd_stack *gs = &rd->streams[rd->nstreams - 1].stack;
+    __builtin_prefetch(&gs->slots[home_slot(gs, h)], 1);
+    if (sm < rd->nstreams - 1) {
+        const struct rd_stack *ps = &rd->streams[sm].stack;
+        __builtin_prefetch(&ps->slots[home_slot(ps, h)], 1);
+    }
+    if (rd->pending_count == RD_LAG) {
+        apply_access(rd, &rd->pending[rd->pending_head]);
+        rd->pending_head = (rd->pending_head + 1) % RD_LAG;
+        rd->pending_count--;
+    }
+    rd->pending[(rd->pending_head + rd->pending_count) % RD_LAG] =
+        (struct rd_pending){.key = key, .hash = h, .sm = sm};
+    rd->pending_count++;
+    /* The access queued RD_LAG / 2 ago: its slot lines have had time to
+     * arrive; start fetching the bitmap lines its application will read. */
+    if (rd->pending_count > RD_LAG / 2) {
+        const struct rd_pending *a =
+            &rd->pending[(rd->pending_head + rd->pending_count - 1 - RD_LAG / 2) % RD_LAG];
+        prefetch_last_time(&rd->streams[rd->nstreams - 1].stack, a->key, a->hash);
+        if (a->sm < rd->nstreams - 1)
+            prefetch_last_time(&rd->streams[a->sm].stack, a->key, a->hash);
+    }
 }
 
 static void rd_on_event(void *self, const struct gcr_event *ev)
 {
     struct reuse_distance *rd = self;
     if (ev->kind == GCR_EV_KERNEL_BEGIN) {
+        drain_pending(rd);
         if (rd->reset_at_kernel)
             for (uint32_t i = 0; i < rd->nstreams; i++)
                 stack_clear(&rd->streams[i].stack);
@@ -298,6 +506,7 @@ static void rd_destroy(void *self)
     for (uint32_t i = 0; rd->streams && i < rd->nstreams; i++)
         stack_free(&rd->streams[i].stack);
     free(rd->streams);
+    free(rd->kernel_accesses);
     free(rd);
 }
 
@@ -366,9 +575,17 @@ static int rd_create(void **self, const json_t *options, const struct gcr_sim_in
     uint32_t keys_per_line = rd->sector ? info->line_bytes / info->sector_bytes : 1;
     for (uint32_t i = 0; i < rd->nmrc; i++)
         rd->mrc[i] = rd->mrc_lines[i] * keys_per_line;
+    for (uint32_t b = 0; b < RD_LOG2_BUCKETS; b++) {
+        uint64_t low = b ? UINT64_C(1) << (b - 1) : 0;
+        uint32_t k = 0;
+        while (k < rd->nmrc && rd->mrc[k] <= low)
+            k++;
+        rd->mrc_below_log2[b] = (uint8_t)k;
+    }
     rd->nstreams = info->num_sms + 1;
     rd->streams = calloc(rd->nstreams, sizeof *rd->streams);
-    if (!rd->streams) {
+    rd->kernel_accesses = calloc(rd->nstreams, sizeof *rd->kernel_accesses);
+    if (!rd->streams || !rd->kernel_accesses) {
         rd_destroy(rd);
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     }
@@ -430,6 +647,7 @@ static json_t *hist_json(const struct reuse_distance *rd, const struct rd_hist *
 static int rd_report(struct reuse_distance *rd, json_t *section, bool kernel,
                      struct gcr_err *err)
 {
+    drain_pending(rd);
     if (rd->oom)
         return gcr_fail(err, GCR_E_NOMEM, "reuse_distance: out of memory");
     json_object_set_new(section, "granularity", json_string(rd->sector ? "sector" : "line"));
@@ -450,6 +668,10 @@ static int rd_report(struct reuse_distance *rd, json_t *section, bool kernel,
 static int rd_report_kernel(void *self, json_t *section, struct gcr_err *err)
 {
     struct reuse_distance *rd = self;
+    for (uint32_t i = 0; i < rd->nstreams; i++) {
+        rd->streams[i].kernel.accesses = rd->kernel_accesses[i];
+        rd->kernel_accesses[i] = 0;
+    }
     int rc = rd_report(rd, section, true, err);
     for (uint32_t i = 0; i < rd->nstreams; i++) {
         hist_add(&rd->streams[i].total, &rd->streams[i].kernel);

@@ -192,6 +192,85 @@ static void naive_compare(void)
     ops->destroy(rd);
 }
 
+/* A naive LRU stack: returns the distance of an access to `line` (UINT64_MAX
+ * if first) and moves it to the front. */
+struct naive_stack {
+    uint64_t lines[6000];
+    uint32_t depth;
+};
+
+static uint64_t naive_access(struct naive_stack *s, uint64_t line)
+{
+    uint32_t d = 0;
+    while (d < s->depth && s->lines[d] != line)
+        d++;
+    uint64_t dist = d == s->depth ? UINT64_MAX : d;
+    if (d == s->depth)
+        s->depth++;
+    memmove(s->lines + 1, s->lines, d * sizeof *s->lines);
+    s->lines[0] = line;
+    return dist;
+}
+
+/* Several SMs over two kernels, against naive stacks per SM and global, with
+ * the stacks kept across kernels and reset at each: per-kernel cold counts
+ * and log2 histograms of every stream. Working sets of up to 5000 lines give
+ * distances across many 512-time blocks; the stream is long enough to compact
+ * each stack's time space and grow its map several times, and kernels end
+ * with accesses still queued in the analysis. */
+static void naive_compare_sms_kernels(void)
+{
+    enum { SMS = 3, KERNELS = 2, N = 30000 };
+    static struct naive_stack stacks[SMS + 1];
+    static uint64_t cold[SMS + 1], log2b[SMS + 1][65];
+    for (int reset = 0; reset < 2; reset++) {
+        struct gcr_sim_info info = info_for(SMS);
+        void *rd = make(reset ? "{\"reset_at_kernel\": true}" : "{}", &info);
+        memset(stacks, 0, sizeof stacks);
+        uint64_t s = 7;
+        for (int k = 0; k < KERNELS; k++) {
+            struct gcr_event begin = {.kind = GCR_EV_KERNEL_BEGIN, .sm = UINT32_MAX};
+            ops->on_event(rd, &begin);
+            memset(cold, 0, sizeof cold);
+            memset(log2b, 0, sizeof log2b);
+            if (reset)
+                memset(stacks, 0, sizeof stacks);
+            for (int i = 0; i < N; i++) {
+                uint64_t r = rng_next(&s);
+                uint32_t sm = (uint32_t)(r >> 40) % SMS;
+                uint64_t line = LINE(r % (r & 0x300 ? 5000 : 30 + (r >> 24) % 700));
+                access_(rd, sm, line, 1);
+                struct naive_stack *streams[2] = {&stacks[sm], &stacks[SMS]};
+                uint32_t idx[2] = {sm, SMS};
+                for (int j = 0; j < 2; j++) {
+                    uint64_t d = naive_access(streams[j], line);
+                    if (d == UINT64_MAX)
+                        cold[idx[j]]++;
+                    else
+                        log2b[idx[j]][d ? 64 - __builtin_clzll(d) : 0]++;
+                }
+            }
+            struct gcr_err err = {0};
+            json_t *kj = json_object();
+            CHECK(ops->report_kernel(rd, kj, &err) == 0);
+            for (uint32_t st = 0; st <= SMS; st++) {
+                const json_t *stream = st == SMS ? json_object_get(kj, "global")
+                                                 : json_array_get(json_object_get(kj, "per_sm"), st);
+                CHECK_EQ_U(json_integer_value(json_object_get(stream, "cold")), cold[st]);
+                /* Trailing empty buckets are omitted from the report. */
+                const json_t *hist = json_object_get(stream, "distance_log2");
+                for (size_t b = 0; b < 65; b++)
+                    CHECK_EQ_U(b < json_array_size(hist)
+                                   ? (uint64_t)json_integer_value(json_array_get(hist, b))
+                                   : 0,
+                               log2b[st][b]);
+            }
+            json_decref(kj);
+        }
+        ops->destroy(rd);
+    }
+}
+
 /* A cyclic sweep over n lines: every reuse is at distance n - 1. */
 static void cyclic(void)
 {
@@ -348,6 +427,7 @@ int main(void)
     known_sequence();
     sector_mode();
     naive_compare();
+    naive_compare_sms_kernels();
     cyclic();
     options();
     replay();
