@@ -10,6 +10,7 @@
  * time integrals (area, held) to a compact table of departed lines, merged
  * with any later stay of the same line, because copies_per_line averages each
  * line over the whole kernel. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,29 @@ struct departed {
     uint64_t area, held;
 };
 
+/* Sum of per-line averages a(x) = area / held, each rounded to a double once,
+ * kept exactly as an integer count of 2^-52: a(x) >= 1 (a held line has at
+ * least one copy), so its ulp is at least 2^-52 and a(x) * 2^52 is an integer,
+ * below 2^84 since a(x) <= num_l1s < 2^32. The sum is therefore exact and
+ * independent of the order in which lines are added (the order of a hash
+ * table's slots must not leak into the figures); it is rounded once when
+ * reported. 2^128 leaves room for 2^44 lines. */
+__extension__ typedef unsigned __int128 exact_sum;
+#define EXACT_SCALE 4503599627370496.0 /* 2^52 */
+
+static void exact_add(exact_sum *sum, double avg)
+{
+    int e = 0;
+    double m = frexp(avg, &e);                    /* avg = m * 2^e, m in [0.5, 1), e >= 1 */
+    uint64_t mant = (uint64_t)ldexp(m, 53);        /* exact: 53 significant bits */
+    *sum += (exact_sum)mant << (unsigned)(e - 1); /* avg * 2^52 = mant * 2^(e-1) */
+}
+
+static double exact_value(exact_sum sum)
+{
+    return (double)sum / EXACT_SCALE; /* one rounding; dividing by 2^52 is exact */
+}
+
 /* Counters of one period (a kernel or the whole run). */
 struct period {
     uint64_t misses[2];            /* [0] reads, [1] writes */
@@ -44,7 +68,7 @@ struct period {
     uint64_t area_replicated;      /* sum over steps of copies of lines with >= 2 copies */
     uint32_t max_copies;
     uint64_t lines_held;           /* lines resident for >= 1 step (per-line average) */
-    double line_avg_sum;           /* sum over those lines of their time-averaged copies */
+    exact_sum line_avg_sum;        /* sum over those lines of their time-averaged copies */
 };
 
 #define ENTRY_WORDS (sizeof(struct line_entry) / sizeof(uint64_t))
@@ -377,8 +401,9 @@ static int report_period(const struct period *p, json_t *s, struct gcr_err *err)
 {
     const uint64_t *m = p->misses, *rm = p->replicated_misses;
     json_t *copies = ratio(p->area_copies, p->area_lines);
-    json_t *per_line = p->lines_held ? json_real(p->line_avg_sum / (double)p->lines_held)
-                                     : json_null();
+    json_t *per_line = p->lines_held
+                           ? json_real(exact_value(p->line_avg_sum) / (double)p->lines_held)
+                           : json_null();
     int rc = 0;
     rc |= json_object_set_new(s, "misses", split(m[0], m[1]));
     rc |= json_object_set_new(s, "replicated_misses", split(rm[0], rm[1]));
@@ -431,9 +456,9 @@ static int report_kernel(void *self, json_t *section, struct gcr_err *err)
             continue;
         double avg = (double)g->area / (double)g->held;
         r->kernel.lines_held++;
-        r->kernel.line_avg_sum += avg;
+        exact_add(&r->kernel.line_avg_sum, avg);
         r->total.lines_held++;
-        r->total.line_avg_sum += avg;
+        exact_add(&r->total.line_avg_sum, avg);
     }
     r->in_kernel = false;
     if (report_period(&r->kernel, section, err) != 0)
