@@ -6,10 +6,18 @@
  * in an open-addressing table (linear probing, backward-shift deletion) whose
  * size follows the L1s' contents, not the kernel's footprint; each slot is a
  * line_entry followed by its ceil(num_l1s/64)-word bitset, in one host cache
- * line when it fits, so an event reads one memory line and allocates nothing. A line that leaves the last L1 before the kernel ends moves its
- * time integrals (area, held) to a compact table of departed lines, merged
- * with any later stay of the same line, because copies_per_line averages each
- * line over the whole kernel. */
+ * line when it fits, so an event reads one memory line and allocates nothing.
+ *
+ * A line that leaves the last L1 before the kernel ends appends its stay (its
+ * time integrals area and held) to a log written sequentially: no probe of a
+ * table as large as the kernel's footprint, so a departure touches no cold
+ * host cache line. copies_per_line averages each line over all its stays in
+ * the kernel, so the stays of one line are merged by key only when needed:
+ * at the kernel's end, and whenever the log has doubled since the last merge
+ * (so a kernel that keeps evicting and refetching the same lines keeps the
+ * log within twice its distinct lines). A merge partitions the log by hash
+ * into blocks small enough for the CPU caches and merges each block in a
+ * small table: every pass is sequential or cache-resident. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,9 +37,9 @@ struct line_entry {
     uint64_t held;   /* steps of this kernel with copies >= 1 */
 };
 
-/* A line no L1 holds any more that was held for some steps of this kernel. */
-struct departed {
-    uint64_t key; /* as line_entry; 0 = empty */
+/* A stay of a line this kernel (or, after a merge, all its stays so far). */
+struct stay {
+    uint64_t key; /* as line_entry */
     uint64_t area, held;
 };
 
@@ -80,8 +88,9 @@ struct replication {
     size_t cap, used;   /* cap is a power of two */
     unsigned shift;     /* 64 - log2(cap), for the multiplicative hash */
 
-    struct departed *gone; /* lines that left every L1 this kernel */
-    size_t gone_cap, gone_used;
+    struct stay *stays; /* stays of lines that left every L1 this kernel, in departure order */
+    size_t stays_cap, stays_used;
+    size_t merged_at;   /* stays_used after the last merge */
 
     /* Live totals, integrated lazily over the clock. */
     uint64_t now;              /* step up to which the areas are integrated */
@@ -202,41 +211,111 @@ static void table_remove(struct replication *r, size_t hole)
     r->used--;
 }
 
-static size_t gone_home(const struct replication *r, uint64_t key)
+/* Merges the stays of each line in the log into one record (area and held
+ * summed), in place. The log is first partitioned in place by the top bits of
+ * a hash into partitions of about STAY_PART stays (an American-flag pass: each
+ * stay is swapped straight to its partition's next free place; the places
+ * move sequentially, so the pass streams through memory), then each partition
+ * is merged in a small table that stays in the CPU caches and its lines are
+ * written back to the front of the log. The result does not depend on the
+ * order of the stays' arrival other than through that fixed procedure. */
+#define STAY_PART 1024
+static inline size_t stay_part(uint64_t key, unsigned bits)
 {
-    return (size_t)gcr_hash_fmix64(key) & (r->gone_cap - 1);
+    return bits ? (size_t)(gcr_hash_fmix64(key) >> (64 - bits)) : 0;
 }
 
-/* Adds a stay of a line (its area and held steps) to the departed lines. */
-static int gone_add(struct replication *r, uint64_t key, uint64_t area, uint64_t held)
+static int stays_merge(struct replication *r)
 {
-    if ((r->gone_used + 1) * 10 > r->gone_cap * 7) {
-        size_t cap = r->gone_cap * 2;
-        struct departed *old = r->gone, *fresh = gcr_table_alloc(cap * sizeof *fresh);
-        if (!fresh)
-            return -1;
-        r->gone = fresh;
-        size_t old_cap = r->gone_cap;
-        r->gone_cap = cap;
-        for (size_t i = 0; i < old_cap; i++) {
-            if (!old[i].key)
-                continue;
-            size_t j = gone_home(r, old[i].key);
-            while (fresh[j].key)
-                j = (j + 1) & (cap - 1);
-            fresh[j] = old[i];
+    size_t n = r->stays_used;
+    r->merged_at = n;
+    if (n < 2)
+        return 0;
+    unsigned bits = 0;
+    while ((n >> bits) > STAY_PART && bits < 16)
+        bits++;
+    size_t parts = (size_t)1 << bits;
+    size_t *end = calloc(parts, sizeof *end), *next = calloc(parts, sizeof *next);
+    if (!end || !next) {
+        free(end);
+        free(next);
+        return -1;
+    }
+    struct stay *log = r->stays;
+    for (size_t i = 0; i < n; i++)
+        end[stay_part(log[i].key, bits)]++;
+    size_t largest = 0, at = 0;
+    for (size_t p = 0; p < parts; p++) {
+        if (end[p] > largest)
+            largest = end[p];
+        next[p] = at;
+        at += end[p];
+        end[p] = at;
+    }
+    for (size_t p = 0; p < parts; p++)
+        while (next[p] < end[p]) {
+            struct stay v = log[next[p]];
+            for (size_t q = stay_part(v.key, bits); q != p; q = stay_part(v.key, bits)) {
+                struct stay t = log[next[q]];
+                log[next[q]++] = v;
+                v = t;
+            }
+            log[next[p]++] = v;
         }
-        gcr_table_free(old, old_cap * sizeof *old);
+    free(next);
+    size_t cap = 16;
+    while (cap < 2 * largest)
+        cap *= 2;
+    struct stay *merge = calloc(cap, sizeof *merge);
+    if (!merge) {
+        free(end);
+        return -1;
     }
-    size_t i = gone_home(r, key);
-    while (r->gone[i].key && r->gone[i].key != key)
-        i = (i + 1) & (r->gone_cap - 1);
-    if (!r->gone[i].key) {
-        r->gone[i].key = key;
-        r->gone_used++;
+    /* Slots by the hash's low bits (the partition used the top ones). The
+     * merged lines of a partition are written back at `out`, which never
+     * passes the partition's start, after the whole partition was read. */
+    size_t out = 0, mask = cap - 1;
+    for (size_t p = 0, from = 0; p < parts; from = end[p], p++) {
+        for (size_t i = from; i < end[p]; i++) {
+            size_t j = (size_t)gcr_hash_fmix64(log[i].key) & mask;
+            while (merge[j].key && merge[j].key != log[i].key)
+                j = (j + 1) & mask;
+            merge[j].key = log[i].key;
+            merge[j].area += log[i].area;
+            merge[j].held += log[i].held;
+        }
+        /* The table is about twice the partition: emptying it all costs no more. */
+        for (size_t j = 0; j < cap; j++)
+            if (merge[j].key)
+                log[out++] = merge[j];
+        memset(merge, 0, cap * sizeof *merge);
     }
-    r->gone[i].area += area;
-    r->gone[i].held += held;
+    free(merge);
+    free(end);
+    r->stays_used = out;
+    r->merged_at = out;
+    return 0;
+}
+
+/* Appends a stay of a line (its area and held steps this kernel) to the log.
+ * A full log is merged first if it has doubled since the last merge (a log of
+ * mostly distinct lines is merged at every doubling, a sequential pass; one
+ * that repeats lines shrinks), and grows if it is still more than half full. */
+static int stay_add(struct replication *r, uint64_t key, uint64_t area, uint64_t held)
+{
+    if (r->stays_used == r->stays_cap) {
+        if (r->stays_used >= 2 * r->merged_at && stays_merge(r) != 0)
+            return -1;
+        if (r->stays_used * 2 > r->stays_cap) {
+            size_t cap = r->stays_cap * 2;
+            struct stay *bigger = realloc(r->stays, cap * sizeof *bigger);
+            if (!bigger)
+                return -1;
+            r->stays = bigger;
+            r->stays_cap = cap;
+        }
+    }
+    r->stays[r->stays_used++] = (struct stay){key, area, held};
     return 0;
 }
 
@@ -282,12 +361,12 @@ static void line_change(struct replication *r, struct line_entry *e, int delta)
         r->total.max_copies = after;
 }
 
-/* The line in slot left its last L1: its stay so far joins the departed lines
+/* The line in slot left its last L1: its stay so far joins the log of stays
  * (if it lasted any time this kernel) and the slot is freed. */
 static void line_depart(struct replication *r, size_t slot)
 {
     struct line_entry *e = entry_at(r, slot);
-    if (e->held && gone_add(r, e->key, e->area, e->held) != 0)
+    if (e->held && stay_add(r, e->key, e->area, e->held) != 0)
         r->oom = true;
     table_remove(r, slot);
 }
@@ -437,45 +516,32 @@ static int report_kernel(void *self, json_t *section, struct gcr_err *err)
 {
     struct replication *r = self;
     /* Close every live line's interval at the kernel's end; with the departed
-     * lines' stays, every line held this kernel is in the departed table. */
+     * lines' stays, every stay of this kernel is then in the log. */
     for (size_t i = 0; i < r->cap; i++) {
         struct line_entry *e = entry_at(r, i);
         if (!e->key)
             continue;
         line_settle(r, e);
-        if (e->held && gone_add(r, e->key, e->area, e->held) != 0)
+        if (e->held && stay_add(r, e->key, e->area, e->held) != 0)
             r->oom = true;
         e->area = 0;
         e->held = 0;
     }
-    if (r->oom)
+    if (r->oom || stays_merge(r) != 0)
         return gcr_fail(err, GCR_E_NOMEM, "analysis replication: out of memory");
-    for (size_t i = 0; i < r->gone_cap; i++) {
-        const struct departed *g = &r->gone[i];
-        if (!g->key)
-            continue;
-        double avg = (double)g->area / (double)g->held;
-        r->kernel.lines_held++;
+    /* One record per line held this kernel. */
+    for (size_t i = 0; i < r->stays_used; i++) {
+        double avg = (double)r->stays[i].area / (double)r->stays[i].held;
         exact_add(&r->kernel.line_avg_sum, avg);
-        r->total.lines_held++;
-        exact_add(&r->total.line_avg_sum, avg);
     }
+    r->kernel.lines_held = r->stays_used;
+    r->total.lines_held += r->stays_used;
+    r->total.line_avg_sum += r->kernel.line_avg_sum;
     r->in_kernel = false;
-    if (report_period(&r->kernel, section, err) != 0)
-        return -1;
-    /* Departed lines matter only within their kernel. A table far larger than
-     * this kernel needed is replaced by a small one. */
-    if (r->gone_cap > 1024 && r->gone_used * 8 < r->gone_cap) {
-        gcr_table_free(r->gone, r->gone_cap * sizeof *r->gone);
-        r->gone_cap = 1024;
-        r->gone = gcr_table_alloc(r->gone_cap * sizeof *r->gone);
-        if (!r->gone)
-            return gcr_fail(err, GCR_E_NOMEM, "out of memory");
-    } else {
-        memset(r->gone, 0, r->gone_cap * sizeof *r->gone);
-    }
-    r->gone_used = 0;
-    return 0;
+    /* Stays matter only within their kernel. */
+    r->stays_used = 0;
+    r->merged_at = 0;
+    return report_period(&r->kernel, section, err);
 }
 
 static int report_total(void *self, json_t *section, struct gcr_err *err)
@@ -490,7 +556,7 @@ static void destroy(void *self)
     if (!r)
         return;
     gcr_table_free(r->table, r->cap * r->stride * sizeof *r->table);
-    gcr_table_free(r->gone, r->gone_cap * sizeof *r->gone);
+    free(r->stays);
     free(r);
 }
 
@@ -519,10 +585,10 @@ static int create(void **self, const json_t *options, const struct gcr_sim_info 
     size_t cap = 1024;
     while (cap < 2 * l1_lines && cap < ((size_t)1 << 30))
         cap *= 2;
-    r->gone_cap = 1024;
-    r->gone = gcr_table_alloc(r->gone_cap * sizeof *r->gone);
-    if (!r->gone || table_alloc(r, cap) != 0) {
-        gcr_table_free(r->gone, r->gone_cap * sizeof *r->gone);
+    r->stays_cap = 4096;
+    r->stays = malloc(r->stays_cap * sizeof *r->stays);
+    if (!r->stays || table_alloc(r, cap) != 0) {
+        free(r->stays);
         free(r);
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     }

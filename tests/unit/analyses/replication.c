@@ -224,6 +224,32 @@ static void line_returns(void)
     unlink(t.path);
 }
 
+/* Lines that leave and return many times in one kernel: more stays than the
+ * log holds before its first merge (4096), so stays are merged by line while
+ * the kernel runs. Two SMs with one-line L1s read lines 0..L-1 in lockstep, R
+ * times over: every stay has 2 copies, each line is one line however often
+ * it returned. */
+static void many_returns(void)
+{
+    enum { L = 3000, R = 4 };
+    struct tb t;
+    tb_open(&t, "repl-many-returns");
+    tb_kernel(&t, 1, 2, 32, 0, 0);
+    for (uint32_t c = 0; c < 2; c++)
+        for (uint32_t i = 0; i < L * R; i++)
+            tb_load(&t, c, 0, A + (i % L) * 128);
+    tb_end(&t, 1);
+    tb_close(&t);
+    json_t *r = run(2, "\"sets\": 1, \"ways\": 1", t.path);
+    CHECK_EQ_U(jget(r, P "misses.reads"), 2 * L * R);
+    CHECK_EQ_U(jget(r, P "lines_resident"), L);
+    CHECK_REAL(r, P "copies_per_line", 2.0);
+    CHECK_REAL(r, P "copies_per_resident_line", 2.0);
+    CHECK_EQ_U(jget(r, T "lines_resident"), L);
+    json_decref(r);
+    unlink(t.path);
+}
+
 static void bad_options(void)
 {
     struct tb t;
@@ -247,6 +273,7 @@ int main(void)
     two_kernels();
     averages();
     line_returns();
+    many_returns();
     bad_options();
     CHECK_DONE();
 }
