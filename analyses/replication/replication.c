@@ -267,7 +267,10 @@ static int stays_merge(struct replication *r)
     while (cap < 2 * largest)
         cap *= 2;
     struct stay *merge = calloc(cap, sizeof *merge);
-    if (!merge) {
+    size_t *taken = malloc((largest ? largest : 1) * sizeof *taken); /* slots a partition used */
+    if (!merge || !taken) {
+        free(merge);
+        free(taken);
         free(end);
         return -1;
     }
@@ -276,20 +279,25 @@ static int stays_merge(struct replication *r)
      * passes the partition's start, after the whole partition was read. */
     size_t out = 0, mask = cap - 1;
     for (size_t p = 0, from = 0; p < parts; from = end[p], p++) {
+        size_t used = 0;
         for (size_t i = from; i < end[p]; i++) {
             size_t j = (size_t)gcr_hash_fmix64(log[i].key) & mask;
             while (merge[j].key && merge[j].key != log[i].key)
                 j = (j + 1) & mask;
-            merge[j].key = log[i].key;
+            if (!merge[j].key) {
+                merge[j].key = log[i].key;
+                taken[used++] = j;
+            }
             merge[j].area += log[i].area;
             merge[j].held += log[i].held;
         }
-        /* The table is about twice the partition: emptying it all costs no more. */
-        for (size_t j = 0; j < cap; j++)
-            if (merge[j].key)
-                log[out++] = merge[j];
-        memset(merge, 0, cap * sizeof *merge);
+        /* In order of first appearance in the partition; the table is left empty. */
+        for (size_t k = 0; k < used; k++) {
+            log[out++] = merge[taken[k]];
+            merge[taken[k]] = (struct stay){0};
+        }
     }
+    free(taken);
     free(merge);
     free(end);
     r->stays_used = out;
