@@ -130,8 +130,18 @@ static size_t table_find(const struct table *t, uint64_t line)
     uint64_t key = key_of(t, line);
     if (!key)
         return NOT_FOUND; /* a one-word table holds only lines that fit */
-    for (size_t i = home(t, key);; i = (i + 1) & (t->cap - 1)) {
-        uint64_t k = slot_key(t, i);
+    size_t mask = t->cap - 1;
+    if (!t->wide) { /* the common layout, without the per-slot layout test */
+        for (size_t i = home(t, key);; i = (i + 1) & mask) {
+            uint64_t k = t->slots[i] >> t->vbits;
+            if (k == key)
+                return i;
+            if (!k)
+                return NOT_FOUND;
+        }
+    }
+    for (size_t i = home(t, key);; i = (i + 1) & mask) {
+        uint64_t k = t->slots[2 * i];
         if (k == key)
             return i;
         if (!k)
@@ -149,13 +159,16 @@ static size_t table_get(struct table *t, uint64_t line)
             return NOT_FOUND;
         key = key_of(t, line);
     }
-    size_t i = home(t, key);
-    for (;; i = (i + 1) & (t->cap - 1)) {
-        uint64_t k = slot_key(t, i);
-        if (k == key)
-            return i;
-        if (!k)
-            break;
+    /* One probe run: the line's slot, or the free slot that ends the run. */
+    size_t mask = t->cap - 1, i = home(t, key);
+    if (t->wide) {
+        for (; t->slots[2 * i]; i = (i + 1) & mask)
+            if (t->slots[2 * i] == key)
+                return i;
+    } else {
+        for (; t->slots[i]; i = (i + 1) & mask)
+            if (t->slots[i] >> t->vbits == key)
+                return i;
     }
     if ((t->count + 1) * 10 > t->cap * 7) {
         if (table_rebuild(t, t->cap * 2, false) != 0)
@@ -176,17 +189,33 @@ static size_t table_get(struct table *t, uint64_t line)
  * lookups never need tombstones. */
 static void table_remove(struct table *t, size_t hole)
 {
-    size_t mask = t->cap - 1, w = words_of(t);
-    for (size_t j = (hole + 1) & mask; slot_key(t, j); j = (j + 1) & mask) {
-        size_t h = home(t, slot_key(t, j));
-        /* The entry at j may move to the hole only if its home is not in (hole, j]. */
+    size_t mask = t->cap - 1;
+    if (!t->wide) { /* the common layout: move whole words */
+        uint64_t *w = t->slots;
+        for (size_t j = (hole + 1) & mask; w[j]; j = (j + 1) & mask) {
+            size_t h = home(t, w[j] >> t->vbits);
+            /* The entry at j may move to the hole only if its home is not in (hole, j]. */
+            bool stays = hole <= j ? (h > hole && h <= j) : (h > hole || h <= j);
+            if (!stays) {
+                w[hole] = w[j];
+                hole = j;
+            }
+        }
+        w[hole] = 0;
+        t->count--;
+        return;
+    }
+    for (size_t j = (hole + 1) & mask; t->slots[2 * j]; j = (j + 1) & mask) {
+        size_t h = home(t, t->slots[2 * j]);
         bool stays = hole <= j ? (h > hole && h <= j) : (h > hole || h <= j);
         if (!stays) {
-            memcpy(t->slots + hole * w, t->slots + j * w, w * sizeof *t->slots);
+            t->slots[2 * hole] = t->slots[2 * j];
+            t->slots[2 * hole + 1] = t->slots[2 * j + 1];
             hole = j;
         }
     }
-    memset(t->slots + hole * w, 0, w * sizeof *t->slots);
+    t->slots[2 * hole] = 0;
+    t->slots[2 * hole + 1] = 0;
     t->count--;
 }
 
@@ -318,16 +347,23 @@ static void on_l1_access(struct locality *lo, const struct gcr_event *ev)
         return; /* a hit (or a write that installs nothing) changes no residency */
     struct table *t = &lo->l1[ev->unit / lo->cluster_size];
     uint64_t me = 1ull << (ev->unit % lo->cluster_size);
-    if (read_miss) {
+    if (!a->allocated) {
         size_t i = table_find(t, ev->line_addr);
         if (i != NOT_FOUND && (slot_value(t, i) & ~me))
             lo->kernel.l1_servable++;
+        return;
     }
-    if (a->allocated) {
-        size_t i = table_get(t, ev->line_addr);
-        if (i == NOT_FOUND || !table_put(t, i, ev->line_addr, slot_value(t, i) | me))
-            lo->failed = true;
+    /* One probe finds the holders before the install adds this L1 (none for a new entry). */
+    size_t i = table_get(t, ev->line_addr);
+    if (i == NOT_FOUND) {
+        lo->failed = true;
+        return;
     }
+    uint64_t holders = slot_value(t, i);
+    if (read_miss && (holders & ~me))
+        lo->kernel.l1_servable++;
+    if (!table_put(t, i, ev->line_addr, holders | me))
+        lo->failed = true;
 }
 
 static void on_l1_evict(struct locality *lo, const struct gcr_event *ev)
