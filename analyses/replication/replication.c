@@ -343,14 +343,14 @@ static void holder_release(struct replication *r, struct line_entry *e)
 }
 
 /* Merges the stays of each line in the log into one record (area and held
- * summed), in place. The log is first partitioned in place by the top bits of
- * a hash into partitions of about STAY_PART stays (an American-flag pass: each
- * stay is swapped straight to its partition's next free place; the places
- * move sequentially, so the pass streams through memory), then each partition
- * is merged in a small table that stays in the CPU caches and its lines are
- * written back to the front of the log. The result does not depend on the
+ * summed). The log is first scattered by the top bits of a hash into
+ * partitions of about STAY_PART stays in a second buffer (one sequential read,
+ * n / STAY_PART independent sequential write streams: no load waits on another
+ * as in an in-place permutation), then each partition is merged in a table of
+ * about twice its size (768 KB, within a host's L2 cache) and its lines are
+ * written back to the log, sequentially. The result does not depend on the
  * order of the stays' arrival other than through that fixed procedure. */
-#define STAY_PART 1024
+#define STAY_PART 16384
 static inline size_t stay_part(uint64_t key, unsigned bits)
 {
     return bits ? (size_t)(gcr_hash_fmix64(key) >> (64 - bits)) : 0;
@@ -366,71 +366,64 @@ static int stays_merge(struct replication *r)
     while ((n >> bits) > STAY_PART && bits < 16)
         bits++;
     size_t parts = (size_t)1 << bits;
-    size_t *end = calloc(parts, sizeof *end), *next = calloc(parts, sizeof *next);
-    if (!end || !next) {
-        free(end);
-        free(next);
+    size_t *start = calloc(parts + 1, sizeof *start);
+    struct stay *scattered = malloc(n * sizeof *scattered);
+    if (!start || !scattered) {
+        free(start);
+        free(scattered);
         return -1;
     }
-    struct stay *log = r->stays;
+    const struct stay *log = r->stays;
     for (size_t i = 0; i < n; i++)
-        end[stay_part(log[i].key, bits)]++;
-    size_t largest = 0, at = 0;
+        start[stay_part(log[i].key, bits) + 1]++;
+    size_t largest = 0;
     for (size_t p = 0; p < parts; p++) {
-        if (end[p] > largest)
-            largest = end[p];
-        next[p] = at;
-        at += end[p];
-        end[p] = at;
+        if (start[p + 1] > largest)
+            largest = start[p + 1];
+        start[p + 1] += start[p];
     }
-    for (size_t p = 0; p < parts; p++)
-        while (next[p] < end[p]) {
-            struct stay v = log[next[p]];
-            for (size_t q = stay_part(v.key, bits); q != p; q = stay_part(v.key, bits)) {
-                struct stay t = log[next[q]];
-                log[next[q]++] = v;
-                v = t;
-            }
-            log[next[p]++] = v;
-        }
-    free(next);
+    /* Scatter, advancing start[p] to the end of partition p ... */
+    for (size_t i = 0; i < n; i++)
+        scattered[start[stay_part(log[i].key, bits)]++] = log[i];
+    /* ... so that partition p is now [start[p - 1], start[p]) (start[-1] = 0). */
     size_t cap = 16;
     while (cap < 2 * largest)
         cap *= 2;
     struct stay *merge = calloc(cap, sizeof *merge);
-    size_t *taken = malloc((largest ? largest : 1) * sizeof *taken); /* slots a partition used */
+    size_t *taken = malloc(largest * sizeof *taken); /* slots the partition used */
     if (!merge || !taken) {
         free(merge);
         free(taken);
-        free(end);
+        free(scattered);
+        free(start);
         return -1;
     }
-    /* Slots by the hash's low bits (the partition used the top ones). The
-     * merged lines of a partition are written back at `out`, which never
-     * passes the partition's start, after the whole partition was read. */
+    /* Slots by the hash's low bits (the partition used the top ones). */
     size_t out = 0, mask = cap - 1;
-    for (size_t p = 0, from = 0; p < parts; from = end[p], p++) {
+    for (size_t p = 0, from = 0; p < parts; from = start[p], p++) {
         size_t used = 0;
-        for (size_t i = from; i < end[p]; i++) {
-            size_t j = (size_t)gcr_hash_fmix64(log[i].key) & mask;
-            while (merge[j].key && merge[j].key != log[i].key)
+        for (size_t i = from; i < start[p]; i++) {
+            const struct stay *st = &scattered[i];
+            size_t j = (size_t)gcr_hash_fmix64(st->key) & mask;
+            while (merge[j].key && merge[j].key != st->key)
                 j = (j + 1) & mask;
             if (!merge[j].key) {
-                merge[j].key = log[i].key;
+                merge[j].key = st->key;
                 taken[used++] = j;
             }
-            merge[j].area += log[i].area;
-            merge[j].held += log[i].held;
+            merge[j].area += st->area;
+            merge[j].held += st->held;
         }
         /* In order of first appearance in the partition; the table is left empty. */
         for (size_t k = 0; k < used; k++) {
-            log[out++] = merge[taken[k]];
+            r->stays[out++] = merge[taken[k]];
             merge[taken[k]] = (struct stay){0};
         }
     }
     free(taken);
     free(merge);
-    free(end);
+    free(scattered);
+    free(start);
     r->stays_used = out;
     r->merged_at = out;
     return 0;
@@ -438,16 +431,23 @@ static int stays_merge(struct replication *r)
 
 /* Appends a stay of a line (its area and held steps this kernel) to the log.
  * A full log of at least merge_floor stays is merged first if it has doubled
- * since the last merge (a log that repeats lines shrinks; one of distinct
- * lines is merged at every doubling, sequential passes), and grows if it is
- * still more than half full. Below the floor (eight times the lines the L1s
- * hold, so most kernels never merge before their end) the log just grows. */
+ * since the last merge, and grows if it is still more than half full. Below
+ * the floor (at first eight times the lines the L1s hold, so most kernels
+ * never merge before their end) the log just grows. A log that repeats lines
+ * shrinks; one of mostly distinct lines hardly does, so the floor then rises
+ * to four times what is left, and a kernel that streams through distinct
+ * lines merges O(1) times (the log then stays within about four times the
+ * kernel's departed lines). */
 static int stay_add(struct replication *r, uint64_t key, uint64_t area, uint64_t held)
 {
     if (r->stays_used == r->stays_cap) {
-        if (r->stays_used >= r->merge_floor && r->stays_used >= 2 * r->merged_at &&
-            stays_merge(r) != 0)
-            return -1;
+        size_t before = r->stays_used;
+        if (before >= r->merge_floor && before >= 2 * r->merged_at) {
+            if (stays_merge(r) != 0)
+                return -1;
+            if (r->stays_used * 2 > before && r->merge_floor < 4 * r->stays_used)
+                r->merge_floor = 4 * r->stays_used;
+        }
         if (r->stays_used * 2 > r->stays_cap) {
             size_t cap = r->stays_cap * 2;
             struct stay *bigger = realloc(r->stays, cap * sizeof *bigger);
