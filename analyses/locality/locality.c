@@ -17,53 +17,107 @@
 
 #define NO_SM UINT32_MAX     /* installed by a write-back: no requesting SM */
 #define MAX_CLUSTER 64       /* members of a cluster are bits of one word */
+/* The L2 map stores the filling SM + 1 in 32 bits: a write-back's NO_SM
+ * (UINT32_MAX) becomes 0, SM k becomes k + 1 (at most 4096 SMs: 13 bits). */
+#define L2_VALUE_BITS 13
 
-/* 16 bytes, four to a host cache line. */
-struct slot {
-    uint64_t key;   /* line address | 1 (aligned, so bit 0 is free); 0 = empty */
-    uint64_t value; /* L2: filling SM; L1: bit per L1 of the cluster holding the line */
-};
-
+/* A map line -> value (L2: filling SM; L1: bit per L1 of the cluster holding
+ * the line) in open addressing: linear probing, backward-shift deletion.
+ *
+ * A slot is one 64-bit word, eight to a host cache line, whenever the line
+ * fits: the line number (line address / line bytes) plus one in the high
+ * 64 - vbits bits, the value in the low vbits (0 = empty slot, so fresh zeroed
+ * memory is an empty table). The L2 map's values are SM + 1 (13 bits); an L1
+ * map's are the cluster's bitmask (cluster_size bits). That halves the tables
+ * against a key word plus a value word, so they compete less with the caches
+ * the replay itself models for the host's cache. A line that does not fit (an
+ * unaligned address, a line number too large, a cluster wider than the key
+ * leaves room for) turns the table "wide" for good: two words per slot, key =
+ * line address | 1 and the value. Both layouts hold the same map. */
 struct table {
-    struct slot *slots;
-    size_t cap; /* power of two */
+    uint64_t *slots;
+    size_t cap;     /* power of two, slots */
     size_t count;
+    unsigned shift; /* log2 of the line size */
+    unsigned vbits; /* value bits of a one-word slot */
+    bool wide;      /* two words per slot */
 };
+
+#define NOT_FOUND SIZE_MAX
+
+static inline size_t words_of(const struct table *t)
+{
+    return t->wide ? 2 : 1;
+}
+
+/* The key of line in t's layout (never 0), or 0 if the line does not fit a one-word slot. */
+static inline uint64_t key_of(const struct table *t, uint64_t line)
+{
+    if (t->wide)
+        return line | 1; /* line addresses are aligned, so bit 0 is free */
+    uint64_t number = line >> t->shift;
+    if ((number << t->shift) != line || number + 1 >= (1ull << (64 - t->vbits)))
+        return 0;
+    return number + 1;
+}
+
+static inline uint64_t slot_key(const struct table *t, size_t i)
+{
+    return t->wide ? t->slots[2 * i] : t->slots[i] >> t->vbits;
+}
+
+static inline uint64_t slot_value(const struct table *t, size_t i)
+{
+    return t->wide ? t->slots[2 * i + 1] : t->slots[i] & ((1ull << t->vbits) - 1);
+}
+
+static inline void slot_set_value(struct table *t, size_t i, uint64_t v)
+{
+    if (t->wide)
+        t->slots[2 * i + 1] = v;
+    else
+        t->slots[i] = (t->slots[i] >> t->vbits << t->vbits) | v;
+}
 
 static inline size_t home(const struct table *t, uint64_t key)
 {
     return (size_t)gcr_hash_fmix64(key) & (t->cap - 1);
 }
 
-static int table_init(struct table *t, size_t cap)
+static int table_init(struct table *t, size_t cap, unsigned shift, unsigned vbits, bool wide)
 {
-    t->slots = gcr_table_alloc(cap * sizeof *t->slots);
-    if (!t->slots)
-        return -1;
-    t->cap = cap;
-    t->count = 0;
-    return 0;
+    *t = (struct table){.cap = cap, .shift = shift, .vbits = vbits, .wide = wide || vbits >= 32};
+    t->slots = gcr_table_alloc(cap * words_of(t) * sizeof *t->slots);
+    return t->slots ? 0 : -1;
 }
 
 static void table_free(struct table *t)
 {
-    gcr_table_free(t->slots, t->cap * sizeof *t->slots);
+    gcr_table_free(t->slots, t->cap * words_of(t) * sizeof *t->slots);
     t->slots = NULL;
 }
 
-static int table_grow(struct table *t)
+/* Rebuilds t at capacity cap, wide if asked (or already). */
+static int table_rebuild(struct table *t, size_t cap, bool wide)
 {
     struct table bigger;
-    if (table_init(&bigger, t->cap * 2) != 0)
+    if (table_init(&bigger, cap, t->shift, t->vbits, wide || t->wide) != 0)
         return -1;
     for (size_t i = 0; i < t->cap; i++) {
-        const struct slot *s = &t->slots[i];
-        if (!s->key)
+        if (!slot_key(t, i))
             continue;
-        size_t j = home(&bigger, s->key);
-        while (bigger.slots[j].key)
+        /* The line back from the key in t's layout. */
+        uint64_t line = t->wide ? slot_key(t, i) & ~1ull : (slot_key(t, i) - 1) << t->shift;
+        uint64_t key = key_of(&bigger, line);
+        size_t j = home(&bigger, key);
+        while (slot_key(&bigger, j))
             j = (j + 1) & (bigger.cap - 1);
-        bigger.slots[j] = *s;
+        if (bigger.wide) {
+            bigger.slots[2 * j] = key;
+            bigger.slots[2 * j + 1] = slot_value(t, i);
+        } else {
+            bigger.slots[j] = key << bigger.vbits | slot_value(t, i);
+        }
     }
     bigger.count = t->count;
     table_free(t);
@@ -71,57 +125,97 @@ static int table_grow(struct table *t)
     return 0;
 }
 
-static struct slot *table_find(struct table *t, uint64_t line)
+static size_t table_find(const struct table *t, uint64_t line)
 {
-    uint64_t key = line | 1;
-    for (size_t i = home(t, key);; i = (i + 1) & (t->cap - 1)) {
-        struct slot *s = &t->slots[i];
-        if (s->key == key)
-            return s;
-        if (!s->key)
-            return NULL;
+    uint64_t key = key_of(t, line);
+    if (!key)
+        return NOT_FOUND; /* a one-word table holds only lines that fit */
+    size_t mask = t->cap - 1;
+    if (!t->wide) { /* the common layout, without the per-slot layout test */
+        for (size_t i = home(t, key);; i = (i + 1) & mask) {
+            uint64_t k = t->slots[i] >> t->vbits;
+            if (k == key)
+                return i;
+            if (!k)
+                return NOT_FOUND;
+        }
+    }
+    for (size_t i = home(t, key);; i = (i + 1) & mask) {
+        uint64_t k = t->slots[2 * i];
+        if (k == key)
+            return i;
+        if (!k)
+            return NOT_FOUND;
     }
 }
 
-/* The slot of line, inserted with value 0 if absent; NULL if out of memory.
- * The tables are sized for the caches' contents, so growing is rare. */
-static struct slot *table_get(struct table *t, uint64_t line)
+/* The slot of line, inserted with value 0 if absent; NOT_FOUND if out of
+ * memory. The tables are sized for the caches' contents, so growing is rare. */
+static size_t table_get(struct table *t, uint64_t line)
 {
-    uint64_t key = line | 1;
-    size_t i = home(t, key);
-    for (;; i = (i + 1) & (t->cap - 1)) {
-        struct slot *s = &t->slots[i];
-        if (s->key == key)
-            return s;
-        if (!s->key)
-            break;
+    uint64_t key = key_of(t, line);
+    if (!key) {
+        if (table_rebuild(t, t->cap, true) != 0)
+            return NOT_FOUND;
+        key = key_of(t, line);
+    }
+    /* One probe run: the line's slot, or the free slot that ends the run. */
+    size_t mask = t->cap - 1, i = home(t, key);
+    if (t->wide) {
+        for (; t->slots[2 * i]; i = (i + 1) & mask)
+            if (t->slots[2 * i] == key)
+                return i;
+    } else {
+        for (; t->slots[i]; i = (i + 1) & mask)
+            if (t->slots[i] >> t->vbits == key)
+                return i;
     }
     if ((t->count + 1) * 10 > t->cap * 7) {
-        if (table_grow(t) != 0)
-            return NULL;
+        if (table_rebuild(t, t->cap * 2, false) != 0)
+            return NOT_FOUND;
         return table_get(t, line);
     }
-    t->slots[i] = (struct slot){.key = key};
+    if (t->wide) {
+        t->slots[2 * i] = key;
+        t->slots[2 * i + 1] = 0;
+    } else {
+        t->slots[i] = key << t->vbits;
+    }
     t->count++;
-    return &t->slots[i];
+    return i;
 }
 
-/* Removes a slot, shifting later members of its probe run back so that
+/* Removes slot hole, shifting later members of its probe run back so that
  * lookups never need tombstones. */
-static void table_remove(struct table *t, struct slot *s)
+static void table_remove(struct table *t, size_t hole)
 {
-    size_t hole = (size_t)(s - t->slots);
     size_t mask = t->cap - 1;
-    for (size_t j = (hole + 1) & mask; t->slots[j].key; j = (j + 1) & mask) {
-        size_t h = home(t, t->slots[j].key);
-        /* The entry at j may move to the hole only if its home is not in (hole, j]. */
+    if (!t->wide) { /* the common layout: move whole words */
+        uint64_t *w = t->slots;
+        for (size_t j = (hole + 1) & mask; w[j]; j = (j + 1) & mask) {
+            size_t h = home(t, w[j] >> t->vbits);
+            /* The entry at j may move to the hole only if its home is not in (hole, j]. */
+            bool stays = hole <= j ? (h > hole && h <= j) : (h > hole || h <= j);
+            if (!stays) {
+                w[hole] = w[j];
+                hole = j;
+            }
+        }
+        w[hole] = 0;
+        t->count--;
+        return;
+    }
+    for (size_t j = (hole + 1) & mask; t->slots[2 * j]; j = (j + 1) & mask) {
+        size_t h = home(t, t->slots[2 * j]);
         bool stays = hole <= j ? (h > hole && h <= j) : (h > hole || h <= j);
         if (!stays) {
-            t->slots[hole] = t->slots[j];
+            t->slots[2 * hole] = t->slots[2 * j];
+            t->slots[2 * hole + 1] = t->slots[2 * j + 1];
             hole = j;
         }
     }
-    t->slots[hole].key = 0;
+    t->slots[2 * hole] = 0;
+    t->slots[2 * hole + 1] = 0;
     t->count--;
 }
 
@@ -190,15 +284,31 @@ static int locality_create(void **self, const json_t *options, const struct gcr_
     uint64_t cluster_lines = (uint64_t)lo->cluster_size * cfg->l1.sets * cfg->l1.ways;
     lo->num_clusters = (info->num_l1s + lo->cluster_size - 1) / lo->cluster_size;
     lo->l1 = calloc(lo->num_clusters ? lo->num_clusters : 1, sizeof *lo->l1);
-    bool ok = lo->l1 && table_init(&lo->l2, pow2_at_least(2 * l2_lines)) == 0;
+    unsigned shift = gcr_bits_ctz32(info->line_bytes ? info->line_bytes : 1);
+    bool ok = lo->l1 && table_init(&lo->l2, pow2_at_least(2 * l2_lines), shift, L2_VALUE_BITS,
+                                   false) == 0;
     for (uint32_t c = 0; ok && c < lo->num_clusters; c++)
-        ok = table_init(&lo->l1[c], pow2_at_least(2 * cluster_lines)) == 0;
+        ok = table_init(&lo->l1[c], pow2_at_least(2 * cluster_lines), shift, lo->cluster_size,
+                        false) == 0;
     if (!ok) {
         locality_destroy(lo);
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     }
     *self = lo;
     return 0;
+}
+
+/* Stores v in slot i of line's entry, turning the table wide first if v does
+ * not fit a one-word slot; returns false if out of memory. */
+static bool table_put(struct table *t, size_t i, uint64_t line, uint64_t v)
+{
+    if (!t->wide && v >> t->vbits) {
+        if (table_rebuild(t, t->cap, true) != 0)
+            return false;
+        i = table_find(t, line);
+    }
+    slot_set_value(t, i, v);
+    return true;
 }
 
 static void on_l2_access(struct locality *lo, const struct gcr_event *ev)
@@ -208,47 +318,52 @@ static void on_l2_access(struct locality *lo, const struct gcr_event *ev)
         lo->kernel.l2_reads++;
         if (a->outcome == GCR_HIT) {
             lo->kernel.l2_read_hits++;
-            const struct slot *s = table_find(&lo->l2, ev->line_addr);
-            if (!s || s->value == NO_SM)
+            size_t i = table_find(&lo->l2, ev->line_addr);
+            uint32_t filler = i == NOT_FOUND ? NO_SM : (uint32_t)slot_value(&lo->l2, i) - 1u;
+            if (filler == NO_SM)
                 lo->kernel.l2_no_sm++;
-            else if (s->value == ev->sm)
+            else if (filler == ev->sm)
                 lo->kernel.l2_intra++;
             else
                 lo->kernel.l2_inter++;
         }
     }
     if (a->allocated) {
-        struct slot *s = table_get(&lo->l2, ev->line_addr);
-        if (!s) {
+        size_t i = table_get(&lo->l2, ev->line_addr);
+        if (i == NOT_FOUND || !table_put(&lo->l2, i, ev->line_addr, (uint32_t)(ev->sm + 1u)))
             lo->failed = true;
-            return;
-        }
-        s->value = ev->sm;
     }
 }
 
 static void on_l1_access(struct locality *lo, const struct gcr_event *ev)
 {
     const struct gcr_access *a = ev->access;
-    if (!ev->is_write && a->outcome != GCR_HIT)
+    bool read_miss = !ev->is_write && a->outcome != GCR_HIT;
+    if (read_miss)
         lo->kernel.l1_read_misses++;
     if (ev->unit >= lo->num_l1s)
         return; /* not an L1 instance of the organisation: nothing to track */
+    if (!read_miss && !a->allocated)
+        return; /* a hit (or a write that installs nothing) changes no residency */
     struct table *t = &lo->l1[ev->unit / lo->cluster_size];
     uint64_t me = 1ull << (ev->unit % lo->cluster_size);
-    if (!ev->is_write && a->outcome != GCR_HIT) {
-        const struct slot *s = table_find(t, ev->line_addr);
-        if (s && (s->value & ~me))
+    if (!a->allocated) {
+        size_t i = table_find(t, ev->line_addr);
+        if (i != NOT_FOUND && (slot_value(t, i) & ~me))
             lo->kernel.l1_servable++;
+        return;
     }
-    if (a->allocated) {
-        struct slot *s = table_get(t, ev->line_addr);
-        if (!s) {
-            lo->failed = true;
-            return;
-        }
-        s->value |= me;
+    /* One probe finds the holders before the install adds this L1 (none for a new entry). */
+    size_t i = table_get(t, ev->line_addr);
+    if (i == NOT_FOUND) {
+        lo->failed = true;
+        return;
     }
+    uint64_t holders = slot_value(t, i);
+    if (read_miss && (holders & ~me))
+        lo->kernel.l1_servable++;
+    if (!table_put(t, i, ev->line_addr, holders | me))
+        lo->failed = true;
 }
 
 static void on_l1_evict(struct locality *lo, const struct gcr_event *ev)
@@ -256,12 +371,14 @@ static void on_l1_evict(struct locality *lo, const struct gcr_event *ev)
     if (ev->unit >= lo->num_l1s)
         return;
     struct table *t = &lo->l1[ev->unit / lo->cluster_size];
-    struct slot *s = table_find(t, ev->line_addr);
-    if (!s)
+    size_t i = table_find(t, ev->line_addr);
+    if (i == NOT_FOUND)
         return;
-    s->value &= ~(1ull << (ev->unit % lo->cluster_size));
-    if (!s->value)
-        table_remove(t, s);
+    uint64_t left = slot_value(t, i) & ~(1ull << (ev->unit % lo->cluster_size));
+    if (left)
+        slot_set_value(t, i, left);
+    else
+        table_remove(t, i);
 }
 
 static void locality_on_event(void *self, const struct gcr_event *ev)
@@ -272,9 +389,9 @@ static void locality_on_event(void *self, const struct gcr_event *ev)
         on_l2_access(lo, ev);
         break;
     case GCR_EV_L2_EVICT: {
-        struct slot *s = table_find(&lo->l2, ev->line_addr);
-        if (s)
-            table_remove(&lo->l2, s);
+        size_t i = table_find(&lo->l2, ev->line_addr);
+        if (i != NOT_FOUND)
+            table_remove(&lo->l2, i);
         break;
     }
     case GCR_EV_L1_ACCESS:

@@ -4,12 +4,22 @@
  * L1 instances holding it, built only from L1_ACCESS (access->allocated) and
  * L1_EVICT events, so it works with any L1 organisation. These live lines sit
  * in an open-addressing table (linear probing, backward-shift deletion) whose
- * size follows the L1s' contents, not the kernel's footprint; each slot is a
- * line_entry followed by its ceil(num_l1s/64)-word bitset, in one host cache
- * line when it fits, so an event reads one memory line and allocates nothing. A line that leaves the last L1 before the kernel ends moves its
- * time integrals (area, held) to a compact table of departed lines, merged
- * with any later stay of the same line, because copies_per_line averages each
- * line over the whole kernel. */
+ * size follows the L1s' contents, not the kernel's footprint. An entry is 32
+ * bytes (the line, running sums for its time integrals, up to four holders),
+ * two to a host cache line, so an event reads one memory line and allocates
+ * nothing; a line with more holders keeps them in a pool bitset.
+ *
+ * A line that leaves the last L1 before the kernel ends appends its stay (its
+ * time integrals area and held) to a log written sequentially: no probe of a
+ * table as large as the kernel's footprint, so a departure touches no cold
+ * host cache line. copies_per_line averages each line over all its stays in
+ * the kernel, so the stays of one line are merged by key only when needed:
+ * at the kernel's end, and, for a long kernel, whenever the log has doubled
+ * since the last merge (so a kernel that keeps evicting and refetching the
+ * same lines keeps the log within a few times its distinct lines). A merge
+ * partitions the log by hash into blocks small enough for the CPU caches and
+ * merges each block in a small table: every pass is sequential or
+ * cache-resident. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,22 +27,68 @@
 #include "core/bits.h"
 #include "gcreplay/analysis.h"
 
-/* One line held by at least one L1: who holds it and how long it was held
- * during this kernel so far. */
+/* One line held by at least one L1: who holds it and its time integrals this
+ * kernel, in 32 bytes (two to a host cache line, so a probe run rarely leaves
+ * the line it starts in).
+ *
+ * The integrals are kept as running sums that need no update while copies
+ * stay constant: with `now` the current step, the area so far this kernel is
+ * acc + copies * now and the steps held are now - start. A change of copies
+ * by d at step t subtracts d * t from acc, which keeps acc + copies * t (the
+ * area up to t) unchanged, so the area adds copies * dt over each interval
+ * exactly as summing copies * (t' - t) at every change would: the same
+ * integers. The clock (`now`) stands still between kernels, so changes there
+ * add nothing; a kernel's start sets acc = -copies * start and start to its
+ * step (area and held 0 there), as the report at its end does for lines
+ * kept. Arithmetic is modulo 2^64 (acc may wrap below 0); the areas it gives
+ * are the true ones, which fit 64 bits. */
 struct line_entry {
-    uint64_t key;    /* line_addr | 1 (line addresses are aligned, so bit 0 is free); 0 = empty */
-    uint32_t copies; /* L1 instances holding the line now */
-    uint32_t unused; /* explicit padding */
-    uint64_t since;  /* step of the last change of copies (or of the kernel's start) */
-    uint64_t area;   /* sum over this kernel's steps of copies, while copies >= 1 */
-    uint64_t held;   /* steps of this kernel with copies >= 1 */
+    uint64_t key;     /* line_addr | 1 (line addresses are aligned, so bit 0 is free); 0 = empty */
+    uint64_t acc;     /* area this kernel = acc + copies * now (mod 2^64) */
+    uint64_t start;   /* step the line's stay began, or the kernel's start if later */
+    uint64_t holders; /* who holds it: HOLDER_LANES lanes of unit + 1 (0 = free lane), or
+                         a wide set: lane 3 WIDE, lane 2 copies, lanes 0-1 index in the pool */
 };
 
-/* A line no L1 holds any more that was held for some steps of this kernel. */
-struct departed {
-    uint64_t key; /* as line_entry; 0 = empty */
+/* Most lines are held by few L1s: up to four holders sit in the entry as
+ * 16-bit lanes. The fifth copy moves the line's holders to a bitset of
+ * num_l1s bits in a pool (one more host line for that line's events) until
+ * the line leaves its last L1. */
+#define HOLDER_LANES 4
+#define WIDE 0xffffu /* lane 3 of a line whose holders are a pool bitset */
+#define MAX_LANE_UNITS 0xfffeu /* unit + 1 must stay below WIDE; copies fit lane 2 */
+
+/* A stay of a line this kernel (or, after a merge, all its stays so far). */
+struct stay {
+    uint64_t key; /* as line_entry */
     uint64_t area, held;
 };
+
+/* Sum of per-line averages a(x) = area / held, each rounded to a double once,
+ * kept exactly as an integer count of 2^-52: a(x) >= 1 (a held line has at
+ * least one copy), so its ulp is at least 2^-52 and a(x) * 2^52 is an integer,
+ * below 2^84 since a(x) <= num_l1s < 2^32. The sum is therefore exact and
+ * independent of the order in which lines are added (the order of a hash
+ * table's slots must not leak into the figures); it is rounded once when
+ * reported. 2^128 leaves room for 2^44 lines. */
+__extension__ typedef unsigned __int128 exact_sum;
+#define EXACT_SCALE 4503599627370496.0 /* 2^52 */
+
+static void exact_add(exact_sum *sum, double avg)
+{
+    /* avg >= 1 is finite and normal: avg = (2^52 + fraction) * 2^(e - 52) with
+     * e >= 0 its unbiased exponent, so avg * 2^52 = (2^52 + fraction) << e. */
+    uint64_t bits;
+    memcpy(&bits, &avg, sizeof bits);
+    unsigned e = (unsigned)((bits >> 52) & 0x7ff) - 1023u;
+    uint64_t mant = (bits & ((1ull << 52) - 1)) | (1ull << 52);
+    *sum += (exact_sum)mant << e;
+}
+
+static double exact_value(exact_sum sum)
+{
+    return (double)sum / EXACT_SCALE; /* one rounding; dividing by 2^52 is exact */
+}
 
 /* Counters of one period (a kernel or the whole run). */
 struct period {
@@ -44,20 +100,23 @@ struct period {
     uint64_t area_replicated;      /* sum over steps of copies of lines with >= 2 copies */
     uint32_t max_copies;
     uint64_t lines_held;           /* lines resident for >= 1 step (per-line average) */
-    double line_avg_sum;           /* sum over those lines of their time-averaged copies */
+    exact_sum line_avg_sum;        /* sum over those lines of their time-averaged copies */
 };
 
-#define ENTRY_WORDS (sizeof(struct line_entry) / sizeof(uint64_t))
-
 struct replication {
-    uint32_t num_l1s, words;
-    uint64_t *table;    /* slot i: table[i*stride ..]: a line_entry, then `words` of bitset */
-    size_t stride;      /* words per slot */
+    uint32_t num_l1s, words; /* words: of a pool bitset */
+    struct line_entry *table;
     size_t cap, used;   /* cap is a power of two */
+
+    uint64_t *pool;        /* bitsets of lines with more than HOLDER_LANES holders */
+    uint32_t *pool_free;   /* indexes of free pool bitsets */
+    size_t pool_cap, pool_top, pool_free_n; /* bitsets allocated; first never used; free */
     unsigned shift;     /* 64 - log2(cap), for the multiplicative hash */
 
-    struct departed *gone; /* lines that left every L1 this kernel */
-    size_t gone_cap, gone_used;
+    struct stay *stays; /* stays of lines that left every L1 this kernel, in departure order */
+    size_t stays_cap, stays_used;
+    size_t merged_at;   /* stays_used after the last merge */
+    size_t merge_floor; /* no merge while the kernel runs below this many stays */
 
     /* Live totals, integrated lazily over the clock. */
     uint64_t now;              /* step up to which the areas are integrated */
@@ -77,17 +136,12 @@ static size_t slot_of(const struct replication *r, uint64_t key)
 
 static inline struct line_entry *entry_at(const struct replication *r, size_t slot)
 {
-    return (struct line_entry *)(r->table + slot * r->stride);
-}
-
-static inline uint64_t *bits_of(const struct replication *r, size_t slot)
-{
-    return r->table + slot * r->stride + ENTRY_WORDS;
+    return &r->table[slot];
 }
 
 static int table_alloc(struct replication *r, size_t cap)
 {
-    r->table = gcr_table_alloc(cap * r->stride * sizeof *r->table);
+    r->table = gcr_table_alloc(cap * sizeof *r->table);
     if (!r->table)
         return -1;
     r->cap = cap;
@@ -99,7 +153,7 @@ static int table_alloc(struct replication *r, size_t cap)
 /* Rebuilds the table at capacity cap. */
 static int table_rebuild(struct replication *r, size_t cap)
 {
-    uint64_t *old = r->table;
+    struct line_entry *old = r->table;
     size_t old_cap = r->cap;
     if (table_alloc(r, cap) != 0) {
         r->table = old;
@@ -109,17 +163,15 @@ static int table_rebuild(struct replication *r, size_t cap)
     }
     size_t mask = r->cap - 1;
     for (size_t i = 0; i < old_cap; i++) {
-        const uint64_t *from = old + i * r->stride;
-        uint64_t key = ((const struct line_entry *)from)->key;
-        if (!key)
+        if (!old[i].key)
             continue;
-        size_t j = slot_of(r, key);
-        while (entry_at(r, j)->key)
+        size_t j = slot_of(r, old[i].key);
+        while (r->table[j].key)
             j = (j + 1) & mask;
-        memcpy(r->table + j * r->stride, from, r->stride * sizeof *from);
+        r->table[j] = old[i];
         r->used++;
     }
-    gcr_table_free(old, old_cap * r->stride * sizeof *old);
+    gcr_table_free(old, old_cap * sizeof *old);
     return 0;
 }
 
@@ -138,7 +190,8 @@ static struct line_entry *table_find(struct replication *r, uint64_t key, size_t
     return NULL;
 }
 
-/* Finds or inserts; NULL only if the table cannot grow (the line is then not tracked). */
+/* Finds or inserts (no holders, its stay starting now); NULL only if the
+ * table cannot grow (the line is then not tracked). */
 static struct line_entry *table_get(struct replication *r, uint64_t key, size_t *slot)
 {
     struct line_entry *e = table_find(r, key, slot);
@@ -148,15 +201,12 @@ static struct line_entry *table_get(struct replication *r, uint64_t key, size_t 
     if ((r->used + 1) * 2 > r->cap && table_rebuild(r, r->cap * 2) != 0)
         return NULL;
     size_t mask = r->cap - 1, i = slot_of(r, key);
-    while (entry_at(r, i)->key)
+    while (r->table[i].key)
         i = (i + 1) & mask;
-    memset(r->table + i * r->stride, 0, r->stride * sizeof *r->table);
-    e = entry_at(r, i);
-    e->key = key;
-    e->since = r->now;
+    r->table[i] = (struct line_entry){.key = key, .start = r->now};
     r->used++;
     *slot = i;
-    return e;
+    return &r->table[i];
 }
 
 /* Removes slot i, shifting later members of its probe run back so that
@@ -164,55 +214,250 @@ static struct line_entry *table_get(struct replication *r, uint64_t key, size_t 
 static void table_remove(struct replication *r, size_t hole)
 {
     size_t mask = r->cap - 1;
-    for (size_t j = (hole + 1) & mask; entry_at(r, j)->key; j = (j + 1) & mask) {
-        size_t h = slot_of(r, entry_at(r, j)->key);
+    for (size_t j = (hole + 1) & mask; r->table[j].key; j = (j + 1) & mask) {
+        size_t h = slot_of(r, r->table[j].key);
         /* The entry at j may move to the hole only if its home is not in (hole, j]. */
         bool stays = hole <= j ? (h > hole && h <= j) : (h > hole || h <= j);
         if (!stays) {
-            memcpy(r->table + hole * r->stride, r->table + j * r->stride,
-                   r->stride * sizeof *r->table);
+            r->table[hole] = r->table[j];
             hole = j;
         }
     }
-    entry_at(r, hole)->key = 0;
+    r->table[hole].key = 0;
     r->used--;
 }
 
-static size_t gone_home(const struct replication *r, uint64_t key)
+/* ---- holders: lanes in the entry, or a pool bitset ---- */
+
+static inline unsigned lane(uint64_t holders, unsigned i)
 {
-    return (size_t)gcr_hash_fmix64(key) & (r->gone_cap - 1);
+    return (unsigned)(holders >> (16 * i)) & 0xffffu;
 }
 
-/* Adds a stay of a line (its area and held steps) to the departed lines. */
-static int gone_add(struct replication *r, uint64_t key, uint64_t area, uint64_t held)
+static inline bool is_wide(uint64_t holders)
 {
-    if ((r->gone_used + 1) * 10 > r->gone_cap * 7) {
-        size_t cap = r->gone_cap * 2;
-        struct departed *old = r->gone, *fresh = gcr_table_alloc(cap * sizeof *fresh);
-        if (!fresh)
-            return -1;
-        r->gone = fresh;
-        size_t old_cap = r->gone_cap;
-        r->gone_cap = cap;
-        for (size_t i = 0; i < old_cap; i++) {
-            if (!old[i].key)
-                continue;
-            size_t j = gone_home(r, old[i].key);
-            while (fresh[j].key)
-                j = (j + 1) & (cap - 1);
-            fresh[j] = old[i];
+    return lane(holders, 3) == WIDE;
+}
+
+static inline uint64_t *wide_bits(const struct replication *r, uint64_t holders)
+{
+    return r->pool + (size_t)(uint32_t)holders * r->words;
+}
+
+static uint32_t copies_of(uint64_t holders)
+{
+    if (is_wide(holders))
+        return lane(holders, 2);
+    uint32_t n = 0;
+    for (unsigned i = 0; i < HOLDER_LANES; i++)
+        n += lane(holders, i) != 0;
+    return n;
+}
+
+static bool holds(const struct replication *r, uint64_t holders, uint32_t unit)
+{
+    if (is_wide(holders))
+        return (wide_bits(r, holders)[unit >> 6] >> (unit & 63)) & 1u;
+    for (unsigned i = 0; i < HOLDER_LANES; i++)
+        if (lane(holders, i) == unit + 1)
+            return true;
+    return false;
+}
+
+/* A free pool bitset (zeroed), or UINT32_MAX if out of memory. */
+static uint32_t pool_take(struct replication *r)
+{
+    if (r->pool_free_n)
+        return r->pool_free[--r->pool_free_n];
+    if (r->pool_top == r->pool_cap) {
+        size_t cap = r->pool_cap ? r->pool_cap * 2 : 64;
+        if (cap > UINT32_MAX)
+            return UINT32_MAX;
+        uint64_t *pool = realloc(r->pool, cap * r->words * sizeof *pool);
+        if (!pool)
+            return UINT32_MAX;
+        r->pool = pool;
+        uint32_t *free_list = realloc(r->pool_free, cap * sizeof *free_list);
+        if (!free_list)
+            return UINT32_MAX;
+        r->pool_free = free_list;
+        r->pool_cap = cap;
+    }
+    memset(r->pool + r->pool_top * r->words, 0, r->words * sizeof *r->pool);
+    return (uint32_t)r->pool_top++;
+}
+
+/* Adds unit (not a holder yet) to e's holders; -1 if out of memory. */
+static int holder_add(struct replication *r, struct line_entry *e, uint32_t unit)
+{
+    uint64_t h = e->holders;
+    if (is_wide(h)) {
+        wide_bits(r, h)[unit >> 6] |= 1ull << (unit & 63);
+        e->holders = h + (1ull << 32); /* lane 2: copies + 1 */
+        return 0;
+    }
+    for (unsigned i = 0; i < HOLDER_LANES; i++)
+        if (!lane(h, i)) {
+            e->holders = h | (uint64_t)(unit + 1) << (16 * i);
+            return 0;
         }
-        gcr_table_free(old, old_cap * sizeof *old);
+    /* Lanes full: the holders move to a bitset. */
+    uint32_t at = pool_take(r);
+    if (at == UINT32_MAX)
+        return -1;
+    uint64_t *bits = r->pool + (size_t)at * r->words;
+    uint32_t copies = 0;
+    for (unsigned i = 0; i < HOLDER_LANES; i++) {
+        uint32_t u = lane(h, i) - 1u;
+        bits[u >> 6] |= 1ull << (u & 63);
+        copies++;
     }
-    size_t i = gone_home(r, key);
-    while (r->gone[i].key && r->gone[i].key != key)
-        i = (i + 1) & (r->gone_cap - 1);
-    if (!r->gone[i].key) {
-        r->gone[i].key = key;
-        r->gone_used++;
+    bits[unit >> 6] |= 1ull << (unit & 63);
+    e->holders = (uint64_t)WIDE << 48 | (uint64_t)(copies + 1) << 32 | at;
+    return 0;
+}
+
+/* Removes unit (a holder) from e's holders. A wide set stays wide until the
+ * line leaves its last L1 (holder_release). */
+static void holder_remove(struct replication *r, struct line_entry *e, uint32_t unit)
+{
+    uint64_t h = e->holders;
+    if (is_wide(h)) {
+        wide_bits(r, h)[unit >> 6] &= ~(1ull << (unit & 63));
+        e->holders = h - (1ull << 32);
+        return;
     }
-    r->gone[i].area += area;
-    r->gone[i].held += held;
+    for (unsigned i = 0; i < HOLDER_LANES; i++)
+        if (lane(h, i) == unit + 1) {
+            e->holders = h & ~(0xffffull << (16 * i));
+            return;
+        }
+}
+
+/* The line left its last L1: its pool bitset, if any, is free again. */
+static void holder_release(struct replication *r, struct line_entry *e)
+{
+    if (is_wide(e->holders))
+        r->pool_free[r->pool_free_n++] = (uint32_t)e->holders;
+    e->holders = 0;
+}
+
+/* Merges the stays of each line in the log into one record (area and held
+ * summed). The log is first scattered by the top bits of a hash into
+ * partitions of about STAY_PART stays in a second buffer (one sequential read,
+ * n / STAY_PART independent sequential write streams: no load waits on another
+ * as in an in-place permutation), then each partition is merged in a table of
+ * about twice its size (768 KB, within a host's L2 cache) and its lines are
+ * written back to the log, sequentially. The result does not depend on the
+ * order of the stays' arrival other than through that fixed procedure. */
+#define STAY_PART 16384
+static inline size_t stay_part(uint64_t key, unsigned bits)
+{
+    return bits ? (size_t)(gcr_hash_fmix64(key) >> (64 - bits)) : 0;
+}
+
+static int stays_merge(struct replication *r)
+{
+    size_t n = r->stays_used;
+    r->merged_at = n;
+    if (n < 2)
+        return 0;
+    unsigned bits = 0;
+    while ((n >> bits) > STAY_PART && bits < 16)
+        bits++;
+    size_t parts = (size_t)1 << bits;
+    size_t *start = calloc(parts + 1, sizeof *start);
+    struct stay *scattered = malloc(n * sizeof *scattered);
+    if (!start || !scattered) {
+        free(start);
+        free(scattered);
+        return -1;
+    }
+    const struct stay *log = r->stays;
+    for (size_t i = 0; i < n; i++)
+        start[stay_part(log[i].key, bits) + 1]++;
+    size_t largest = 0;
+    for (size_t p = 0; p < parts; p++) {
+        if (start[p + 1] > largest)
+            largest = start[p + 1];
+        start[p + 1] += start[p];
+    }
+    /* Scatter, advancing start[p] to the end of partition p ... */
+    for (size_t i = 0; i < n; i++)
+        scattered[start[stay_part(log[i].key, bits)]++] = log[i];
+    /* ... so that partition p is now [start[p - 1], start[p]) (start[-1] = 0). */
+    size_t cap = 16;
+    while (cap < 2 * largest)
+        cap *= 2;
+    struct stay *merge = calloc(cap, sizeof *merge);
+    size_t *taken = malloc(largest * sizeof *taken); /* slots the partition used */
+    if (!merge || !taken) {
+        free(merge);
+        free(taken);
+        free(scattered);
+        free(start);
+        return -1;
+    }
+    /* Slots by the hash's low bits (the partition used the top ones). */
+    size_t out = 0, mask = cap - 1;
+    for (size_t p = 0, from = 0; p < parts; from = start[p], p++) {
+        size_t used = 0;
+        for (size_t i = from; i < start[p]; i++) {
+            const struct stay *st = &scattered[i];
+            size_t j = (size_t)gcr_hash_fmix64(st->key) & mask;
+            while (merge[j].key && merge[j].key != st->key)
+                j = (j + 1) & mask;
+            if (!merge[j].key) {
+                merge[j].key = st->key;
+                taken[used++] = j;
+            }
+            merge[j].area += st->area;
+            merge[j].held += st->held;
+        }
+        /* In order of first appearance in the partition; the table is left empty. */
+        for (size_t k = 0; k < used; k++) {
+            r->stays[out++] = merge[taken[k]];
+            merge[taken[k]] = (struct stay){0};
+        }
+    }
+    free(taken);
+    free(merge);
+    free(scattered);
+    free(start);
+    r->stays_used = out;
+    r->merged_at = out;
+    return 0;
+}
+
+/* Appends a stay of a line (its area and held steps this kernel) to the log.
+ * A full log of at least merge_floor stays is merged first if it has doubled
+ * since the last merge, and grows if it is still more than half full. Below
+ * the floor (at first eight times the lines the L1s hold, so most kernels
+ * never merge before their end) the log just grows. A log that repeats lines
+ * shrinks; one of mostly distinct lines hardly does, so the floor then rises
+ * to four times what is left, and a kernel that streams through distinct
+ * lines merges O(1) times (the log then stays within about four times the
+ * kernel's departed lines). */
+static int stay_add(struct replication *r, uint64_t key, uint64_t area, uint64_t held)
+{
+    if (r->stays_used == r->stays_cap) {
+        size_t before = r->stays_used;
+        if (before >= r->merge_floor && before >= 2 * r->merged_at) {
+            if (stays_merge(r) != 0)
+                return -1;
+            if (r->stays_used * 2 > before && r->merge_floor < 4 * r->stays_used)
+                r->merge_floor = 4 * r->stays_used;
+        }
+        if (r->stays_used * 2 > r->stays_cap) {
+            size_t cap = r->stays_cap * 2;
+            struct stay *bigger = realloc(r->stays, cap * sizeof *bigger);
+            if (!bigger)
+                return -1;
+            r->stays = bigger;
+            r->stays_cap = cap;
+        }
+    }
+    r->stays[r->stays_used++] = (struct stay){key, area, held};
     return 0;
 }
 
@@ -232,45 +477,48 @@ static void advance(struct replication *r, uint64_t step)
     r->now = step;
 }
 
-/* Closes the line's interval [since, now) at its current number of copies. */
-static void line_settle(struct replication *r, struct line_entry *e)
+/* Moves a line from `before` to `after` copies (one more or one fewer) at
+ * step now: keeps acc + copies * now, the area so far, unchanged (see
+ * line_entry), and the live totals. */
+static void line_change(struct replication *r, struct line_entry *e, uint32_t before,
+                        uint32_t after)
 {
-    if (e->copies && r->in_kernel && r->now > e->since) {
-        e->area += (uint64_t)e->copies * (r->now - e->since);
-        e->held += r->now - e->since;
-    }
-    e->since = r->now;
-}
-
-/* Changes a line's number of copies by delta (+1 or -1), keeping the live totals. */
-static void line_change(struct replication *r, struct line_entry *e, int delta)
-{
-    line_settle(r, e);
-    uint32_t before = e->copies, after = delta > 0 ? before + 1 : before - 1;
+    if (after > before)
+        e->acc -= r->now;
+    else
+        e->acc += r->now;
     r->resident_copies = r->resident_copies + after - before;
     r->resident_lines = r->resident_lines + (after >= 1) - (before >= 1);
     r->replicated_copies = r->replicated_copies + (after >= 2 ? after : 0) -
                            (before >= 2 ? before : 0);
-    e->copies = after;
     if (after > r->kernel.max_copies)
         r->kernel.max_copies = after;
     if (after > r->total.max_copies)
         r->total.max_copies = after;
 }
 
-/* The line in slot left its last L1: its stay so far joins the departed lines
- * (if it lasted any time this kernel) and the slot is freed. */
+/* The line in slot left its last L1 (no copies: its area is acc): its stay
+ * joins the log of stays if it lasted any time this kernel, and the slot is
+ * freed. */
 static void line_depart(struct replication *r, size_t slot)
 {
     struct line_entry *e = entry_at(r, slot);
-    if (e->held && gone_add(r, e->key, e->area, e->held) != 0)
+    uint64_t held = r->now - e->start;
+    if (held && stay_add(r, e->key, e->acc, held) != 0)
         r->oom = true;
+    holder_release(r, e);
     table_remove(r, slot);
 }
 
-static bool bit_test(const uint64_t *b, uint32_t unit)
+/* unit stops holding the line in slot (it did). */
+static void line_leave(struct replication *r, size_t slot, uint32_t unit)
 {
-    return (b[unit >> 6] >> (unit & 63)) & 1u;
+    struct line_entry *e = entry_at(r, slot);
+    uint32_t copies = copies_of(e->holders);
+    holder_remove(r, e, unit);
+    line_change(r, e, copies, copies - 1);
+    if (copies == 1)
+        line_depart(r, slot);
 }
 
 static void on_access(struct replication *r, const struct gcr_event *ev)
@@ -282,10 +530,10 @@ static void on_access(struct replication *r, const struct gcr_event *ev)
     uint64_t key = ev->line_addr | 1u;
     size_t slot = 0;
     struct line_entry *e = table_find(r, key, &slot);
-    bool here = e && bit_test(bits_of(r, slot), unit);
+    bool here = e && holds(r, e->holders, unit);
     if (a->outcome != GCR_HIT) {
         /* Held elsewhere: copies other than a (stale or sector-missing) copy in this L1. */
-        uint32_t others = e ? e->copies - (here ? 1u : 0u) : 0u;
+        uint32_t others = e ? copies_of(e->holders) - (here ? 1u : 0u) : 0u;
         int w = ev->is_write ? 1 : 0;
         r->kernel.misses[w]++;
         r->total.misses[w]++;
@@ -297,20 +545,22 @@ static void on_access(struct replication *r, const struct gcr_event *ev)
     /* A line miss means this L1 does not hold the line, whatever we believed
      * (an organisation may drop lines without events, e.g. when resized). */
     if (a->outcome == GCR_MISS_LINE && here) {
-        bits_of(r, slot)[unit >> 6] &= ~(1ull << (unit & 63));
-        line_change(r, e, -1);
-        if (!e->copies) {
-            line_depart(r, slot);
-            e = NULL;
-        }
+        bool last = copies_of(e->holders) == 1;
+        line_leave(r, slot, unit);
+        if (last)
+            e = NULL; /* it left the table */
         here = false;
     }
-    bool holds = a->allocated || a->outcome != GCR_MISS_LINE;
-    if (holds && !here) {
+    bool installs = a->allocated || a->outcome != GCR_MISS_LINE;
+    if (installs && !here) {
         if (!e && !(e = table_get(r, key, &slot)))
             return;
-        bits_of(r, slot)[unit >> 6] |= 1ull << (unit & 63);
-        line_change(r, e, +1);
+        uint32_t copies = copies_of(e->holders);
+        if (holder_add(r, e, unit) != 0) {
+            r->oom = true;
+            return;
+        }
+        line_change(r, e, copies, copies + 1);
     }
 }
 
@@ -321,12 +571,8 @@ static void on_evict(struct replication *r, const struct gcr_event *ev)
         return;
     size_t slot = 0;
     struct line_entry *e = table_find(r, ev->access->victim_line | 1u, &slot);
-    if (!e || !bit_test(bits_of(r, slot), unit))
-        return;
-    bits_of(r, slot)[unit >> 6] &= ~(1ull << (unit & 63));
-    line_change(r, e, -1);
-    if (!e->copies)
-        line_depart(r, slot);
+    if (e && holds(r, e->holders, unit))
+        line_leave(r, slot, unit);
 }
 
 static void on_event(void *self, const struct gcr_event *ev)
@@ -334,16 +580,21 @@ static void on_event(void *self, const struct gcr_event *ev)
     struct replication *r = self;
     switch (ev->kind) {
     case GCR_EV_KERNEL_BEGIN:
-        /* Lines kept from the previous kernel start their intervals now. */
+        /* Lines kept from the previous kernel start their stays now: area
+         * and held 0 at this step. */
         r->in_kernel = true;
         r->now = ev->step;
         memset(&r->kernel, 0, sizeof r->kernel);
-        for (size_t i = 0; i < r->cap; i++)
-            if (entry_at(r, i)->key) {
-                entry_at(r, i)->since = ev->step;
-                if (entry_at(r, i)->copies > r->kernel.max_copies)
-                    r->kernel.max_copies = entry_at(r, i)->copies;
-            }
+        for (size_t i = 0; i < r->cap; i++) {
+            struct line_entry *e = entry_at(r, i);
+            if (!e->key)
+                continue;
+            uint32_t copies = copies_of(e->holders);
+            e->start = ev->step;
+            e->acc = 0 - (uint64_t)copies * ev->step;
+            if (copies > r->kernel.max_copies)
+                r->kernel.max_copies = copies;
+        }
         break;
     case GCR_EV_KERNEL_END:
         advance(r, ev->step);
@@ -377,8 +628,9 @@ static int report_period(const struct period *p, json_t *s, struct gcr_err *err)
 {
     const uint64_t *m = p->misses, *rm = p->replicated_misses;
     json_t *copies = ratio(p->area_copies, p->area_lines);
-    json_t *per_line = p->lines_held ? json_real(p->line_avg_sum / (double)p->lines_held)
-                                     : json_null();
+    json_t *per_line = p->lines_held
+                           ? json_real(exact_value(p->line_avg_sum) / (double)p->lines_held)
+                           : json_null();
     int rc = 0;
     rc |= json_object_set_new(s, "misses", split(m[0], m[1]));
     rc |= json_object_set_new(s, "replicated_misses", split(rm[0], rm[1]));
@@ -412,45 +664,33 @@ static int report_kernel(void *self, json_t *section, struct gcr_err *err)
 {
     struct replication *r = self;
     /* Close every live line's interval at the kernel's end; with the departed
-     * lines' stays, every line held this kernel is in the departed table. */
+     * lines' stays, every stay of this kernel is then in the log. */
     for (size_t i = 0; i < r->cap; i++) {
         struct line_entry *e = entry_at(r, i);
         if (!e->key)
             continue;
-        line_settle(r, e);
-        if (e->held && gone_add(r, e->key, e->area, e->held) != 0)
+        uint64_t copies = copies_of(e->holders), held = r->now - e->start;
+        if (held && stay_add(r, e->key, e->acc + copies * r->now, held) != 0)
             r->oom = true;
-        e->area = 0;
-        e->held = 0;
+        /* Area and held 0 from here (the clock stands still until the next kernel). */
+        e->acc = 0 - copies * r->now;
+        e->start = r->now;
     }
-    if (r->oom)
+    if (r->oom || stays_merge(r) != 0)
         return gcr_fail(err, GCR_E_NOMEM, "analysis replication: out of memory");
-    for (size_t i = 0; i < r->gone_cap; i++) {
-        const struct departed *g = &r->gone[i];
-        if (!g->key)
-            continue;
-        double avg = (double)g->area / (double)g->held;
-        r->kernel.lines_held++;
-        r->kernel.line_avg_sum += avg;
-        r->total.lines_held++;
-        r->total.line_avg_sum += avg;
+    /* One record per line held this kernel. */
+    for (size_t i = 0; i < r->stays_used; i++) {
+        double avg = (double)r->stays[i].area / (double)r->stays[i].held;
+        exact_add(&r->kernel.line_avg_sum, avg);
     }
+    r->kernel.lines_held = r->stays_used;
+    r->total.lines_held += r->stays_used;
+    r->total.line_avg_sum += r->kernel.line_avg_sum;
     r->in_kernel = false;
-    if (report_period(&r->kernel, section, err) != 0)
-        return -1;
-    /* Departed lines matter only within their kernel. A table far larger than
-     * this kernel needed is replaced by a small one. */
-    if (r->gone_cap > 1024 && r->gone_used * 8 < r->gone_cap) {
-        gcr_table_free(r->gone, r->gone_cap * sizeof *r->gone);
-        r->gone_cap = 1024;
-        r->gone = gcr_table_alloc(r->gone_cap * sizeof *r->gone);
-        if (!r->gone)
-            return gcr_fail(err, GCR_E_NOMEM, "out of memory");
-    } else {
-        memset(r->gone, 0, r->gone_cap * sizeof *r->gone);
-    }
-    r->gone_used = 0;
-    return 0;
+    /* Stays matter only within their kernel. */
+    r->stays_used = 0;
+    r->merged_at = 0;
+    return report_period(&r->kernel, section, err);
 }
 
 static int report_total(void *self, json_t *section, struct gcr_err *err)
@@ -464,8 +704,10 @@ static void destroy(void *self)
     struct replication *r = self;
     if (!r)
         return;
-    gcr_table_free(r->table, r->cap * r->stride * sizeof *r->table);
-    gcr_table_free(r->gone, r->gone_cap * sizeof *r->gone);
+    gcr_table_free(r->table, r->cap * sizeof *r->table);
+    free(r->stays);
+    free(r->pool);
+    free(r->pool_free);
     free(r);
 }
 
@@ -477,6 +719,12 @@ static int create(void **self, const json_t *options, const struct gcr_sim_info 
         return gcr_fail(err, GCR_E_CONFIG, "%s: $.analyses.replication.%s: unknown key "
                         "(replication has no options)", info->config->origin, key);
     }
+    /* Units are kept in 16-bit lanes as unit + 1, which must stay below WIDE
+     * (the config allows far fewer SMs, hence L1s, than that). */
+    if (info->num_l1s > MAX_LANE_UNITS)
+        return gcr_fail(err, GCR_E_CONFIG, "%s: $.analyses.replication: at most %u L1 "
+                        "instances (the organisation has %u)", info->config->origin,
+                        MAX_LANE_UNITS, info->num_l1s);
     struct replication *r = calloc(1, sizeof *r);
     if (!r)
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
@@ -484,20 +732,17 @@ static int create(void **self, const json_t *options, const struct gcr_sim_info 
     r->words = (info->num_l1s + 63) / 64;
     if (r->words == 0)
         r->words = 1;
-    /* Slots of 8 words or fewer are padded to 8: one host cache line each. */
-    r->stride = ENTRY_WORDS + r->words;
-    if (r->stride < 8)
-        r->stride = 8;
     /* Live lines are bounded by the L1s' capacity: start at twice it. */
     const struct gcr_config *cfg = info->config;
     uint64_t l1_lines = (uint64_t)info->num_l1s * cfg->l1.sets * cfg->l1.ways;
     size_t cap = 1024;
     while (cap < 2 * l1_lines && cap < ((size_t)1 << 30))
         cap *= 2;
-    r->gone_cap = 1024;
-    r->gone = gcr_table_alloc(r->gone_cap * sizeof *r->gone);
-    if (!r->gone || table_alloc(r, cap) != 0) {
-        gcr_table_free(r->gone, r->gone_cap * sizeof *r->gone);
+    r->merge_floor = 8 * l1_lines > 65536 ? (size_t)(8 * l1_lines) : 65536;
+    r->stays_cap = 4096;
+    r->stays = malloc(r->stays_cap * sizeof *r->stays);
+    if (!r->stays || table_alloc(r, cap) != 0) {
+        free(r->stays);
         free(r);
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     }

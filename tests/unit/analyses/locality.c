@@ -130,26 +130,44 @@ static void follows_evictions(void)
  * (evictions delete from the middle of probe runs). SM 1 reads each line
  * right after SM 0 brought it into SM 0's L1 and the L2, so each of SM 1's
  * misses is servable and each of its L2 hits inter-core. */
-static void churn(void)
+static void churn_with(uint64_t high, uint32_t cluster_size)
 {
     struct tb t;
     tb_open(&t, "locality-churn");
     tb_kernel(&t, 1, 2, 32, 0, 0);
     for (uint32_t c = 0; c < 2; c++)
         for (uint32_t i = 0; i < 20000; i++)
-            tb_load(&t, c, 0, A + (uint64_t)(i * 7919u % 50000u) * 128);
+            tb_load(&t, c, 0, (i % 2 ? high : A) + (uint64_t)(i * 7919u % 50000u) * 128);
     tb_end(&t, 1);
     tb_close(&t);
-    json_t *r = must_replay("{\"gpu\": {\"sms\": 2}, \"l1d\": {\"sets\": 4, \"ways\": 4}, "
-                            "\"l2\": {\"slices\": 2, \"sets\": 4, \"ways\": 4}, "
-                            "\"analyses\": {\"locality\": {\"cluster_size\": 2}}}",
-                            t.path);
+    char cfg[512];
+    snprintf(cfg, sizeof cfg,
+             "{\"gpu\": {\"sms\": 2}, \"l1d\": {\"sets\": 4, \"ways\": 4}, "
+             "\"l2\": {\"slices\": 2, \"sets\": 4, \"ways\": 4}, "
+             "\"analyses\": {\"locality\": {\"cluster_size\": %u}}}",
+             cluster_size);
+    json_t *r = must_replay(cfg, t.path);
     CHECK_EQ_U(jget(r, P "l1_remote.read_misses"), 40000);
     CHECK_EQ_U(jget(r, P "l2_hits.read_hits"), 20000);
     CHECK_EQ_U(jget(r, P "l1_remote.servable_in_cluster"), 20000);
     CHECK_EQ_U(jget(r, P "l2_hits.inter_core_hits"), 20000);
     json_decref(r);
     unlink(t.path);
+}
+
+/* 20000 distinct lines through small L1s and L2: entries come and go
+ * (evictions delete from the middle of probe runs). SM 1 reads each line
+ * right after SM 0 brought it into SM 0's L1 and the L2, so each of SM 1's
+ * misses is servable and each of its L2 hits inter-core. */
+static void churn(void)
+{
+    churn_with(A, 2);
+    /* The same map in two-word slots: from the start (a cluster wider than a
+     * one-word slot leaves room for), or from the first line whose number
+     * does not fit beside the L2's 13 value bits (every other line is at
+     * 2^60 and up), the table then turning wide in the middle of the run. */
+    churn_with(A, 40);
+    churn_with(1ull << 60, 2);
 }
 
 static void bad_options(void)

@@ -224,6 +224,61 @@ static void line_returns(void)
     unlink(t.path);
 }
 
+/* Lines that leave and return many times in one kernel: more stays (75000)
+ * than the log takes before it starts merging (65536 for these tiny L1s), so
+ * stays are merged by line while the kernel runs. Two SMs with one-line L1s read lines 0..L-1 in lockstep, R
+ * times over: every stay has 2 copies, each line is one line however often
+ * it returned. */
+static void many_returns(void)
+{
+    enum { L = 3000, R = 25 };
+    struct tb t;
+    tb_open(&t, "repl-many-returns");
+    tb_kernel(&t, 1, 2, 32, 0, 0);
+    for (uint32_t c = 0; c < 2; c++)
+        for (uint32_t i = 0; i < L * R; i++)
+            tb_load(&t, c, 0, A + (i % L) * 128);
+    tb_end(&t, 1);
+    tb_close(&t);
+    json_t *r = run(2, "\"sets\": 1, \"ways\": 1", t.path);
+    CHECK_EQ_U(jget(r, P "misses.reads"), 2 * L * R);
+    CHECK_EQ_U(jget(r, P "lines_resident"), L);
+    CHECK_REAL(r, P "copies_per_line", 2.0);
+    CHECK_REAL(r, P "copies_per_resident_line", 2.0);
+    CHECK_EQ_U(jget(r, T "lines_resident"), L);
+    json_decref(r);
+    unlink(t.path);
+}
+
+/* More holders than an entry keeps inline (4): six SMs with one-line L1s,
+ * each CTA c loading X, Y_c, X, Z_c in lockstep. X has 6 copies for one step,
+ * leaves every L1, comes back with 6 copies for one step (its holders move to
+ * a bitset twice, the second time reusing the first one's) and leaves again:
+ * a(X) = 6, a(Y_c) = a(Z_c) = 1, 13 lines; each round of X has 5 misses that
+ * find a copy. */
+static void wide_holders(void)
+{
+    struct tb t;
+    tb_open(&t, "repl-wide");
+    tb_kernel(&t, 1, 6, 32, 0, 0);
+    for (uint32_t c = 0; c < 6; c++) {
+        tb_load(&t, c, 0, A);
+        tb_load(&t, c, 0, A + (1 + c) * 128);
+        tb_load(&t, c, 0, A);
+        tb_load(&t, c, 0, A + (7 + c) * 128);
+    }
+    tb_end(&t, 1);
+    tb_close(&t);
+    json_t *r = run(6, "\"sets\": 1, \"ways\": 1", t.path);
+    CHECK_EQ_U(jget(r, P "misses.reads"), 24);
+    CHECK_EQ_U(jget(r, P "replicated_misses.reads"), 10);
+    CHECK_EQ_U(jget(r, P "lines_resident"), 13);
+    CHECK_REAL(r, P "copies_per_line", 18.0 / 13);
+    CHECK_EQ_U(jget(r, P "max_copies"), 6);
+    json_decref(r);
+    unlink(t.path);
+}
+
 static void bad_options(void)
 {
     struct tb t;
@@ -239,7 +294,7 @@ int main(void)
     (void)tb_nonmem; /* replay_util.h helpers this test does not use */
     (void)tb_load;
     shared_array(4);
-    shared_array(100); /* more than 64 L1s: a bitset of two words per line */
+    shared_array(100); /* more than 4 copies: a pool bitset of two words per line */
     shared_array(1);
     disjoint();
     evictions();
@@ -247,6 +302,8 @@ int main(void)
     two_kernels();
     averages();
     line_returns();
+    many_returns();
+    wide_holders();
     bad_options();
     CHECK_DONE();
 }
