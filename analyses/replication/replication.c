@@ -105,6 +105,7 @@ struct period {
 
 struct replication {
     uint32_t num_l1s, words; /* words: of a pool bitset */
+    bool skip_hits;          /* gcr_sim_info.l1_whole_line_evictions */
     struct line_entry *table;
     size_t cap, used;   /* cap is a power of two */
 
@@ -527,6 +528,11 @@ static void on_access(struct replication *r, const struct gcr_event *ev)
     uint32_t unit = ev->unit;
     if (unit >= r->num_l1s)
         return;
+    /* A hit finds the line where the events installed it (the organisation
+     * says so): it is no miss and installs nothing, so the table, a cold host
+     * line per probe, is left alone. */
+    if (a->outcome == GCR_HIT && r->skip_hits)
+        return;
     uint64_t key = ev->line_addr | 1u;
     size_t slot = 0;
     struct line_entry *e = table_find(r, key, &slot);
@@ -729,6 +735,7 @@ static int create(void **self, const json_t *options, const struct gcr_sim_info 
     if (!r)
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     r->num_l1s = info->num_l1s;
+    r->skip_hits = info->l1_whole_line_evictions;
     r->words = (info->num_l1s + 63) / 64;
     if (r->words == 0)
         r->words = 1;

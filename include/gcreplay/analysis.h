@@ -78,6 +78,11 @@ struct gcr_sim_info {
     const struct gcr_config *config;
     uint32_t num_sms;
     uint32_t num_l1s;       /* L1 instances of the organisation (== num_sms for private) */
+    /* True when every line that leaves an L1 instance is published as a
+     * GCR_EV_L1_EVICT of the whole line, so an L1 hit always finds the line
+     * where the events last installed it and changes no observer's view of
+     * residency. False for organisations that evict parts of lines (tsc, dsc). */
+    bool l1_whole_line_evictions;
     uint32_t num_l2_slices;
     uint32_t line_bytes;
     uint32_t sector_bytes;

@@ -22,6 +22,34 @@ static inline bool gcr_bus_wants(const struct gcr_bus *bus, enum gcr_event_kind 
     return (bus->mask & (unsigned)kind) != 0;
 }
 
+/* An instruction or cache event (GCR_EV_INSN, an L1 or L2 access or
+ * eviction), every field assigned one by one: such events go out at every
+ * access, and an initialiser list would zero-fill the whole ~100-byte
+ * structure first. step and kernel are gcr_bus_emit's to fill; the TRANSFER
+ * and KERNEL_END fields are zero. */
+static inline void gcr_event_fill(struct gcr_event *ev, enum gcr_event_kind kind, uint32_t unit,
+                                   uint32_t sm, uint32_t cta, uint32_t warp,
+                                   const struct gcr_warp_insn *insn, uint64_t line,
+                                   uint32_t sectors, bool is_write, const struct gcr_access *a)
+{
+    ev->kind = kind;
+    ev->step = 0;
+    ev->kernel = NULL;
+    ev->insn = insn;
+    ev->sm = sm;
+    ev->cta = cta;
+    ev->warp = warp;
+    ev->unit = unit;
+    ev->line_addr = line;
+    ev->sector_mask = sectors;
+    ev->is_write = is_write;
+    ev->access = a;
+    ev->kernel_warp_insns = 0;
+    ev->net = GCR_NET_L2;
+    ev->from = ev->to = ev->bytes = 0;
+    ev->downstream = false;
+}
+
 /* Fills step and kernel, then calls every subscriber of ev->kind. */
 void gcr_bus_emit(struct gcr_bus *bus, struct gcr_event *ev);
 

@@ -254,9 +254,8 @@ static void emit_access(struct gcr_chips *x, enum gcr_event_kind kind, uint32_t 
                         uint64_t line, uint32_t sectors, bool is_write,
                         const struct gcr_warp_insn *insn, const struct gcr_access *a)
 {
-    struct gcr_event ev = {.kind = kind, .sm = sm, .unit = slice, .line_addr = line,
-                           .sector_mask = sectors, .is_write = is_write, .insn = insn,
-                           .access = a};
+    struct gcr_event ev;
+    gcr_event_fill(&ev, kind, slice, sm, 0, 0, insn, line, sectors, is_write, a);
     gcr_bus_emit(x->m->bus, &ev);
 }
 

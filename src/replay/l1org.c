@@ -12,14 +12,12 @@ void gcr_l1org_emit(struct gcr_bus *bus, enum gcr_event_kind kind, uint32_t unit
                     const struct gcr_req *req, uint64_t line, uint32_t sectors, bool is_write,
                     const struct gcr_access *a)
 {
-    struct gcr_event ev = {.kind = kind, .unit = unit, .line_addr = line, .sector_mask = sectors,
-                           .is_write = is_write, .access = a, .sm = UINT32_MAX};
-    if (req) {
-        ev.sm = req->sm;
-        ev.cta = req->cta;
-        ev.warp = req->warp;
-        ev.insn = req->insn;
-    }
+    struct gcr_event ev;
+    if (req)
+        gcr_event_fill(&ev, kind, unit, req->sm, req->cta, req->warp, req->insn, line, sectors,
+                        is_write, a);
+    else
+        gcr_event_fill(&ev, kind, unit, UINT32_MAX, 0, 0, NULL, line, sectors, is_write, a);
     gcr_bus_emit(bus, &ev);
 }
 

@@ -34,6 +34,9 @@ struct gcr_l1org_ctx {
 struct gcr_l1org_ops {
     const char *name; /* same as its folder and symbol gcr_l1org_<name> */
     const char *summary;
+    /* Every line leaving an L1 instance is published as an eviction of the
+     * whole line (gcr_sim_info.l1_whole_line_evictions). */
+    bool whole_line_evictions;
     /* options: the l1d.<name> object of the config, or NULL. */
     int (*create)(void **self, const struct gcr_l1org_ctx *ctx, const json_t *options,
                   struct gcr_err *err);

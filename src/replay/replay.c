@@ -191,6 +191,7 @@ int gcr_replay_create(struct gcr_replay **out, const struct gcr_config *cfg, str
     }
     rp->info = (struct gcr_sim_info){.config = cfg, .num_sms = S, .num_l1s = S,
                                      .num_l2_slices = cfg->l2_slices,
+                                     .l1_whole_line_evictions = org->whole_line_evictions,
                                      .line_bytes = cfg->line_bytes,
                                      .sector_bytes = cfg->sector_bytes};
     struct gcr_l1org_ctx ctx = {.config = cfg, .info = &rp->info, .mem = &rp->mem,
@@ -561,8 +562,8 @@ static inline __attribute__((always_inline)) void execute(struct gcr_replay *rp,
         gcr_lane_shape_expand(shape, in);
         in->strided = shape->strided; /* the hint, for observers' fast paths */
         in->stride = shape->stride;
-        struct gcr_event ev = {.kind = GCR_EV_INSN, .insn = in, .sm = s, .cta = in->cta,
-                               .warp = in->warp};
+        struct gcr_event ev;
+        gcr_event_fill(&ev, GCR_EV_INSN, 0, s, in->cta, in->warp, in, 0, 0, false, NULL);
         gcr_bus_emit(&rp->bus, &ev);
     }
     if (in->space != GCR_SPACE_GLOBAL && in->space != GCR_SPACE_LOCAL)
@@ -677,8 +678,10 @@ static void prefetch_ahead(struct gcr_replay *rp, uint32_t s, bool lrr)
 {
     uint32_t S = rp->cfg->num_sms;
     const struct warp *w;
-    if (s + PREFETCH_WARP < S && (w = guess_next(&rp->sms[s + PREFETCH_WARP], lrr)))
-        __builtin_prefetch(w);
+    if (s + PREFETCH_WARP < S && (w = guess_next(&rp->sms[s + PREFETCH_WARP], lrr))) {
+        __builtin_prefetch(w); /* a warp record may straddle two host lines */
+        __builtin_prefetch((const char *)(w + 1) - 1);
+    }
     if (s + PREFETCH_HEAD < S && (w = guess_next(&rp->sms[s + PREFETCH_HEAD], lrr))) {
         /* A strided instruction's item (the common one) may straddle two host lines. */
         __builtin_prefetch(w->q.buf + w->q.pos);

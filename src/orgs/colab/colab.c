@@ -491,6 +491,7 @@ static int colab_report(void *self, json_t *section, struct gcr_err *err)
 const struct gcr_l1org_ops gcr_l1org_colab = {
     .name = "colab",
     .summary = "private L1s; a per-cluster ownership table redirects misses to a peer L1",
+    .whole_line_evictions = true,
     .create = colab_create,
     .access = colab_access,
     .prefetch = colab_prefetch,

@@ -629,6 +629,7 @@ const struct gcr_l1org_ops gcr_l1org_dcl1 = {
     .name = "dcl1",
     .summary = "DC-L1: L1s as Y nodes beside the NoC, private (PrY), shared (ShY) or "
                "shared in Z clusters (ShY+CZ)",
+    .whole_line_evictions = true,
     .create = dcl1_create,
     .access = dcl1_access,
     .kernel_begin = dcl1_kernel_begin,

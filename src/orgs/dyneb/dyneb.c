@@ -359,6 +359,7 @@ const struct gcr_l1org_ops gcr_l1org_dyneb = {
     .name = "dyneb",
     .summary = "per-SM choice between private and shared L1 by set sampling and effective "
                "bandwidth (DynEB)",
+    .whole_line_evictions = true,
     .create = dyneb_create,
     .access = dyneb_access,
     .kernel_begin = dyneb_kernel_begin,

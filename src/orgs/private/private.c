@@ -84,6 +84,7 @@ static void private_collect_stats(void *self, struct gcr_cache_stats *per_sm)
 const struct gcr_l1org_ops gcr_l1org_private = {
     .name = "private",
     .summary = "one L1 per SM (the baseline GPU)",
+    .whole_line_evictions = true,
     .create = private_create,
     .access = private_access,
     .prefetch = private_prefetch,

@@ -92,6 +92,7 @@ static int shared_report(void *self, json_t *section, struct gcr_err *err)
 const struct gcr_l1org_ops gcr_l1org_shared = {
     .name = "shared",
     .summary = "one home L1 per line chosen by address bits; remote accesses are not cached",
+    .whole_line_evictions = true,
     .create = shared_create,
     .access = shared_access,
     .prefetch = shared_prefetch,
