@@ -10,9 +10,9 @@
  * - A line slot is 16 bytes (4 per host line): the key and one word saying
  *   everything about the common line, touched by one SM of one chip on one
  *   contiguous byte range (lo..hi). A line touched by a second SM or chip, or
- *   on bytes that are not one range, gets an extended record (struct-less,
- *   EXT_* words in `exts`: chips, the union and the first chip's bytes, the
- *   set of SMs; 64 bytes for 128-byte lines and 80 SMs). Bytes of chips
+ *   on bytes that are not one range, gets an extended record (X_* words in
+ *   `exts`: chips, the union and the first chip's bytes, the set of SMs; 64
+ *   bytes for 128-byte lines and 80 SMs). Bytes of chips
  *   other than a line's first live in a third table keyed by (line, chip),
  *   and only until the line is known to have a byte touched by two chips:
  *   after that, per-chip bytes no longer change any result.
@@ -23,9 +23,11 @@
  *   count, and the "some byte touched by two chips" test does not depend on
  *   the order in which chips came (the second chip to touch a byte always
  *   sees the first one's), so the order of updates changes nothing.
+ * - Tables grow by moving slots sequentially (see struct table).
  * - Clusters, pages and histograms are derived at the kernel's end in one
- *   sequential pass over the slots (page records are prefetched in batches);
- *   tables are sized to what the kernel touched and cleared in proportion. */
+ *   sequential pass over the slots (page records are prefetched
+ *   PREFETCH_AHEAD lines ahead); tables are sized to what the kernel touched
+ *   and cleared in proportion. */
 #include <stdlib.h>
 #include <string.h>
 
