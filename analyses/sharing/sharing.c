@@ -1,12 +1,33 @@
 /* sharing: which SMs, clusters of SMs and chips touch each line of a kernel,
  * and SAC's true / false / not-shared split (see README.md for definitions).
  *
- * Per kernel, one open-addressing table holds every distinct line touched,
- * with the set of SMs, the set of chips, the bytes touched by the first chip
- * and by anyone, and whether some byte was touched by two chips. Bytes touched
- * by the other chips of a line live in a second table keyed by (line, chip),
- * so a line touched by one chip only (the common case) costs one probe.
- * Everything else (clusters, pages, histograms) is derived at the kernel's end. */
+ * Per kernel, one open-addressing table holds every distinct line touched.
+ * What decides the cost is not arithmetic but host cache lines: the table
+ * holds millions of lines, so each line a kernel touches for the first time
+ * is a miss to DRAM (~100 ns). The design keeps that to one host line per
+ * touched line, and hides most of its latency:
+ *
+ * - A line slot is 16 bytes (4 per host line): the key and one word saying
+ *   everything about the common line, touched by one SM of one chip on one
+ *   contiguous byte range (lo..hi). A line touched by a second SM or chip, or
+ *   on bytes that are not one range, gets an extended record (X_* words in
+ *   `exts`: chips, the union and the first chip's bytes, the set of SMs; 64
+ *   bytes for 128-byte lines and 80 SMs). Bytes of chips
+ *   other than a line's first live in a third table keyed by (line, chip),
+ *   and only until the line is known to have a byte touched by two chips:
+ *   after that, per-chip bytes no longer change any result.
+ * - Updates are applied a few lines late. An instruction's lines are hashed
+ *   and their slots prefetched when it issues, and applied after about
+ *   APPLY_LAG more lines, while the replay models the caches in between, so
+ *   the miss overlaps useful work. Every result is a union, a set or a
+ *   count, and the "some byte touched by two chips" test does not depend on
+ *   the order in which chips came (the second chip to touch a byte always
+ *   sees the first one's), so the order of updates changes nothing.
+ * - Tables grow by moving slots sequentially (see struct table).
+ * - Clusters, pages and histograms are derived at the kernel's end in one
+ *   sequential pass over the slots (page records are prefetched
+ *   PREFETCH_AHEAD lines ahead); tables are sized to what the kernel touched
+ *   and cleared in proportion. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,19 +38,32 @@
 #define MASK_WORDS 4                /* byte masks: lines of up to 256 bytes */
 #define MAX_CHIPS 64                /* chip sets are one 64-bit word */
 #define MAX_BUCKETS 34              /* histogram buckets: 1, 2, 3-4, ..., up to 2^32 */
-#define PENDING_MAX 64              /* lines gathered from one instruction before applying */
+#define RING 64                     /* pending line updates (a power of two; small: hot in L1) */
+#define APPLY_LAG 16                /* lines between prefetching a slot and updating it */
+#define PREFETCH_AHEAD 16           /* page slots prefetched ahead when summing up */
 
 /* A table of fixed-size slots of `words` 64-bit words; word 0 is the key
  * (a line or page address with bit 0 set, so 0 marks a free slot and fresh
  * zeroed memory is an empty table), word 1 a second key part or payload, the
  * rest payload. Linear probing, never deleted from (cleared per kernel),
- * grown at 70% load. */
+ * grown at 70% load. Callers pass the key's hash (table_hash) so that it can
+ * be computed once, when the slot is prefetched.
+ *
+ * A key's probe starts at the slot given by the TOP bits of its hash, so the
+ * slots hold keys in about hash order and doubling the table sends slot i to
+ * about slot 2i: growing reads the old table and writes the new one
+ * sequentially instead of missing the cache once per key. The price: a
+ * table filled in the slot order of another table with the same hash would
+ * get its keys in ascending home order, all piled into one run; so every
+ * table has its own `seed` (the page table is filled in line-table order). */
 struct table {
     uint64_t *slots;
-    size_t cap;   /* power of two, slots */
+    size_t cap;     /* power of two, slots */
+    unsigned shift; /* 64 - log2(cap): a hash's home slot is hash >> shift */
     size_t count;
-    size_t words; /* per slot */
-    bool key2;    /* word 1 is part of the key */
+    size_t words;   /* per slot */
+    bool key2;      /* word 1 is part of the key */
+    uint64_t seed;  /* mixed into the hash */
 };
 
 static inline uint64_t key_of(uint64_t addr)
@@ -37,15 +71,22 @@ static inline uint64_t key_of(uint64_t addr)
     return addr | 1; /* line and page addresses are aligned: bit 0 is free */
 }
 
-static int table_init(struct table *t, size_t cap, size_t words, bool key2)
+static inline uint64_t table_hash(const struct table *t, uint64_t k0, uint64_t k1)
+{
+    return gcr_hash_fmix64(k0 ^ t->seed ^ (k1 * 0x9e3779b97f4a7c15ull));
+}
+
+static int table_init(struct table *t, size_t cap, size_t words, bool key2, uint64_t seed)
 {
     t->slots = gcr_table_alloc(cap * words * sizeof *t->slots);
     if (!t->slots)
         return -1;
     t->cap = cap;
+    t->shift = 64 - gcr_bits_log2(cap);
     t->count = 0;
     t->words = words;
     t->key2 = key2;
+    t->seed = seed;
     return 0;
 }
 
@@ -55,9 +96,13 @@ static void table_free(struct table *t)
     t->slots = NULL;
 }
 
-static inline size_t table_home(const struct table *t, uint64_t k0, uint64_t k1)
+/* Asks the CPU to fetch the slot a key's probe starts at (and the next one,
+ * in case the probe runs into the following host line). */
+static inline void table_prefetch(const struct table *t, uint64_t hash)
 {
-    return (size_t)gcr_hash_fmix64(k0 ^ (k1 * 0x9e3779b97f4a7c15ull)) & (t->cap - 1);
+    size_t i = (size_t)(hash >> t->shift);
+    __builtin_prefetch(t->slots + i * t->words, 1);
+    __builtin_prefetch(t->slots + ((i + 1) & (t->cap - 1)) * t->words, 1);
 }
 
 static inline bool slot_is(const struct table *t, const uint64_t *s, uint64_t k0, uint64_t k1)
@@ -65,19 +110,27 @@ static inline bool slot_is(const struct table *t, const uint64_t *s, uint64_t k0
     return s[0] == k0 && (!t->key2 || s[1] == k1);
 }
 
+/* Copies a slot into a table that does not hold its key, at its first free
+ * slot from `home`. */
+static void table_put(struct table *t, const uint64_t *from, size_t home)
+{
+    size_t j = home;
+    while (t->slots[j * t->words])
+        j = (j + 1) & (t->cap - 1);
+    memcpy(t->slots + j * t->words, from, t->words * sizeof *from);
+}
+
+/* Doubles the table, moving the slots in order (so, sequentially: see
+ * struct table). */
 static int table_grow(struct table *t)
 {
     struct table bigger;
-    if (table_init(&bigger, t->cap * 2, t->words, t->key2) != 0)
+    if (table_init(&bigger, t->cap * 2, t->words, t->key2, t->seed) != 0)
         return -1;
     for (size_t i = 0; i < t->cap; i++) {
         const uint64_t *s = t->slots + i * t->words;
-        if (!s[0])
-            continue;
-        size_t j = table_home(&bigger, s[0], t->key2 ? s[1] : 0);
-        while (bigger.slots[j * t->words])
-            j = (j + 1) & (bigger.cap - 1);
-        memcpy(bigger.slots + j * t->words, s, t->words * sizeof *s);
+        if (s[0])
+            table_put(&bigger, s, (size_t)(table_hash(t, s[0], t->key2 ? s[1] : 0) >> bigger.shift));
     }
     bigger.count = t->count;
     table_free(t);
@@ -86,10 +139,12 @@ static int table_grow(struct table *t)
 }
 
 /* The slot of (k0, k1) (k1 ignored without key2), inserted with a zero payload
- * if absent; NULL if out of memory. */
-static uint64_t *table_get(struct table *t, uint64_t k0, uint64_t k1, bool *inserted)
+ * if absent; NULL if out of memory. `hash` is table_hash(t, k0, k1) (k1 = 0
+ * without key2). */
+static uint64_t *table_get(struct table *t, uint64_t k0, uint64_t k1, uint64_t hash,
+                           bool *inserted)
 {
-    size_t i = table_home(t, k0, k1);
+    size_t i = (size_t)(hash >> t->shift);
     for (;;) {
         uint64_t *s = t->slots + i * t->words;
         if (slot_is(t, s, k0, k1)) {
@@ -103,7 +158,7 @@ static uint64_t *table_get(struct table *t, uint64_t k0, uint64_t k1, bool *inse
     if ((t->count + 1) * 10 > t->cap * 7) {
         if (table_grow(t) != 0)
             return NULL;
-        return table_get(t, k0, k1, inserted);
+        return table_get(t, k0, k1, hash, inserted);
     }
     uint64_t *s = t->slots + i * t->words;
     s[0] = k0;
@@ -112,17 +167,6 @@ static uint64_t *table_get(struct table *t, uint64_t k0, uint64_t k1, bool *inse
     t->count++;
     *inserted = true;
     return s;
-}
-
-static const uint64_t *table_find(const struct table *t, uint64_t k0, uint64_t k1)
-{
-    for (size_t i = table_home(t, k0, k1);; i = (i + 1) & (t->cap - 1)) {
-        const uint64_t *s = t->slots + i * t->words;
-        if (slot_is(t, s, k0, k1))
-            return s;
-        if (!s[0])
-            return NULL;
-    }
 }
 
 /* Empties the table for the next kernel; a table much larger than what the
@@ -135,37 +179,50 @@ static int table_reset(struct table *t, size_t min_cap)
         while (cap * 7 < t->count * 20)
             cap *= 2;
         table_free(t);
-        return table_init(t, cap, t->words, t->key2);
+        return table_init(t, cap, t->words, t->key2, t->seed);
     }
     memset(t->slots, 0, t->cap * t->words * sizeof *t->slots);
     t->count = 0;
     return 0;
 }
 
-/* Line slot: most lines of a kernel are touched by one SM of one chip, so the
- * slot holds only what such a line needs; a line touched by a second SM or
- * chip gets an extended record (struct line_ext in `exts`). */
-enum {
-    L_KEY = 0,  /* key_of(line address) */
-    L_META = 1, /* bits 0-31: the first SM; bits 32-63: EXT_BIT | extended record
-                   index, or the first chip while there is no extended record */
-    L_UNION = 2 /* mask_words: bytes touched by any chip */
-};
-#define EXT_BIT (1ull << 63)
+/* Line slot: two words, L_KEY and L_ENTRY. The entry of a common line (one
+ * SM, one chip, one contiguous byte range) packs all of it:
+ *   bits 0-7 first byte touched, 8-15 last byte touched (lines <= 256 bytes),
+ *   16-21 chip, 24-55 SM;
+ * any other line's entry is ENTRY_EXT | the index of its extended record. */
+enum { L_KEY = 0, L_ENTRY = 1, L_WORDS = 2 };
+#define ENTRY_EXT (1ull << 63)
+#define ENTRY_OWNER_SHIFT 16 /* chip and SM: the bits two updates must share to stay common */
 
-/* Extended line record (words of `exts`): several SMs or chips touched the line. */
-enum {
-    X_CHIPS = 0, /* chips that touched the line (bit per chip) */
-    X_FLAGS = 1, /* bits 0-7: first chip; bit 8: some byte touched by two chips */
-    X_FIRST = 2  /* mask_words: bytes touched by the first chip; then sm_words: SMs */
-};
+static inline uint64_t entry_make(uint32_t sm, uint32_t chip, uint32_t lo, uint32_t hi)
+{
+    return lo | (uint64_t)hi << 8 | (uint64_t)chip << 16 | (uint64_t)sm << 24;
+}
+static inline uint32_t entry_lo(uint64_t e) { return (uint32_t)(e & 0xff); }
+static inline uint32_t entry_hi(uint64_t e) { return (uint32_t)(e >> 8 & 0xff); }
+static inline uint32_t entry_chip(uint64_t e) { return (uint32_t)(e >> 16 & 0x3f); }
+static inline uint32_t entry_sm(uint64_t e) { return (uint32_t)(e >> 24); }
+
+/* Extended line record (words of `exts`, ext_words each): the chips that
+ * touched the line (bit per chip); the first chip (bits 0-7) and whether some
+ * byte was touched by two chips (FLAG_BYTE_SHARED); then mask_words of bytes
+ * touched by anyone, mask_words of bytes touched by the first chip, and
+ * sm_words of SMs (bit per SM). */
+enum { X_CHIPS = 0, X_FLAGS = 1, X_UNION = 2 };
 #define FLAG_BYTE_SHARED (1ull << 8)
 
 /* Bytes of the chips other than a line's first: key (line, chip), then the mask. */
 enum { O_MASK = 2 };
 
-/* Page slot (built at report time): key (page), chips, byte-shared flag. */
-enum { P_CHIPS = 1, P_FLAGS = 2, P_WORDS = 3 };
+/* Page slot (built at report time), 16 bytes: key (page) and P_INFO: the
+ * chip of its first line seen (bits 0-5), whether any other chip touched it
+ * (PAGE_SEVERAL_CHIPS), whether some byte of it was touched by two chips
+ * (FLAG_BYTE_SHARED), and from bit PAGE_COUNT_SHIFT how many of its lines one
+ * chip only touched (their SAC class is the page's). */
+enum { P_INFO = 1, P_WORDS = 2 };
+#define PAGE_SEVERAL_CHIPS (1ull << 6)
+#define PAGE_COUNT_SHIFT 16
 
 #define MIN_CAP 1024
 
@@ -178,8 +235,14 @@ struct sharing_counts {
     uint64_t pages;
 };
 
+/* One line touched by one instruction, waiting to be applied. */
 struct pending {
     uint64_t line;
+    uint64_t hash; /* table_hash(&lines, key_of(line), 0) */
+    uint32_t sm;
+    uint8_t chip;
+    uint8_t lo, hi;  /* first and last byte touched */
+    bool contiguous; /* every byte lo..hi touched; otherwise `mask` says which */
     uint64_t mask[MASK_WORDS];
 };
 
@@ -191,7 +254,8 @@ struct sharing {
     struct table lines, others, pages;
     uint64_t *exts;           /* extended line records, ext_words each */
     size_t ext_count, ext_cap, ext_words;
-    struct pending pend[PENDING_MAX];
+    struct pending ring[RING]; /* pending updates: ring[tail % RING] .. ring[head % RING] */
+    size_t head, tail;
     bool failed; /* out of memory while observing: reported at the kernel's end */
     struct sharing_counts kernel, total;
 };
@@ -267,10 +331,11 @@ static int sharing_create(void **self, const json_t *options, const struct gcr_s
     s->page_bytes = (uint32_t)page_bytes;
     s->sm_words = (info->num_sms + 63) / 64;
     s->mask_words = (info->line_bytes + 63) / 64;
-    s->ext_words = X_FIRST + s->mask_words + s->sm_words;
-    if (table_init(&s->lines, MIN_CAP, L_UNION + s->mask_words, false) != 0 ||
-        table_init(&s->others, MIN_CAP, O_MASK + s->mask_words, true) != 0 ||
-        table_init(&s->pages, MIN_CAP, P_WORDS, false) != 0) {
+    s->ext_words = X_UNION + 2 * s->mask_words + s->sm_words;
+    /* Seeds: any distinct constants (see struct table). */
+    if (table_init(&s->lines, MIN_CAP, L_WORDS, false, 0) != 0 ||
+        table_init(&s->others, MIN_CAP, O_MASK + s->mask_words, true, 0x5bd1e9955bd1e995ull) != 0 ||
+        table_init(&s->pages, MIN_CAP, P_WORDS, false, 0xc2b2ae3d27d4eb4full) != 0) {
         sharing_destroy(s);
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     }
@@ -288,9 +353,19 @@ static inline void mask_set_range(uint64_t *m, uint32_t lo, uint32_t hi)
     }
 }
 
-/* A new extended record for line slot l, filled from what the slot knew: one
- * SM and one chip touched it, so the first chip's bytes are all its bytes. */
-static uint64_t *ext_new(struct sharing *s, uint64_t *l)
+/* The bytes of a pending update as a mask. */
+static inline void pending_mask(const struct pending *p, uint64_t *m)
+{
+    if (p->contiguous) {
+        memset(m, 0, MASK_WORDS * sizeof *m);
+        mask_set_range(m, p->lo, p->hi);
+    } else {
+        memcpy(m, p->mask, MASK_WORDS * sizeof *m);
+    }
+}
+
+/* A new extended record, zero but for the first chip; NULL if out of memory. */
+static uint64_t *ext_new(struct sharing *s, uint64_t *l, uint32_t first_chip)
 {
     if (s->ext_count == s->ext_cap) {
         size_t cap = s->ext_cap ? 2 * s->ext_cap : 1024;
@@ -305,73 +380,157 @@ static uint64_t *ext_new(struct sharing *s, uint64_t *l)
     }
     uint64_t *x = s->exts + s->ext_count * s->ext_words;
     memset(x, 0, s->ext_words * sizeof *x);
-    uint32_t first_sm = (uint32_t)l[L_META];
-    uint64_t first_chip = l[L_META] >> 32;
-    x[X_CHIPS] = 1ull << first_chip;
     x[X_FLAGS] = first_chip;
-    memcpy(x + X_FIRST, l + L_UNION, s->mask_words * sizeof *x);
-    x[X_FIRST + s->mask_words + first_sm / 64] |= 1ull << (first_sm % 64);
-    l[L_META] = (uint32_t)l[L_META] | EXT_BIT | ((uint64_t)s->ext_count << 32);
+    l[L_ENTRY] = ENTRY_EXT | s->ext_count;
     s->ext_count++;
     return x;
 }
 
-/* The extended record of line slot l, or NULL if it has none. */
-static inline uint64_t *ext_of(const struct sharing *s, const uint64_t *l)
+/* Turns a common line's entry into an extended record holding the same: one
+ * SM and one chip touched it, so the first chip's bytes are all its bytes. */
+static uint64_t *ext_from_entry(struct sharing *s, uint64_t *l)
 {
-    if (!(l[L_META] & EXT_BIT))
+    uint64_t e = l[L_ENTRY];
+    uint64_t *x = ext_new(s, l, entry_chip(e));
+    if (!x)
         return NULL;
-    return s->exts + ((l[L_META] & ~EXT_BIT) >> 32) * s->ext_words;
+    const uint32_t mw = s->mask_words;
+    uint32_t sm = entry_sm(e);
+    x[X_CHIPS] = 1ull << entry_chip(e);
+    mask_set_range(x + X_UNION, entry_lo(e), entry_hi(e));
+    mask_set_range(x + X_UNION + mw, entry_lo(e), entry_hi(e));
+    x[X_UNION + 2 * mw + sm / 64] |= 1ull << (sm % 64);
+    return x;
 }
 
-/* One line touched by one instruction: update the line's sets and byte masks. */
-static void apply(struct sharing *s, const struct pending *p, uint32_t chip, uint32_t sm)
+/* Adds one update to an extended record. */
+static void ext_update(struct sharing *s, uint64_t *x, const struct pending *p)
+{
+    const uint32_t mw = s->mask_words;
+    uint64_t m[MASK_WORDS];
+    pending_mask(p, m);
+    uint64_t *uni = x + X_UNION;
+    /* Per-chip bytes only serve to find a byte touched by two chips: once
+     * one is found, they are no longer kept. */
+    if (!(x[X_FLAGS] & FLAG_BYTE_SHARED)) {
+        uint64_t *own = x + X_UNION + mw;
+        if ((x[X_FLAGS] & 0xff) != p->chip) {
+            uint64_t k0 = key_of(p->line);
+            bool fresh;
+            uint64_t *o = table_get(&s->others, k0, p->chip, table_hash(&s->others, k0, p->chip), &fresh);
+            if (!o) {
+                s->failed = true;
+                return;
+            }
+            own = o + O_MASK;
+        }
+        /* A byte this chip touches now that some chip touched before, and
+         * this chip did not: it was another chip's, so the line is truly
+         * shared. */
+        uint64_t shared = 0;
+        for (uint32_t w = 0; w < mw; w++) {
+            shared |= m[w] & uni[w] & ~own[w];
+            own[w] |= m[w];
+        }
+        if (shared)
+            x[X_FLAGS] |= FLAG_BYTE_SHARED;
+    }
+    for (uint32_t w = 0; w < mw; w++)
+        uni[w] |= m[w];
+    x[X_CHIPS] |= 1ull << p->chip;
+    x[X_UNION + 2 * mw + p->sm / 64] |= 1ull << (p->sm % 64);
+}
+
+/* table_get for the line table, with the probe of a present line inlined. */
+static inline uint64_t *line_get(struct table *t, uint64_t key, uint64_t hash, bool *inserted)
+{
+    size_t i = (size_t)(hash >> t->shift);
+    for (;;) {
+        uint64_t *sl = t->slots + i * L_WORDS;
+        if (sl[L_KEY] == key) {
+            *inserted = false;
+            return sl;
+        }
+        if (!sl[L_KEY])
+            return table_get(t, key, 0, hash, inserted);
+        i = (i + 1) & (t->cap - 1);
+    }
+}
+
+/* One line touched by one instruction: update the line's sets and bytes. */
+static void apply(struct sharing *s, const struct pending *p)
 {
     bool fresh;
-    uint64_t *l = table_get(&s->lines, key_of(p->line), 0, &fresh);
+    uint64_t *l = line_get(&s->lines, key_of(p->line), p->hash, &fresh);
     if (!l) {
         s->failed = true;
         return;
     }
-    const uint32_t mw = s->mask_words;
-    if (fresh)
-        l[L_META] = sm | ((uint64_t)chip << 32);
-    uint64_t *x = ext_of(s, l);
-    if (!x) {
-        if ((uint32_t)l[L_META] == sm && l[L_META] >> 32 == chip) {
-            /* Still one SM and one chip: only the bytes change. */
-            for (uint32_t w = 0; w < mw; w++)
-                l[L_UNION + w] |= p->mask[w];
+    uint64_t *x;
+    uint64_t e = l[L_ENTRY];
+    if (fresh) {
+        if (p->contiguous) {
+            l[L_ENTRY] = entry_make(p->sm, p->chip, p->lo, p->hi);
             return;
         }
-        if (!(x = ext_new(s, l))) {
-            s->failed = true;
+        x = ext_new(s, l, p->chip);
+    } else if (!(e & ENTRY_EXT)) {
+        /* Still one SM and one chip on one byte range: only the range grows. */
+        uint64_t owner = entry_make(p->sm, p->chip, 0, 0) >> ENTRY_OWNER_SHIFT;
+        if (e >> ENTRY_OWNER_SHIFT == owner && p->contiguous && p->lo <= entry_hi(e) + 1 &&
+            entry_lo(e) <= p->hi + 1u) {
+            uint32_t lo = p->lo < entry_lo(e) ? p->lo : entry_lo(e);
+            uint32_t hi = p->hi > entry_hi(e) ? p->hi : entry_hi(e);
+            l[L_ENTRY] = entry_make(p->sm, p->chip, lo, hi);
             return;
         }
-    }
-    uint64_t *own;
-    if ((x[X_FLAGS] & 0xff) == chip) {
-        own = x + X_FIRST;
+        x = ext_from_entry(s, l);
     } else {
-        uint64_t *o = table_get(&s->others, key_of(p->line), chip, &fresh);
-        if (!o) {
-            s->failed = true;
-            return;
-        }
-        own = o + O_MASK;
+        x = s->exts + (e & ~ENTRY_EXT) * s->ext_words;
     }
-    /* A byte this chip touches now that some chip touched before, and this
-     * chip did not: it was another chip's, so the line is truly shared. */
-    uint64_t shared = 0;
+    if (!x) {
+        s->failed = true;
+        return;
+    }
+    ext_update(s, x, p);
+}
+
+/* Applies pending updates until at most `keep` remain. */
+static void apply_pending(struct sharing *s, size_t keep)
+{
+    while (s->head - s->tail > keep)
+        apply(s, &s->ring[s->tail++ % RING]);
+}
+
+/* A new pending update of `line` by (sm, chip), bytes not yet set. */
+static struct pending *pending_push(struct sharing *s, uint64_t line, uint32_t sm, uint32_t chip)
+{
+    if (s->head - s->tail == RING)
+        apply_pending(s, RING - 1); /* an instruction touching many lines */
+    struct pending *p = &s->ring[s->head++ % RING];
+    p->line = line;
+    p->hash = table_hash(&s->lines, key_of(line), 0);
+    table_prefetch(&s->lines, p->hash);
+    p->sm = sm;
+    p->chip = (uint8_t)chip;
+    return p;
+}
+
+/* Sets lo, hi and contiguous from the mask of a pending update. */
+static void pending_range_of_mask(struct pending *p, uint32_t mw)
+{
+    uint32_t lo = UINT32_MAX, hi = 0, n = 0;
     for (uint32_t w = 0; w < mw; w++) {
-        shared |= p->mask[w] & l[L_UNION + w] & ~own[w];
-        own[w] |= p->mask[w];
-        l[L_UNION + w] |= p->mask[w];
+        if (!p->mask[w])
+            continue;
+        if (lo == UINT32_MAX)
+            lo = w * 64 + gcr_bits_ctz64(p->mask[w]);
+        hi = w * 64 + 63 - (uint32_t)__builtin_clzll(p->mask[w]);
+        n += gcr_bits_popcount64(p->mask[w]);
     }
-    if (shared)
-        x[X_FLAGS] |= FLAG_BYTE_SHARED;
-    x[X_CHIPS] |= 1ull << chip;
-    x[X_FIRST + mw + sm / 64] |= 1ull << (sm % 64);
+    p->lo = (uint8_t)lo;
+    p->hi = (uint8_t)hi;
+    p->contiguous = n == hi - lo + 1;
 }
 
 static void on_insn(struct sharing *s, const struct gcr_event *ev)
@@ -379,77 +538,75 @@ static void on_insn(struct sharing *s, const struct gcr_event *ev)
     const struct gcr_warp_insn *in = ev->insn;
     if (in->space != GCR_SPACE_GLOBAL && in->space != GCR_SPACE_LOCAL)
         return; /* shared memory never leaves the SM; const/texture are not modelled */
-    if (s->failed || ev->sm >= s->num_sms)
+    if (s->failed || ev->sm >= s->num_sms || !in->active_mask)
         return;
-    uint32_t chip = gcr_chip_of_cta(in->cta, s->kernel_ctas, s->chips);
-    uint64_t lb = s->line_bytes;
-    size_t n = 0;
+    const uint32_t sm = ev->sm;
+    const uint32_t chip = gcr_chip_of_cta(in->cta, s->kernel_ctas, s->chips);
+    const uint64_t lb = s->line_bytes;
+    const size_t first = s->head; /* this instruction's updates: first .. head */
     /* The common coalesced case: the replay's stride hint says the lanes
      * cover one contiguous byte range, so mark it line by line at once. */
-    uint64_t span = in->active_mask ? (uint64_t)gcr_bits_popcount32(in->active_mask) - 1 : 0;
+    uint64_t span = (uint64_t)gcr_bits_popcount32(in->active_mask) - 1;
     uint64_t mag = in->stride < 0 ? 0 - (uint64_t)in->stride : (uint64_t)in->stride;
-    if (in->strided && in->active_mask && mag <= in->width && span * mag < (1ull << 40)) {
-        uint64_t first = in->addr[gcr_bits_ctz32(in->active_mask)];
-        uint64_t lo = in->stride < 0 ? first - span * mag : first;
-        uint64_t last = (in->stride < 0 ? first : first + span * mag) + in->width - 1;
-        if (lo <= first && last >= lo) { /* no wrap-around */
+    bool done = false;
+    if (in->strided && mag <= in->width && span * mag < (1ull << 40)) {
+        uint64_t a0 = in->addr[gcr_bits_ctz32(in->active_mask)];
+        uint64_t lo = in->stride < 0 ? a0 - span * mag : a0;
+        uint64_t last = (in->stride < 0 ? a0 : a0 + span * mag) + in->width - 1;
+        if (lo <= a0 && last >= lo) { /* no wrap-around */
             for (uint64_t a = lo;;) {
                 uint64_t line = a & ~(lb - 1);
                 uint64_t hi = last - line < lb ? last : line + lb - 1;
-                if (n == PENDING_MAX) {
-                    for (size_t j = 0; j < n; j++)
-                        apply(s, &s->pend[j], chip, ev->sm);
-                    n = 0;
-                }
-                s->pend[n].line = line;
-                memset(s->pend[n].mask, 0, sizeof s->pend[n].mask);
-                mask_set_range(s->pend[n].mask, (uint32_t)(a - line), (uint32_t)(hi - line));
-                n++;
+                struct pending *p = pending_push(s, line, sm, chip);
+                p->lo = (uint8_t)(a - line);
+                p->hi = (uint8_t)(hi - line);
+                p->contiguous = true;
                 if (hi == last)
                     break;
                 a = hi + 1;
             }
-            for (size_t j = 0; j < n; j++)
-                apply(s, &s->pend[j], chip, ev->sm);
-            return;
+            done = true;
         }
     }
-    for (uint32_t rest = in->active_mask; rest; rest &= rest - 1) {
-        uint64_t a = in->addr[gcr_bits_ctz32(rest)];
-        uint64_t last = a + in->width - 1;
-        if (last < a)
-            last = UINT64_MAX; /* the access would wrap: keep what is addressable */
-        for (;;) {
-            uint64_t line = a & ~(lb - 1);
-            uint64_t hi = last - line < lb ? last : line + lb - 1;
-            /* Lanes of a warp mostly fall in the line of the previous lane. */
-            size_t k = n;
-            if (n && s->pend[n - 1].line == line)
-                k = n - 1;
-            else
-                for (size_t j = 0; j + 1 < n; j++)
-                    if (s->pend[j].line == line) {
-                        k = j;
-                        break;
-                    }
-            if (k == n) {
-                if (n == PENDING_MAX) {
-                    for (size_t j = 0; j < n; j++)
-                        apply(s, &s->pend[j], chip, ev->sm);
-                    n = k = 0;
+    if (!done) {
+        const uint32_t mw = s->mask_words;
+        for (uint32_t rest = in->active_mask; rest; rest &= rest - 1) {
+            uint64_t a = in->addr[gcr_bits_ctz32(rest)];
+            uint64_t last = a + in->width - 1;
+            if (last < a)
+                last = UINT64_MAX; /* the access would wrap: keep what is addressable */
+            for (;;) {
+                uint64_t line = a & ~(lb - 1);
+                uint64_t hi = last - line < lb ? last : line + lb - 1;
+                /* Lanes of a warp mostly fall in the line of the previous
+                 * lane; otherwise look through this instruction's lines. */
+                size_t from = first > s->tail ? first : s->tail;
+                struct pending *p = NULL;
+                if (s->head > from && s->ring[(s->head - 1) % RING].line == line)
+                    p = &s->ring[(s->head - 1) % RING];
+                else
+                    for (size_t j = from; j + 1 < s->head; j++)
+                        if (s->ring[j % RING].line == line) {
+                            p = &s->ring[j % RING];
+                            break;
+                        }
+                if (!p) {
+                    /* Complete as it stands (by its mask), as pending_push
+                     * may apply it before this instruction's end. */
+                    p = pending_push(s, line, sm, chip);
+                    p->contiguous = false;
+                    memset(p->mask, 0, sizeof p->mask);
                 }
-                s->pend[n].line = line;
-                memset(s->pend[n].mask, 0, sizeof s->pend[n].mask);
-                n++;
+                mask_set_range(p->mask, (uint32_t)(a - line), (uint32_t)(hi - line));
+                if (hi == last)
+                    break;
+                a = hi + 1;
             }
-            mask_set_range(s->pend[k].mask, (uint32_t)(a - line), (uint32_t)(hi - line));
-            if (hi == last)
-                break;
-            a = hi + 1;
         }
+        for (size_t j = first > s->tail ? first : s->tail; j < s->head; j++)
+            pending_range_of_mask(&s->ring[j % RING], mw);
     }
-    for (size_t j = 0; j < n; j++)
-        apply(s, &s->pend[j], chip, ev->sm);
+    apply_pending(s, APPLY_LAG);
 }
 
 static void sharing_on_event(void *self, const struct gcr_event *ev)
@@ -464,75 +621,105 @@ static void sharing_on_event(void *self, const struct gcr_event *ev)
     }
 }
 
+/* One line's figures into s->kernel, and its chips into its page's slot
+ * (`fresh`: just inserted). */
+static void summarise_line(struct sharing *s, const uint64_t *l, uint64_t *page, bool fresh)
+{
+    struct sharing_counts *k = &s->kernel;
+    const uint32_t mw = s->mask_words;
+    uint64_t e = l[L_ENTRY];
+    unsigned sms = 1, clusters = 1, chips = 1, nbytes;
+    uint64_t chip_set;
+    bool byte_shared = false;
+    if (!(e & ENTRY_EXT)) {
+        nbytes = entry_hi(e) - entry_lo(e) + 1;
+        chip_set = 1ull << entry_chip(e);
+    } else {
+        const uint64_t *x = s->exts + (e & ~ENTRY_EXT) * s->ext_words;
+        nbytes = 0;
+        for (uint32_t w = 0; w < mw; w++)
+            nbytes += gcr_bits_popcount64(x[X_UNION + w]);
+        sms = clusters = 0;
+        uint32_t last_cluster = UINT32_MAX;
+        for (uint32_t w = 0; w < s->sm_words; w++)
+            for (uint64_t b = x[X_UNION + 2 * mw + w]; b; b &= b - 1) {
+                uint32_t sm = w * 64 + gcr_bits_ctz64(b);
+                uint32_t c = sm / s->cluster_size;
+                sms++;
+                /* SMs come in increasing order, so their clusters do too. */
+                if (c != last_cluster) {
+                    clusters++;
+                    last_cluster = c;
+                }
+            }
+        chip_set = x[X_CHIPS];
+        chips = gcr_bits_popcount64(chip_set);
+        byte_shared = (x[X_FLAGS] & FLAG_BYTE_SHARED) != 0;
+    }
+    k->lines++;
+    k->bytes += nbytes;
+    k->sms_hist[bucket_of(sms)]++;
+    k->clusters_hist[bucket_of(clusters)]++;
+    k->chips_hist[bucket_of(chips)]++;
+    k->line_cls[chips < 2 ? 0 : byte_shared ? 2 : 1] += s->line_bytes;
+    uint64_t info = fresh ? gcr_bits_ctz64(chip_set) : page[P_INFO];
+    if (chip_set != 1ull << (info & 0x3f))
+        info |= PAGE_SEVERAL_CHIPS;
+    if (byte_shared)
+        info |= FLAG_BYTE_SHARED;
+    if (chips > 1)
+        k->sac[2] += s->line_bytes; /* two chips touched the line */
+    else
+        info += 1ull << PAGE_COUNT_SHIFT; /* false or not shared: the page decides */
+    page[P_INFO] = info;
+}
+
 /* Classes of the kernel's lines and pages into s->kernel. */
 static int summarise(struct sharing *s, struct gcr_err *err)
 {
     struct sharing_counts *k = &s->kernel;
-    const size_t words = s->lines.words;
-    const uint32_t mw = s->mask_words;
     uint64_t page_mask = ~((uint64_t)s->page_bytes - 1);
-    /* Pages first: the chips and byte-sharing of all their lines. */
-    for (size_t i = 0; i < s->lines.cap; i++) {
-        const uint64_t *l = s->lines.slots + i * words;
-        if (!l[L_KEY])
-            continue;
-        bool fresh;
-        uint64_t *p = table_get(&s->pages, key_of(l[L_KEY] & page_mask), 0, &fresh);
-        if (!p)
-            return gcr_fail(err, GCR_E_NOMEM, "analysis sharing: out of memory");
-        const uint64_t *x = ext_of(s, l);
-        if (x) {
-            p[P_CHIPS] |= x[X_CHIPS];
-            p[P_FLAGS] |= x[X_FLAGS] & FLAG_BYTE_SHARED;
-        } else {
-            p[P_CHIPS] |= 1ull << (l[L_META] >> 32);
+    /* Lines in slot order; their pages' slots (at random) are prefetched
+     * PREFETCH_AHEAD lines before they are needed. */
+    const uint64_t *line[PREFETCH_AHEAD];
+    uint64_t page_key[PREFETCH_AHEAD], page_hash[PREFETCH_AHEAD];
+    size_t seen = 0, done = 0;
+    for (size_t i = 0; i <= s->lines.cap; i++) {
+        if (i < s->lines.cap) {
+            const uint64_t *l = s->lines.slots + i * L_WORDS;
+            if (!l[L_KEY])
+                continue;
+            size_t j = seen++ % PREFETCH_AHEAD;
+            line[j] = l;
+            page_key[j] = key_of(l[L_KEY] & page_mask);
+            page_hash[j] = table_hash(&s->pages, page_key[j], 0);
+            table_prefetch(&s->pages, page_hash[j]);
+            if (seen - done < PREFETCH_AHEAD)
+                continue;
         }
-    }
-    for (size_t i = 0; i < s->lines.cap; i++) {
-        const uint64_t *l = s->lines.slots + i * words;
-        if (!l[L_KEY])
-            continue;
-        k->lines++;
-        unsigned nbytes = 0;
-        for (uint32_t w = 0; w < mw; w++)
-            nbytes += gcr_bits_popcount64(l[L_UNION + w]);
-        k->bytes += nbytes;
-        const uint64_t *x = ext_of(s, l);
-        unsigned sms = 1, clusters = 1, chips = 1;
-        bool byte_shared = false;
-        if (x) {
-            sms = clusters = 0;
-            uint32_t last_cluster = UINT32_MAX;
-            for (uint32_t w = 0; w < s->sm_words; w++)
-                for (uint64_t b = x[X_FIRST + mw + w]; b; b &= b - 1) {
-                    uint32_t sm = w * 64 + gcr_bits_ctz64(b);
-                    uint32_t c = sm / s->cluster_size;
-                    sms++;
-                    /* SMs come in increasing order, so their clusters do too. */
-                    if (c != last_cluster) {
-                        clusters++;
-                        last_cluster = c;
-                    }
-                }
-            chips = gcr_bits_popcount64(x[X_CHIPS]);
-            byte_shared = (x[X_FLAGS] & FLAG_BYTE_SHARED) != 0;
+        /* At the end, all the lines still waiting; otherwise the oldest. */
+        while (done < seen) {
+            size_t j = done++ % PREFETCH_AHEAD;
+            bool fresh;
+            uint64_t *p = table_get(&s->pages, page_key[j], 0, page_hash[j], &fresh);
+            if (!p)
+                return gcr_fail(err, GCR_E_NOMEM, "analysis sharing: out of memory");
+            summarise_line(s, line[j], p, fresh);
+            if (i < s->lines.cap)
+                break;
         }
-        k->sms_hist[bucket_of(sms)]++;
-        k->clusters_hist[bucket_of(clusters)]++;
-        k->chips_hist[bucket_of(chips)]++;
-        const uint64_t *p = table_find(&s->pages, key_of(l[L_KEY] & page_mask), 0);
-        int sac = chips > 1 ? 2 : gcr_bits_popcount64(p[P_CHIPS]) > 1 ? 1 : 0;
-        k->sac[sac] += s->line_bytes;
-        int cls = chips < 2 ? 0 : byte_shared ? 2 : 1;
-        k->line_cls[cls] += s->line_bytes;
     }
     for (size_t i = 0; i < s->pages.cap; i++) {
         const uint64_t *p = s->pages.slots + i * P_WORDS;
         if (!p[0])
             continue;
         k->pages++;
-        int cls = gcr_bits_popcount64(p[P_CHIPS]) < 2 ? 0 : (p[P_FLAGS] & FLAG_BYTE_SHARED) ? 2 : 1;
+        bool several_chips = (p[P_INFO] & PAGE_SEVERAL_CHIPS) != 0;
+        int cls = !several_chips ? 0 : (p[P_INFO] & FLAG_BYTE_SHARED) ? 2 : 1;
         k->page_cls[cls] += s->page_bytes;
+        /* SAC: a line one chip touched is falsely shared if another chip
+         * touched some other line of its page. */
+        k->sac[several_chips ? 1 : 0] += (p[P_INFO] >> PAGE_COUNT_SHIFT) * s->line_bytes;
     }
     s->ext_count = 0;
     if (table_reset(&s->lines, MIN_CAP) != 0 || table_reset(&s->others, MIN_CAP) != 0 ||
@@ -591,6 +778,7 @@ static int fill(const struct sharing *s, const struct sharing_counts *k, json_t 
 static int sharing_report_kernel(void *self, json_t *section, struct gcr_err *err)
 {
     struct sharing *s = self;
+    apply_pending(s, 0); /* the kernel's last updates */
     if (s->failed)
         return gcr_fail(err, GCR_E_NOMEM, "analysis sharing: out of memory");
     memset(&s->kernel, 0, sizeof s->kernel);
