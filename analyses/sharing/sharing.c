@@ -570,8 +570,12 @@ static void on_insn(struct sharing *s, const struct gcr_event *ev)
     }
     if (!done) {
         const uint32_t mw = s->mask_words;
-        for (uint32_t rest = in->active_mask; rest; rest &= rest - 1) {
-            uint64_t a = in->addr[gcr_bits_ctz32(rest)];
+        /* A strided instruction's lanes follow from its first one (only that
+         * lane's address is filled: insn_stride_hint). */
+        uint64_t a0 = in->addr[gcr_bits_ctz32(in->active_mask)], k = 0;
+        for (uint32_t rest = in->active_mask; rest; rest &= rest - 1, k++) {
+            uint64_t a = in->strided ? a0 + k * (uint64_t)in->stride
+                                     : in->addr[gcr_bits_ctz32(rest)];
             uint64_t last = a + in->width - 1;
             if (last < a)
                 last = UINT64_MAX; /* the access would wrap: keep what is addressable */
@@ -803,6 +807,7 @@ const struct gcr_analysis_ops gcr_analysis_sharing = {
     .name = "sharing",
     .summary = "SMs, clusters and chips per line; SAC true/false/not-shared bytes",
     .subscribe = GCR_EV_KERNEL_BEGIN | GCR_EV_INSN,
+    .insn_stride_hint = true,
     .create = sharing_create,
     .on_event = sharing_on_event,
     .report_kernel = sharing_report_kernel,

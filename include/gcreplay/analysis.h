@@ -54,7 +54,9 @@ struct gcr_event {
     const struct gcr_kernel_begin *kernel;
     const struct gcr_warp_insn *insn;    /* instruction behind the access; NULL for write-backs.
                                             Its lane addresses are filled when some analysis
-                                            subscribes to GCR_EV_INSN (they cost time) */
+                                            subscribes to GCR_EV_INSN (they cost time); if
+                                            all such analyses set insn_stride_hint, only the
+                                            first active lane of a strided one */
     uint32_t sm;                         /* requesting SM (UINT32_MAX if none, e.g. write-back) */
     uint32_t cta, warp;
     uint32_t unit;                       /* cache instance index at its level */
@@ -92,6 +94,11 @@ struct gcr_analysis_ops {
     const char *name;    /* same as its folder and symbol gcr_analysis_<name> */
     const char *summary;
     unsigned subscribe;  /* OR of gcr_event_kind */
+    /* GCR_EV_INSN subscribers: true if, when insn->strided is set, the
+     * analysis reads only the first active lane's address and derives the
+     * others from insn->stride. When every subscriber does, the replay fills
+     * only that lane of a strided instruction (filling 32 costs time). */
+    bool insn_stride_hint;
     /* options: the analyses.<name> object of the config (strictness is the analysis's job). */
     int (*create)(void **self, const json_t *options, const struct gcr_sim_info *info,
                   struct gcr_err *err);

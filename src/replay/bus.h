@@ -11,6 +11,7 @@ struct gcr_bus_sub {
 
 struct gcr_bus {
     unsigned mask; /* union of every subscriber's kinds: a cheap "anyone listening?" */
+    bool insn_all_lanes; /* a GCR_EV_INSN subscriber reads every lane's address */
     struct gcr_bus_sub *subs;
     size_t nsubs;
     uint64_t step;

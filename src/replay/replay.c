@@ -255,6 +255,8 @@ int gcr_replay_create(struct gcr_replay **out, const struct gcr_config *cfg, str
         }
         rp->bus.nsubs++;
         rp->bus.mask |= an->subscribe;
+        if ((an->subscribe & GCR_EV_INSN) && !an->insn_stride_hint)
+            rp->bus.insn_all_lanes = true;
     }
     *out = rp;
     return 0;
@@ -559,7 +561,10 @@ static inline __attribute__((always_inline)) void execute(struct gcr_replay *rp,
     /* Observers of instructions see every lane address; the strided
      * coalescing path below does not need them. */
     if (gcr_bus_wants(&rp->bus, GCR_EV_INSN)) {
-        gcr_lane_shape_expand(shape, in);
+        if (!shape->strided || rp->bus.insn_all_lanes)
+            gcr_lane_shape_expand(shape, in);
+        else if (in->active_mask) /* every observer derives the rest from the stride */
+            in->addr[__builtin_ctz(in->active_mask)] = shape->base;
         in->strided = shape->strided; /* the hint, for observers' fast paths */
         in->stride = shape->stride;
         struct gcr_event ev;

@@ -67,6 +67,39 @@ static void read_by_all(void)
     unlink(t.path);
 }
 
+/* Strided instructions with gaps between lanes: the replay fills only the
+ * first lane's address for sharing (insn_stride_hint), which derives the
+ * rest. Lane k of CTA 0 reads 4 bytes at A + 256k (32 lines, 2 pages, 128
+ * bytes); CTA 7 (another chip) reads 4 bytes at A + 2 + 256k, downward from
+ * its last lane: the same lines, overlapping bytes. A second warp of CTA 0
+ * reads the odd lines between (A + 128 + 256k) with a negative stride. For
+ * SAC every odd line is falsely shared (another chip read its page), every
+ * even line truly shared. */
+static void strided_gaps(void)
+{
+    struct tb t;
+    tb_open(&t, "sharing-gaps");
+    tb_kernel(&t, 1, 8, 64, 0, 0);
+    tb_access(&t, 0, 0, GCR_OP_LOAD, GCR_SPACE_GLOBAL, 4, 0xffffffffu, A, 256);
+    tb_access(&t, 0, 1, GCR_OP_LOAD, GCR_SPACE_GLOBAL, 4, 0xffffffffu, A + 128 + 31 * 256,
+              -256);
+    tb_access(&t, 7, 0, GCR_OP_LOAD, GCR_SPACE_GLOBAL, 4, 0xffffffffu, A + 2 + 31 * 256, -256);
+    tb_end(&t, 1);
+    tb_close(&t);
+    json_t *r = run(t.path, "{}");
+    CHECK_EQ_U(jget(r, P "lines"), 64);
+    CHECK_EQ_U(jget(r, P "pages"), 2);
+    CHECK_EQ_U(jget(r, P "bytes_touched"), 64 * 4 + 32 * 2); /* CTA 7 adds 2 new bytes a line */
+    CHECK_EQ_U(jget(r, P "sms_per_line.1"), 32);
+    CHECK_EQ_U(jget(r, P "sms_per_line.2"), 32);
+    check_classes(r, "sac", 0, 32 * 128, 32 * 128);
+    /* Byte level: an odd line has one chip (not shared); an even line has
+     * bytes 2-3 read by both chips (truly shared). */
+    check_classes(r, "line", 32 * 128, 0, 32 * 128);
+    json_decref(r);
+    unlink(t.path);
+}
+
 /* 4 CTAs = 4 chips, each reading 2 lines of its own page: nothing shared. */
 static void disjoint_chips(void)
 {
@@ -286,6 +319,7 @@ int main(void)
     (void)tb_nonmem;
     (void)jreal;
     read_by_all();
+    strided_gaps();
     disjoint_chips();
     halves_of_a_line();
     lines_of_a_page();
