@@ -124,19 +124,19 @@ void gcr_cache_access(struct gcr_cache *c, uint64_t line_addr, uint32_t sector_m
 
 /* A hint that line_addr will be accessed soon: no effect on results, only on
  * the host's caches. The state an access reads is a chain of dependent loads
- * (hash bucket -> line record; set state -> victim line -> victim's bucket),
- * so the hint comes in stages, each issued once the previous one's loads have
- * had time to arrive: gcr_cache_prefetch fetches the bucket and the set state
- * and records where they are in *h; gcr_cache_prefetch_follow(h, 2) then
- * fetches the line record and the replacement victim they name, and
- * gcr_cache_prefetch_follow(h, 3) the victim's bucket. A hint with a NULL
- * cache is ignored. Valid until the cache is destroyed. */
+ * (hash bucket -> line record; set state -> replacement victim), so the hint
+ * comes in two stages, the second issued once the first one's loads have had
+ * time to arrive: gcr_cache_prefetch fetches the bucket and the set state and
+ * records where they are in *h; gcr_cache_prefetch_follow(h) then fetches the
+ * line record and the victim they name. (A third stage for the victim's own
+ * bucket cost more instructions than it saved.) A hint with a NULL cache is
+ * ignored. Valid until the cache is destroyed. */
 struct gcr_cache_hint {
     const struct gcr_cache *cache;
     uint32_t bucket, set;
 };
 void gcr_cache_prefetch(const struct gcr_cache *c, uint64_t line_addr, struct gcr_cache_hint *h);
-void gcr_cache_prefetch_follow(const struct gcr_cache_hint *h, int stage);
+void gcr_cache_prefetch_follow(const struct gcr_cache_hint *h);
 
 /* Installs sectors without counting an access (e.g. memcpy pre-fill of L2). */
 void gcr_cache_fill(struct gcr_cache *c, uint64_t line_addr, uint32_t sector_mask, bool dirty,

@@ -545,24 +545,18 @@ void gcr_cache_prefetch(const struct gcr_cache *c, uint64_t line_addr, struct gc
     __builtin_prefetch(&c->set[h->set]);
 }
 
-void gcr_cache_prefetch_follow(const struct gcr_cache_hint *h, int stage)
+void gcr_cache_prefetch_follow(const struct gcr_cache_hint *h)
 {
     const struct gcr_cache *c = h->cache;
     if (!c)
         return;
+    uint32_t i = c->buckets[h->bucket];
+    if (i != NO_LINE)
+        __builtin_prefetch(&c->lines[i]);
     /* Only LRU and FIFO know their victim before the access: the tail. */
     const struct set_state *st = &c->set[h->set];
-    bool victim = (c->repl == GCR_REPL_LRU || c->repl == GCR_REPL_FIFO) &&
-                  st->valid_count == c->ways;
-    if (stage == 2) {
-        uint32_t i = c->buckets[h->bucket];
-        if (i != NO_LINE)
-            __builtin_prefetch(&c->lines[i]);
-        if (victim)
-            __builtin_prefetch(&c->lines[(size_t)h->set * c->ways + st->tail]);
-    } else if (victim) {
-        __builtin_prefetch(&c->buckets[c->lines[(size_t)h->set * c->ways + st->tail].bucket]);
-    }
+    if ((c->repl == GCR_REPL_LRU || c->repl == GCR_REPL_FIFO) && st->valid_count == c->ways)
+        __builtin_prefetch(&c->lines[(size_t)h->set * c->ways + st->tail]);
 }
 
 void gcr_cache_fill(struct gcr_cache *c, uint64_t line_addr, uint32_t sector_mask, bool dirty,

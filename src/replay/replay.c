@@ -670,14 +670,15 @@ static const struct warp *guess_next(const struct sm *sm, bool lrr)
 }
 
 /* Thousands of resident warps: neither the warp record, nor the queue head of
- * the warp an SM issues next, nor the L1 state its access will read is likely
- * to be in the host's cache, and each is found through the previous one, so
- * reading them when the SM issues would stall on a chain of misses. Instead
- * they are fetched in stages, SMs ahead of the one issuing: the record
- * PREFETCH_WARP SMs ahead, then the head, then (through the organisation's
- * prefetch hint, when it has one) the L1 state in the cache's own stages. */
-enum { PREFETCH_STAGES = 3, PREFETCH_GAP = 2,
-       PREFETCH_HEAD = (PREFETCH_STAGES + 1) * PREFETCH_GAP, PREFETCH_WARP = PREFETCH_HEAD + PREFETCH_GAP };
+ * the warp an SM issues next, nor the L1 and L2 state its access will read is
+ * likely to be in the host's cache, and each is found through the previous
+ * one, so reading them when the SM issues would stall on a chain of misses.
+ * Instead they are fetched in stages, SMs ahead of the one issuing, each stage
+ * PREFETCH_GAP SMs after the one whose loads it reads: the record, then the
+ * head, then (through the organisation's prefetch hint, when it has one) the
+ * caches' bucket and set state, then their line record and LRU victim. */
+enum { PREFETCH_GAP = 2, PREFETCH_FOLLOW = PREFETCH_GAP, PREFETCH_START = 2 * PREFETCH_GAP,
+       PREFETCH_HEAD = 3 * PREFETCH_GAP, PREFETCH_WARP = 4 * PREFETCH_GAP };
 
 static void prefetch_ahead(struct gcr_replay *rp, uint32_t s, bool lrr)
 {
@@ -694,25 +695,24 @@ static void prefetch_ahead(struct gcr_replay *rp, uint32_t s, bool lrr)
     }
     if (!rp->org->prefetch)
         return;
-    /* Stage 1 predicts the SM's access from its queue head (read once, kept
-     * in rp->pf with each cache's hint); the later stages only follow it. */
-    for (int stage = 1; stage <= PREFETCH_STAGES; stage++) {
-        uint32_t t = s + (uint32_t)(PREFETCH_STAGES + 1 - stage) * PREFETCH_GAP;
-        if (t >= S)
-            continue;
-        struct prefetch *pf = &rp->pf[t];
-        if (stage == 1) {
-            uint64_t addr;
-            pf->l1.cache = pf->l2.cache = NULL;
-            if ((w = guess_next(&rp->sms[t], lrr)) && !w->nonmem_left &&
-                gcr_warpq_peek_addr(&w->q, &addr)) {
-                rp->org->prefetch(rp->org_self, t, addr, &pf->l1);
-                gcr_memsys_prefetch(&rp->mem, addr, &pf->l2); /* most L1 misses go there */
-            }
-        } else {
-            gcr_cache_prefetch_follow(&pf->l1, stage);
-            gcr_cache_prefetch_follow(&pf->l2, stage);
+    /* The hint's first stage predicts the SM's access from its queue head
+     * (read once, kept in rp->pf with each cache's hint); the second only
+     * follows it. */
+    struct prefetch *pf;
+    if (s + PREFETCH_START < S) {
+        pf = &rp->pf[s + PREFETCH_START];
+        pf->l1.cache = pf->l2.cache = NULL;
+        uint64_t addr;
+        if ((w = guess_next(&rp->sms[s + PREFETCH_START], lrr)) && !w->nonmem_left &&
+            gcr_warpq_peek_addr(&w->q, &addr)) {
+            rp->org->prefetch(rp->org_self, s + PREFETCH_START, addr, &pf->l1);
+            gcr_memsys_prefetch(&rp->mem, addr, &pf->l2); /* most L1 misses go there */
         }
+    }
+    if (s + PREFETCH_FOLLOW < S) {
+        pf = &rp->pf[s + PREFETCH_FOLLOW];
+        gcr_cache_prefetch_follow(&pf->l1);
+        gcr_cache_prefetch_follow(&pf->l2);
     }
 }
 

@@ -12,7 +12,7 @@ static const uint64_t seq[] = {0, 4, 8, 0, 12, 16, 4, 20, 0, 24, 8, 28, 32, 0};
 enum { N = sizeof seq / sizeof seq[0] };
 
 /* Replays seq (in lines) on a 2-set x 4-way cache; with hints, each access is
- * preceded by all three stages for the next access's line, by stages 2 and 3
+ * preceded by both stages for the next access's line, and by the second stage
  * of the hint made one access earlier (now stale), of a hint made on `other`
  * and of an empty hint. */
 static void run(bool hints, struct gcr_cache *other, enum gcr_outcome *out,
@@ -25,15 +25,12 @@ static void run(bool hints, struct gcr_cache *other, enum gcr_outcome *out,
     CHECK(foreign.cache == other);
     for (int i = 0; i < N; i++) {
         if (hints) {
-            for (int stage = 2; stage <= 3; stage++) {
-                gcr_cache_prefetch_follow(&stale, stage);
-                gcr_cache_prefetch_follow(&foreign, stage);
-                gcr_cache_prefetch_follow(&none, stage);
-            }
+            gcr_cache_prefetch_follow(&stale);
+            gcr_cache_prefetch_follow(&foreign);
+            gcr_cache_prefetch_follow(&none);
             gcr_cache_prefetch(c, seq[(i + 1) % N] * g.line_bytes, &h);
             CHECK(h.cache == c && h.set == (uint32_t)(seq[(i + 1) % N] % 2));
-            gcr_cache_prefetch_follow(&h, 2);
-            gcr_cache_prefetch_follow(&h, 3);
+            gcr_cache_prefetch_follow(&h);
             stale = h;
         }
         struct gcr_access a;
