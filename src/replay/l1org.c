@@ -21,6 +21,17 @@ void gcr_l1org_emit(struct gcr_bus *bus, enum gcr_event_kind kind, uint32_t unit
     gcr_bus_emit(bus, &ev);
 }
 
+void gcr_l1org_core_message(struct gcr_bus *bus, const struct gcr_req *req, uint32_t from,
+                            uint32_t to, uint32_t bytes, bool downstream)
+{
+    struct gcr_event ev = {.kind = GCR_EV_TRANSFER, .net = GCR_NET_CORE_L1, .from = from,
+                           .to = to, .bytes = bytes, .downstream = downstream, .sm = req->sm,
+                           .cta = req->cta, .warp = req->warp, .insn = req->insn,
+                           .line_addr = req->line_addr, .sector_mask = req->sector_mask,
+                           .is_write = req->is_write};
+    gcr_bus_emit(bus, &ev);
+}
+
 struct leaving {
     struct gcr_bus *bus;
     struct gcr_memsys *mem;

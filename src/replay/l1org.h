@@ -72,6 +72,13 @@ void gcr_l1org_emit(struct gcr_bus *bus, enum gcr_event_kind kind, uint32_t unit
                     const struct gcr_req *req, uint64_t line, uint32_t sectors, bool is_write,
                     const struct gcr_access *a);
 
+/* Publishes one GCR_NET_CORE_L1 message of req (GCR_EV_TRANSFER) between
+ * endpoints `from` and `to` (an SM or an L1 instance), carrying `bytes` of
+ * data: a request toward the L1 (downstream) or its reply. For organisations
+ * whose requests cross a network to a remote L1 (shared, DC-L1, COLAB). */
+void gcr_l1org_core_message(struct gcr_bus *bus, const struct gcr_req *req, uint32_t from,
+                            uint32_t to, uint32_t bytes, bool downstream);
+
 /* Empties L1 instance `unit`: observers see every line leave (GCR_EV_L1_EVICT)
  * and dirty sectors are written back to memory from port `port`. */
 void gcr_l1org_invalidate(struct gcr_cache *c, uint32_t unit, uint32_t port,

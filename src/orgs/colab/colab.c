@@ -248,16 +248,6 @@ static void table_clear(struct colab *cb)
     }
 }
 
-static void core_l1_transfer(struct colab *cb, const struct gcr_req *req, uint32_t from,
-                             uint32_t to, uint32_t bytes, bool downstream)
-{
-    struct gcr_event ev = {.kind = GCR_EV_TRANSFER, .net = GCR_NET_CORE_L1, .from = from,
-                           .to = to, .bytes = bytes, .downstream = downstream, .sm = req->sm,
-                           .cta = req->cta, .warp = req->warp, .insn = req->insn,
-                           .line_addr = req->line_addr, .sector_mask = req->sector_mask};
-    gcr_bus_emit(cb->ctx.bus, &ev);
-}
-
 static bool holds_all(const struct gcr_cache *c, uint64_t line, uint32_t sectors)
 {
     uint32_t valid = 0;
@@ -291,7 +281,7 @@ static enum gcr_outcome serve_remote(struct colab *cb, struct cluster *cl,
         gcr_l1org_emit(cb->ctx.bus, GCR_EV_L1_ACCESS, owner, req, req->line_addr,
                        req->sector_mask, false, &a);
     if (gcr_bus_wants(cb->ctx.bus, GCR_EV_TRANSFER))
-        core_l1_transfer(cb, req, owner, s, requested * sb, false);
+        gcr_l1org_core_message(cb->ctx.bus, req, owner, s, requested * sb, false);
     table_update(cb, cl, req->line_addr, owner);
 
     /* The owner's counters now include a lookup that was not its own. */
@@ -346,7 +336,7 @@ static enum gcr_outcome colab_access(void *self, const struct gcr_req *req)
             cb->c.table_hits++;
             cb->c.redirected++;
             if (gcr_bus_wants(cb->ctx.bus, GCR_EV_TRANSFER))
-                core_l1_transfer(cb, req, s, owner, 0, true);
+                gcr_l1org_core_message(cb->ctx.bus, req, s, owner, 0, true);
             if (holds_all(cb->bank.l1[owner], req->line_addr, req->sector_mask))
                 return serve_remote(cb, cl, req, owner, present, valid);
             cb->c.stale++;

@@ -363,17 +363,6 @@ static inline void attribute(struct dcl1 *d, uint32_t n, uint32_t c)
     }
 }
 
-static void noc1(struct dcl1 *d, uint32_t from, uint32_t to, uint32_t bytes, bool downstream,
-                 const struct gcr_req *req)
-{
-    struct gcr_event ev = {.kind = GCR_EV_TRANSFER, .net = GCR_NET_CORE_L1, .from = from,
-                           .to = to, .bytes = bytes, .downstream = downstream, .sm = req->sm,
-                           .cta = req->cta, .warp = req->warp, .insn = req->insn,
-                           .line_addr = req->line_addr, .sector_mask = req->sector_mask,
-                           .is_write = req->is_write};
-    gcr_bus_emit(d->ctx.bus, &ev);
-}
-
 static enum gcr_outcome dcl1_access(void *self, const struct gcr_req *req)
 {
     struct dcl1 *d = self;
@@ -388,7 +377,7 @@ static enum gcr_outcome dcl1_access(void *self, const struct gcr_req *req)
     t->noc1_requests++;
     t->noc1_request_bytes += store_bytes;
     if (transfers)
-        noc1(d, req->sm, n, store_bytes, true, req);
+        gcr_l1org_core_message(d->ctx.bus, req, req->sm, n, store_bytes, true);
 
     struct gcr_access a;
     gcr_cache_access(d->node[n], req->line_addr, req->sector_mask, req->is_write, &a);
@@ -424,7 +413,7 @@ static enum gcr_outcome dcl1_access(void *self, const struct gcr_req *req)
         t->noc1_replies++;
         t->noc1_reply_bytes += reply;
         if (transfers)
-            noc1(d, n, req->sm, reply, false, req);
+            gcr_l1org_core_message(d->ctx.bus, req, n, req->sm, reply, false);
     }
     return a.outcome;
 }

@@ -151,17 +151,6 @@ static void charge(struct gcr_cache_stats *to, const struct gcr_cache_stats *now
         t[i] += n[i] - b[i];
 }
 
-static void core_l1_message(struct gcr_bus *bus, const struct gcr_req *req, uint32_t from,
-                            uint32_t to, uint32_t bytes, bool downstream)
-{
-    struct gcr_event ev = {.kind = GCR_EV_TRANSFER, .net = GCR_NET_CORE_L1, .from = from,
-                           .to = to, .bytes = bytes, .downstream = downstream, .sm = req->sm,
-                           .cta = req->cta, .warp = req->warp, .insn = req->insn,
-                           .line_addr = req->line_addr, .sector_mask = req->sector_mask,
-                           .is_write = req->is_write};
-    gcr_bus_emit(bus, &ev);
-}
-
 void gcr_shared_l1_serve(struct gcr_shared_l1 *s, const struct gcr_req *req, uint32_t u,
                          struct gcr_served *out)
 {
@@ -177,7 +166,7 @@ void gcr_shared_l1_serve(struct gcr_shared_l1 *s, const struct gcr_req *req, uin
     struct gcr_cache_stats before = *gcr_cache_stats(c);
 
     if (messages) /* the request goes to the home, with its store data */
-        core_l1_message(bus, req, r, u, w ? req->bytes : 0, true);
+        gcr_l1org_core_message(bus, req, r, u, w ? req->bytes : 0, true);
     gcr_cache_access(c, req->line_addr, req->sector_mask, req->is_write, a);
     if (gcr_bus_wants(bus, GCR_EV_L1_ACCESS))
         gcr_l1org_emit(bus, GCR_EV_L1_ACCESS, u, req, req->line_addr, req->sector_mask,
@@ -211,7 +200,7 @@ void gcr_shared_l1_serve(struct gcr_shared_l1 *s, const struct gcr_req *req, uin
             s->counts.line_bytes += s->ctx.config->line_bytes;
             s->counts.reply_bytes += bytes;
             if (messages) /* the home answers; the requester does not cache it */
-                core_l1_message(bus, req, u, r, bytes, false);
+                gcr_l1org_core_message(bus, req, u, r, bytes, false);
         }
     }
     charge(&s->charged[r], gcr_cache_stats(c), &before);
