@@ -197,12 +197,6 @@ static void clear_holder(struct remote_probe *rp, uint64_t line, uint32_t unit)
 
 /* ---------------------------------------------------------------- probing */
 
-static uint64_t next_random(uint64_t *state)
-{
-    *state += 0x9e3779b97f4a7c15ull;
-    return gcr_hash_splitmix64(*state);
-}
-
 /* The targets of one miss in search order: the first C other members of the
  * group after the requester in ring order (index), or C of them drawn without
  * replacement (random). Returns how many. */
@@ -214,7 +208,8 @@ static uint32_t choose_targets(struct remote_probe *rp, struct policy *pol, uint
         rp->order[i] = first + (unit - first + 1 + i) % members;
     if (pol->selector == SELECT_RANDOM)
         for (uint32_t i = 0; i < c; i++) { /* partial Fisher-Yates */
-            uint32_t j = i + (uint32_t)(((next_random(&pol->rng) >> 32) * (others - i)) >> 32);
+            uint64_t r = gcr_splitmix64_next(&pol->rng);
+            uint32_t j = i + (uint32_t)(((r >> 32) * (others - i)) >> 32);
             uint32_t t = rp->order[i];
             rp->order[i] = rp->order[j];
             rp->order[j] = t;
@@ -230,7 +225,7 @@ static void probe_miss(struct remote_probe *rp, uint32_t p, uint32_t unit, uint3
     struct policy *pol = &rp->policies[p];
     uint32_t k = pol->probes;
     /* S probes with probability P, else S - 1. */
-    if (pol->p < 1.0 && (double)(next_random(&pol->rng) >> 11) * 0x1p-53 >= pol->p)
+    if (pol->p < 1.0 && (double)(gcr_splitmix64_next(&pol->rng) >> 11) * 0x1p-53 >= pol->p)
         k--;
     uint32_t c = choose_targets(rp, pol, unit, first, members);
     if (k > c)

@@ -214,14 +214,6 @@ static void nru_forget(struct gcr_cache *c, uint32_t set, uint32_t way)
     }
 }
 
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-
 /* The way to replace in a full set. */
 static uint32_t choose_victim(struct gcr_cache *c, uint32_t set)
 {
@@ -238,7 +230,7 @@ static uint32_t choose_victim(struct gcr_cache *c, uint32_t set)
         break;
     }
     /* Multiply-shift maps the top 32 random bits onto [0, ways) without a division. */
-    return (uint32_t)(((splitmix64(&c->rng) >> 32) * c->ways) >> 32);
+    return (uint32_t)(((gcr_splitmix64_next(&c->rng) >> 32) * c->ways) >> 32);
 }
 
 /* A hit or sector miss: the line was referenced. FIFO and RANDOM ignore it. */

@@ -66,6 +66,14 @@ static inline uint64_t gcr_hash_splitmix64(uint64_t x)
     return x ^ (x >> 31);
 }
 
+/* The SplitMix64 generator: advances *state by the golden-ratio increment
+ * and returns the mix of the new state (seeded random choices). */
+static inline uint64_t gcr_splitmix64_next(uint64_t *state)
+{
+    *state += 0x9e3779b97f4a7c15ull;
+    return gcr_hash_splitmix64(*state);
+}
+
 /* Element-wise sum of two arrays of counters (statistics structs made only
  * of uint64_t fields, summed over kernels or units). */
 static inline void gcr_add_u64s(uint64_t *to, const uint64_t *from, size_t n)

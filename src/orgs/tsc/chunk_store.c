@@ -137,15 +137,6 @@ static void drop_slot(struct tsc_store *s, uint32_t set, uint32_t i, struct tsc_
     s->nru[k] = s->used[k] = s->reused[k] = 0;
 }
 
-/* splitmix64: the seeded random choice among equally old chunks. */
-static uint64_t next_random(struct tsc_store *s)
-{
-    uint64_t z = (s->rng += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-
 /* A replacement victim: a random valid chunk with its NRU bit clear, else a
  * random referenced one; never a chunk of `line`. One pass lists both kinds. */
 static uint32_t pick_victim(struct tsc_store *s, uint32_t set, uint64_t line)
@@ -163,8 +154,9 @@ static uint32_t pick_victim(struct tsc_store *s, uint32_t set, uint64_t line)
             clear[nclear++] = (uint16_t)i;
     }
     if (nclear)
-        return clear[next_random(s) % nclear];
-    return referenced[next_random(s) % nref]; /* the caller leaves some to choose from */
+        return clear[gcr_splitmix64_next(&s->rng) % nclear];
+    /* The caller leaves some to choose from. */
+    return referenced[gcr_splitmix64_next(&s->rng) % nref];
 }
 
 uint32_t tsc_store_allocate(struct tsc_store *s, uint32_t set, uint64_t line, uint32_t missing,
