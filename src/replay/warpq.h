@@ -163,9 +163,12 @@ static inline bool gcr_warpq_peek_addr(const struct gcr_warpq *q, uint64_t *addr
     if (q->pos >= q->len)
         return false;
     const uint8_t *p = q->buf + q->pos;
+    /* The tag first: a non-memory item is 5 bytes, and may end the buffer. */
+    if (p[0] == GCR_WQ_TAG_NONMEM || p[2] > GCR_SPACE_LOCAL)
+        return false;
     uint32_t mask;
     memcpy(&mask, p + 6, 4);
-    if (p[0] == GCR_WQ_TAG_NONMEM || p[2] > GCR_SPACE_LOCAL || !mask)
+    if (!mask)
         return false;
     memcpy(addr, p + GCR_WQ_INSN_FIXED, 8); /* the stride form's base, or the list's first */
     return true;

@@ -121,5 +121,16 @@ int main(void)
     CHECK(gcr_warpq_pop(&pq, &x, &n, &sh) == GCR_WQ_INSN);
     CHECK(!gcr_warpq_peek_addr(&pq, &addr));
     gcr_warpq_free(&pq);
+
+    /* A non-memory item ending a full buffer: the peek reads its tag only
+     * (under ASan, reading the mask of an instruction would go past it). */
+    struct gcr_warpq full = {0};
+    CHECK(gcr_warpq_grow(&full, 1) == 0);
+    while (full.len + 5 <= full.cap)
+        CHECK(gcr_warpq_push_nonmem(&full, 1) == 0);
+    full.pos = full.len - 5;
+    CHECK(full.buf != NULL);
+    CHECK(!gcr_warpq_peek_addr(&full, &addr));
+    gcr_warpq_free(&full);
     CHECK_DONE();
 }
