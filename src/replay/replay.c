@@ -57,9 +57,14 @@ struct sm {
     struct gcr_vws_sm vws; /* VWS throttling estimate */
 };
 
-/* Where an SM's next access will read the L1 and L2, as the prefetcher
- * predicted it (see prefetch_ahead); a NULL cache: nothing to follow. */
+/* What the prefetcher (prefetch_ahead) predicted of an SM: the warp it will
+ * issue next, guessed once per round (valid while round == the bus step + 1:
+ * an SM's state changes only when it issues, or at dispatch between rounds),
+ * and where that warp's access will read the L1 and L2 (a NULL cache:
+ * nothing to follow). */
 struct prefetch {
+    const struct warp *next;
+    uint64_t round;
     struct gcr_cache_hint l1, l2;
 };
 
@@ -680,15 +685,28 @@ static const struct warp *guess_next(const struct sm *sm, bool lrr)
 enum { PREFETCH_GAP = 2, PREFETCH_FOLLOW = PREFETCH_GAP, PREFETCH_START = 2 * PREFETCH_GAP,
        PREFETCH_HEAD = 3 * PREFETCH_GAP, PREFETCH_WARP = 4 * PREFETCH_GAP };
 
+/* The warp SM t will probably issue next: the guess the warp stage made this
+ * round, or a fresh one for the first SMs of a round (no stage ran for them). */
+static inline const struct warp *guessed(const struct gcr_replay *rp, uint32_t t, bool lrr)
+{
+    const struct prefetch *pf = &rp->pf[t];
+    return pf->round == rp->bus.step + 1 ? pf->next : guess_next(&rp->sms[t], lrr);
+}
+
 static void prefetch_ahead(struct gcr_replay *rp, uint32_t s, bool lrr)
 {
     uint32_t S = rp->cfg->num_sms;
     const struct warp *w;
-    if (s + PREFETCH_WARP < S && (w = guess_next(&rp->sms[s + PREFETCH_WARP], lrr))) {
-        __builtin_prefetch(w); /* a warp record may straddle two host lines */
-        __builtin_prefetch((const char *)(w + 1) - 1);
+    if (s + PREFETCH_WARP < S) {
+        struct prefetch *pf = &rp->pf[s + PREFETCH_WARP];
+        pf->next = w = guess_next(&rp->sms[s + PREFETCH_WARP], lrr);
+        pf->round = rp->bus.step + 1;
+        if (w) {
+            __builtin_prefetch(w); /* a warp record may straddle two host lines */
+            __builtin_prefetch((const char *)(w + 1) - 1);
+        }
     }
-    if (s + PREFETCH_HEAD < S && (w = guess_next(&rp->sms[s + PREFETCH_HEAD], lrr))) {
+    if (s + PREFETCH_HEAD < S && (w = guessed(rp, s + PREFETCH_HEAD, lrr))) {
         /* A strided instruction's item (the common one) may straddle two host lines. */
         __builtin_prefetch(w->q.buf + w->q.pos);
         __builtin_prefetch(w->q.buf + w->q.pos + GCR_WQ_INSN_FIXED + 15);
@@ -703,7 +721,7 @@ static void prefetch_ahead(struct gcr_replay *rp, uint32_t s, bool lrr)
         pf = &rp->pf[s + PREFETCH_START];
         pf->l1.cache = pf->l2.cache = NULL;
         uint64_t addr;
-        if ((w = guess_next(&rp->sms[s + PREFETCH_START], lrr)) && !w->nonmem_left &&
+        if ((w = guessed(rp, s + PREFETCH_START, lrr)) && !w->nonmem_left &&
             gcr_warpq_peek_addr(&w->q, &addr)) {
             rp->org->prefetch(rp->org_self, s + PREFETCH_START, addr, &pf->l1);
             gcr_memsys_prefetch(&rp->mem, addr, &pf->l2); /* most L1 misses go there */
@@ -711,8 +729,10 @@ static void prefetch_ahead(struct gcr_replay *rp, uint32_t s, bool lrr)
     }
     if (s + PREFETCH_FOLLOW < S) {
         pf = &rp->pf[s + PREFETCH_FOLLOW];
-        gcr_cache_prefetch_follow(&pf->l1);
-        gcr_cache_prefetch_follow(&pf->l2);
+        if (pf->l1.cache)
+            gcr_cache_prefetch_follow(&pf->l1);
+        if (pf->l2.cache)
+            gcr_cache_prefetch_follow(&pf->l2);
     }
 }
 
