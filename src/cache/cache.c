@@ -1,8 +1,8 @@
 /* The set-associative, optionally sectored cache model (see README.md).
  *
  * Layout: line (set, way) lives at lines[set * ways + way]. Resident lines are
- * found through a hash table keyed by line address (bucket heads plus a chain
- * index in each line), so a lookup never scans a set. Per set there is a
+ * found through a hash table keyed by line address (bucket heads plus chain
+ * links in each line), so a lookup never scans a set. Per set there is a
  * valid-way bitmap (lowest invalid way in O(ways/64)), and, by policy, a
  * circular doubly linked list of ways (LRU, FIFO) or a reference bitmap (NRU). */
 #include <stddef.h>
@@ -22,7 +22,7 @@ struct cache_line {
     uint32_t hash_next; /* next line index in the same bucket */
     uint16_t prev;      /* LRU/FIFO list: toward the head (MRU / newest) */
     uint16_t next;      /* LRU/FIFO list: toward the tail (LRU / oldest) */
-    uint32_t bucket;    /* hash bucket of tag, so evicting it needs no rehash */
+    uint32_t hash_prev; /* previous line index in the same bucket; NO_LINE: the first */
 };
 _Static_assert(sizeof(struct cache_line) == 32, "a line record should stay 32 bytes");
 
@@ -94,21 +94,32 @@ static inline uint32_t lookup(const struct gcr_cache *c, uint64_t line_addr)
     return lookup_in(c, bucket_of(c, line_addr), line_addr);
 }
 
-/* Links line idx into bucket b, the bucket of its tag. */
+/* Links line idx into bucket b, the bucket of its tag, as its first line. The
+ * lookup that missed just read the bucket and its first line: both are cached. */
 static void hash_insert(struct gcr_cache *c, uint32_t idx, uint32_t b)
 {
-    uint32_t *head = &c->buckets[b];
-    c->lines[idx].hash_next = *head;
-    c->lines[idx].bucket = b;
-    *head = idx;
+    uint32_t head = c->buckets[b];
+    struct cache_line *l = &c->lines[idx];
+    l->hash_next = head;
+    l->hash_prev = NO_LINE;
+    if (head != NO_LINE)
+        c->lines[head].hash_prev = idx;
+    c->buckets[b] = idx;
 }
 
+/* Unlinks line idx from its bucket's chain. The chains are doubly linked so
+ * that this only stores: the victim's bucket and neighbours are rarely in the
+ * host's cache, and a store to a cold line does not stall the way walking the
+ * chain from the bucket (loads) would. */
 static void hash_remove(struct gcr_cache *c, uint32_t idx)
 {
-    uint32_t *link = &c->buckets[c->lines[idx].bucket];
-    while (*link != idx)
-        link = &c->lines[*link].hash_next;
-    *link = c->lines[idx].hash_next;
+    const struct cache_line *l = &c->lines[idx];
+    if (l->hash_prev == NO_LINE)
+        c->buckets[bucket_of(c, l->tag)] = l->hash_next;
+    else
+        c->lines[l->hash_prev].hash_next = l->hash_next;
+    if (l->hash_next != NO_LINE)
+        c->lines[l->hash_next].hash_prev = l->hash_prev;
 }
 
 /* ---- per-set replacement state ---------------------------------------------------------- */
