@@ -14,6 +14,9 @@ struct gcr_reader {
      * record passes through gcr_reader_next (one load fewer per record). */
     int (*next)(void *state, struct gcr_record *rec, struct gcr_err *err);
     bool sets_stride_hint;
+    /* fmt->reader_next_run, or NULL when the format has none or does not set
+     * the stride hint (whose clearing then happens record by record). */
+    int (*next_run)(void *state, struct gcr_record *recs, size_t max, struct gcr_err *err);
     const struct gcr_trace_format *fmt;
     void *state;
     char *path;
@@ -97,6 +100,7 @@ int gcr_reader_open(struct gcr_reader **out, const char *path, const char *forma
     r->fmt = fmt;
     r->next = fmt->reader_next;
     r->sets_stride_hint = fmt->sets_stride_hint;
+    r->next_run = fmt->sets_stride_hint ? fmt->reader_next_run : NULL;
     r->total_bytes = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
     if (fmt->reader_open(&r->state, path, err) != 0) {
         free(r->path);
@@ -115,6 +119,16 @@ int gcr_reader_next(struct gcr_reader *r, struct gcr_record *rec, struct gcr_err
     if (rc == 1 && rec->kind == GCR_REC_WARP_INSN)
         rec->u.insn.strided = false;
     return rc;
+}
+
+int gcr_reader_next_run(struct gcr_reader *r, struct gcr_record *recs, size_t max,
+                        struct gcr_err *err)
+{
+    if (r->next_run && max > 1)
+        return r->next_run(r->state, recs, max, err);
+    if (max == 0)
+        return gcr_fail(err, GCR_E_INTERNAL, "%s: asked for a run of 0 records", r->path);
+    return gcr_reader_next(r, recs, err);
 }
 
 const char *gcr_reader_format_name(const struct gcr_reader *r) { return r->fmt->name; }
