@@ -74,9 +74,10 @@ struct insn_counts {
 };
 
 /* Records the loader asks the reader for at once (gcr_reader_next_run): enough
- * to spread the cost of a call over many records, few enough to stay in the L1
- * data cache (a lazily filled record touches about 100 of its ~300 bytes). */
-#define LOAD_RUN_RECORDS 32
+ * to spread the cost of a call over many records (32 cost 3 more x86
+ * instructions per record on the bench's typical trace), few enough to stay in
+ * the L1 data cache (a lazily filled record touches two of its five lines). */
+#define LOAD_RUN_RECORDS 64
 
 struct kernel_state {
     struct gcr_kernel_begin kb; /* name owned here */

@@ -347,14 +347,15 @@ decode_lanes(const unsigned char *p, struct gcr_warp_insn *in, unsigned mode, bo
     }
 }
 
-/* Decodes the body of a warp instruction (after its type byte). Returns the position after it,
- * or NULL with *why set. Inline: the fixed fields, and the lanes of the replay's common case
- * (a fully active warp with a uniform stride, read lazily); decode_lanes does the rest. */
+/* Decodes the body of a warp instruction (decode_insn: after its type byte; _after_cta: after
+ * its CTA id too). Returns the position after it, or NULL with *why set. Inline: the fixed
+ * fields, and the lanes of the replay's common case (a fully active warp with a uniform
+ * stride, read lazily); decode_lanes does the rest. */
 static inline __attribute__((always_inline)) const unsigned char *
-decode_insn(const unsigned char *p, struct gcr_warp_insn *in, bool lazy, const char **why)
+decode_insn_after_cta(const unsigned char *p, struct gcr_warp_insn *in, bool lazy,
+                      const char **why)
 {
-    if (!(p = get_varint32(p, &in->cta, why)) || !(p = get_varint32(p, &in->warp, why)) ||
-        !(p = get_varint(p, &in->pc, why)))
+    if (!(p = get_varint32(p, &in->warp, why)) || !(p = get_varint(p, &in->pc, why)))
         return NULL;
     unsigned info = p[0];
     in->op = (uint8_t)(info & 3);
@@ -374,6 +375,14 @@ decode_insn(const unsigned char *p, struct gcr_warp_insn *in, bool lazy, const c
     in->stride = (int64_t)zigzag_decode(v);
     in->addr[0] = base;
     return p;
+}
+
+static inline __attribute__((always_inline)) const unsigned char *
+decode_insn(const unsigned char *p, struct gcr_warp_insn *in, bool lazy, const char **why)
+{
+    if (!(p = get_varint32(p, &in->cta, why)))
+        return NULL;
+    return decode_insn_after_cta(p, in, lazy, why);
 }
 
 /* ---- Reader ------------------------------------------------------------------------------- */
@@ -962,28 +971,37 @@ static int gcrt_reader_next_run(void *state, struct gcr_record *recs, size_t max
     const unsigned char *const end = r->end;
     const uint32_t cta = r->rules.run_cta, warps = r->rules.warps_per_cta;
     const bool lazy = r->lazy_addresses;
+    /* The run's CTA id as it is encoded, to compare instead of decoding it: varints are
+     * minimal, so the same bytes mean the same id, and other bytes another id or a redundant
+     * encoding, which the general path then reads (and refuses) next call. */
+    unsigned char enc[8] = {0};
+    const unsigned cta_len = (unsigned)(put_varint(enc, cta) - enc); /* 1..5 */
+    const uint64_t cta_bytes = get_le64(enc), cta_mask = (UINT64_C(1) << (8 * cta_len)) - 1;
     size_t n = 1;
     /* No p < end test: at the end of the payload the type byte is the zero padding, which
-     * ends the loop like any other type would. */
+     * ends the loop like any other type would; the CTA bytes read after it are padding too. */
     for (; n < max; n++) {
         struct gcr_record *rec = &recs[n];
-        const char *why = NULL; /* unused: a failing record is read again, and reported, next call */
+        const char *why; /* unused: a failing record is read again, and reported, next call */
         const unsigned char *q;
+        if ((get_le64(p + 1) & cta_mask) != cta_bytes)
+            break;
         if (*p == GCR_REC_WARP_INSN) {
-            q = decode_insn(p + 1, &rec->u.insn, lazy, &why);
+            q = decode_insn_after_cta(p + 1 + cta_len, &rec->u.insn, lazy, &why);
             /* The test of decode_record's fast path (same reasoning about the field widths). */
-            if (!(q && q <= end && rec->u.insn.cta == cta && rec->u.insn.warp < warps &&
+            if (!(q && q <= end && rec->u.insn.warp < warps &&
                   rec->u.insn.space < GCR_SPACE_COUNT))
                 break;
+            rec->u.insn.cta = cta;
             rec->kind = GCR_REC_WARP_INSN;
         } else if (*p == GCR_REC_NONMEM) {
             struct gcr_nonmem *nm = &rec->u.nonmem;
-            if (!(q = get_varint32(p + 1, &nm->cta, &why)) ||
-                !(q = get_varint32(q, &nm->warp, &why)) ||
+            if (!(q = get_varint32(p + 1 + cta_len, &nm->warp, &why)) ||
                 !(q = get_varint32(q, &nm->count, &why)))
                 break;
-            if (!(q <= end && nm->cta == cta && nm->warp < warps && nm->count != 0))
+            if (!(q <= end && nm->warp < warps && nm->count != 0))
                 break;
+            nm->cta = cta;
             rec->kind = GCR_REC_NONMEM;
         } else {
             break;

@@ -151,14 +151,15 @@ static int check_file(const char *path, const char *what)
     return check_file_runs(path, what, sizeof run_lengths / sizeof *run_lengths);
 }
 
-/* A kernel of 3 CTAs of 2 warps, every address mode and mask shape, interleaved warps,
- * non-memory counts; then an empty kernel, a copy and a one-record kernel. */
+/* A kernel with 3 CTAs of 2 warps present, whose ids take 1, 2 and 3 bytes: every address
+ * mode and mask shape, interleaved warps, non-memory counts; then an empty kernel, a copy
+ * and a one-record kernel. */
 static size_t build(struct gcr_record *recs)
 {
     size_t n = 0;
     recs[n++] = mcpy(0x1000, 4096);
-    recs[n++] = kbegin(1, "k1", 3, 1, 1, 64, 1, 1);
-    static const uint32_t ctas[] = {2, 0, 1};
+    recs[n++] = kbegin(1, "k1", 70000, 1, 1, 64, 1, 1);
+    static const uint32_t ctas[] = {2, 300, 69999};
     for (int c = 0; c < 3; c++)
         for (int i = 0; i < 40; i++) {
             uint32_t cta = ctas[c], warp = (uint32_t)(i % 2);
