@@ -223,19 +223,20 @@ get_varint(const unsigned char *p, uint64_t *out, const char **why)
     if (__builtin_expect(stops == 0, 0))
         return get_varint_slow(p, out, why);
     unsigned len = ((unsigned)__builtin_ctzll(stops) >> 3) + 1; /* 3..8 bytes */
-    w &= (stops ^ (stops - 1)) & 0x7f7f7f7f7f7f7f7full; /* keep bytes up to the last one */
+    uint64_t keep = stops ^ (stops - 1); /* the bits of the varint's bytes */
+    w &= keep & 0x7f7f7f7f7f7f7f7full;
+    /* A redundant last byte is a zero one: then the kept bytes are below the value of that
+     * byte's position, 2^(8*(len-1)), that is at most keep >> 8. */
+    if (__builtin_expect(w <= keep >> 8, 0)) {
+        *why = varint_overlong;
+        return NULL;
+    }
     /* Squeeze out the gaps: 8 x 7 bits -> 4 x 14 -> 2 x 28 -> 56. In each lane the upper
      * group moves down by subtracting the difference (no borrow crosses lanes), which takes
      * fewer instructions and constants than masking both halves and or-ing them. */
     w -= (w & 0x7f007f007f007f00ull) >> 1;       /* a + b*2^8 -> a + b*2^7 per 16 bits */
     w -= ((w & 0x3fff00003fff0000ull) >> 2) * 3; /* c + d*2^16 -> c + d*2^14 per 32 bits */
     w = (w & 0xffffffffull) | (w >> 32) << 28;   /* e + f*2^32 -> e + f*2^28 */
-    /* The last byte is zero (a redundant one) exactly when the value fits in the 7 bits of
-     * each byte before it: tested on the value, which is already in a register. */
-    if (__builtin_expect((w >> (7 * (len - 1))) == 0, 0)) {
-        *why = varint_overlong;
-        return NULL;
-    }
     *out = w;
     return p + len;
 }
@@ -950,30 +951,15 @@ static int gcrt_reader_next(void *state, struct gcr_record *rec, struct gcr_err 
     return decode_record(r, rec, err);
 }
 
-/* Up to max records of the current CTA's run (format.h, reader_next_run). The first goes through
- * gcrt_reader_next, which loads blocks, starts CTA runs and reports errors; the others are the
- * records that decode_record's fast path would accept, decoded by the same code but with the
- * block position, the run's CTA and its warp count held in locals for the whole loop. The loop
- * stops before any other record (another CTA, a kernel boundary, the end of the block, or a
- * record that fails), which the next call then reads through gcrt_reader_next: so the records,
- * the errors and their order are exactly those of calling gcrt_reader_next max times. */
-static int gcrt_reader_next_run(void *state, struct gcr_record *recs, size_t max,
-                                struct gcr_err *err)
+/* The loop of gcrt_reader_next_run after its first record: returns the number of records
+ * read, from 1 (the first) to max. Inline twice, with lazy a constant each time, so the test
+ * of decode_insn's inline case has one condition less. */
+static inline __attribute__((always_inline)) size_t
+run_rest(struct gcrt_reader *r, struct gcr_record *recs, size_t max, const bool lazy)
 {
-    struct gcrt_reader *r = state;
-    int rc = gcrt_reader_next(r, recs, err);
-    if (rc != 1 || !r->rules.in_cta_run ||
-        (recs[0].kind != GCR_REC_WARP_INSN && recs[0].kind != GCR_REC_NONMEM))
-        return rc;
-    /* Records left in this block bound the run too: the next block starts with a check. */
-    if (max > (size_t)r->left + 1)
-        max = (size_t)r->left + 1;
-    if (max > INT_MAX)
-        max = INT_MAX;
     const unsigned char *p = r->pos;
     const unsigned char *const end = r->end;
     const uint32_t cta = r->rules.run_cta, warps = r->rules.warps_per_cta;
-    const bool lazy = r->lazy_addresses;
     /* The run's CTA id as it is encoded, to compare instead of decoding it: varints are
      * minimal, so the same bytes mean the same id, and other bytes another id or a redundant
      * encoding, which the general path then reads (and refuses) next call. */
@@ -1013,6 +999,30 @@ static int gcrt_reader_next_run(void *state, struct gcr_record *recs, size_t max
     }
     r->pos = p;
     r->left -= (uint32_t)(n - 1);
+    return n;
+}
+
+/* Up to max records of the current CTA's run (format.h, reader_next_run). The first goes through
+ * gcrt_reader_next, which loads blocks, starts CTA runs and reports errors; the others are the
+ * records that decode_record's fast path would accept, decoded by the same code but with the
+ * block position, the run's CTA and its warp count held in locals for the whole loop. The loop
+ * stops before any other record (another CTA, a kernel boundary, the end of the block, or a
+ * record that fails), which the next call then reads through gcrt_reader_next: so the records,
+ * the errors and their order are exactly those of calling gcrt_reader_next max times. */
+static int gcrt_reader_next_run(void *state, struct gcr_record *recs, size_t max,
+                                struct gcr_err *err)
+{
+    struct gcrt_reader *r = state;
+    int rc = gcrt_reader_next(r, recs, err);
+    if (rc != 1 || !r->rules.in_cta_run ||
+        (recs[0].kind != GCR_REC_WARP_INSN && recs[0].kind != GCR_REC_NONMEM))
+        return rc;
+    /* Records left in this block bound the run too: the next block starts with a check. */
+    if (max > (size_t)r->left + 1)
+        max = (size_t)r->left + 1;
+    if (max > INT_MAX)
+        max = INT_MAX;
+    size_t n = r->lazy_addresses ? run_rest(r, recs, max, true) : run_rest(r, recs, max, false);
     return (int)n;
 }
 
