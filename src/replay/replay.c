@@ -423,7 +423,15 @@ static int load_cta(struct gcr_replay *rp, struct cta **out, struct gcr_err *err
          * usually (gcr_reader_next_run). */
         const struct gcr_record *const end = ks->run + ks->run_count;
         for (; rec < end; rec++) {
-            if (rec->kind == GCR_REC_KERNEL_END) {
+            bool insn = rec->kind == GCR_REC_WARP_INSN;
+            if (__builtin_expect(!insn && rec->kind != GCR_REC_NONMEM, 0)) {
+                if (rec->kind != GCR_REC_KERNEL_END) {
+                    gcr_fail(err, GCR_E_FORMAT,
+                             "%s: kernel %u (%s): a %s record inside a kernel",
+                             gcr_reader_path(ks->r), ks->kb.id, ks->kb.name,
+                             rec->kind == GCR_REC_KERNEL_BEGIN ? "kernel-begin" : "memcpy");
+                    goto fail;
+                }
                 if (rec->u.kend.id != ks->kb.id) {
                     gcr_fail(err, GCR_E_FORMAT,
                              "%s: kernel %u (%s) closed by the end of kernel %u",
@@ -436,13 +444,6 @@ static int load_cta(struct gcr_replay *rp, struct cta **out, struct gcr_err *err
                 ks->ended = true;
                 return 0;
             }
-            if (rec->kind != GCR_REC_WARP_INSN && rec->kind != GCR_REC_NONMEM) {
-                gcr_fail(err, GCR_E_FORMAT, "%s: kernel %u (%s): a %s record inside a kernel",
-                         gcr_reader_path(ks->r), ks->kb.id, ks->kb.name,
-                         rec->kind == GCR_REC_KERNEL_BEGIN ? "kernel-begin" : "memcpy");
-                goto fail;
-            }
-            bool insn = rec->kind == GCR_REC_WARP_INSN;
             uint32_t cta = insn ? rec->u.insn.cta : rec->u.nonmem.cta;
             uint32_t warp = insn ? rec->u.insn.warp : rec->u.nonmem.warp;
             /* Readers validate records; the engine re-checks only what it indexes
