@@ -40,8 +40,8 @@ struct gcr_trace_format {
      * Returns the number n >= 1 of records written to recs[0..n-1], 0 at the end, -1 on
      * error; an error (or the end) after some records is left to the next call, so the
      * records and errors come in the same order as through reader_next. When n > 1, every
-     * record is a WARP_INSN or NONMEM record of one CTA (the first record's); the core's
-     * gcr_reader_next_run returns one record at a time for a format without it. */
+     * record is a WARP_INSN or NONMEM record of one CTA (the first record's). Without it the
+     * core's gcr_reader_next_run builds runs from reader_next's records. */
     int (*reader_next_run)(void *state, struct gcr_record *recs, size_t max,
                            struct gcr_err *err);
     /* Optional: when lazy, an instruction the reader marks strided may come back

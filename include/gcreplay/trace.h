@@ -32,9 +32,9 @@ int gcr_reader_next(struct gcr_reader *r, struct gcr_record *rec, struct gcr_err
  * gcr_reader_next calls would return, in order. Returns their number n >= 1,
  * 0 at the end of the trace, or -1 on error; an error (or the end) met after
  * some records is returned by the next call. When n > 1 every record is a
- * WARP_INSN or NONMEM of one CTA. Formats without a faster way return one record
- * per call. Saves a call per record, and lets the reader keep its position in
- * registers across a CTA's records. */
+ * WARP_INSN or NONMEM of one CTA. A format may decode runs itself (gcrt: no
+ * call per record, its position kept in registers across a CTA's records);
+ * for the others the core builds runs from their records one at a time. */
 int gcr_reader_next_run(struct gcr_reader *r, struct gcr_record *recs, size_t max,
                         struct gcr_err *err);
 const char *gcr_reader_format_name(const struct gcr_reader *r);

@@ -1,10 +1,13 @@
-/* Runs of records (reader_next_run, the replay's way of reading): for every input, valid or
- * damaged, reading with runs of any length yields exactly the records and the final status
+/* Runs of records (gcr_reader_next_run, the replay's way of reading): for every input, valid
+ * or damaged, reading with runs of any length yields exactly the records and the final status
  * and message of reading one record at a time, lazily or not; and a run of more than one
  * record holds warp instructions and non-memory counts of one CTA only. The inputs are the
- * fixtures, a generated multi-block trace, and that trace with payload bytes changed behind
- * the checksums' back, so that runs stop at every kind of bad record. */
+ * fixtures of every format (gcrt has its own run decoder, the others get runs from the core),
+ * a generated multi-block gcrt trace, and that trace with payload bytes changed behind the
+ * checksums' back, so that gcrt's runs stop at every kind of bad record. */
 #include "gcrt_test.h"
+
+#include <dirent.h>
 
 #include "gcreplay/trace.h"
 
@@ -32,23 +35,24 @@ static void keep(struct outcome *o, const struct gcr_record *r)
     o->n++;
 }
 
-/* max == 0: one record at a time through reader_next; else runs of up to max records. */
+/* max == 0: one record at a time (gcr_reader_next); else runs of up to max records
+ * (gcr_reader_next_run). Through the core, which hands gcrt's runs to its reader_next_run
+ * and builds runs for the other formats from their records one at a time. */
 static struct outcome read_with(const char *path, bool lazy, size_t max)
 {
     struct outcome o = {0};
-    void *r = NULL;
-    if (gcr_format_gcrt.reader_open(&r, path, &o.err) < 0) {
+    struct gcr_reader *r = NULL;
+    if (gcr_reader_open(&r, path, NULL, &o.err) < 0) {
         o.rc = -1;
         return o;
     }
-    gcr_format_gcrt.reader_set_lazy_addresses(r, lazy);
+    gcr_reader_set_lazy_addresses(r, lazy);
     struct gcr_record *buf = calloc(max ? max : 1, sizeof *buf);
     int rc;
     for (;;) {
         /* Stale bytes in the buffer must not leak into what a reader fills. */
         memset(buf, 0x5a, (max ? max : 1) * sizeof *buf);
-        rc = max ? gcr_format_gcrt.reader_next_run(r, buf, max, &o.err)
-                 : gcr_format_gcrt.reader_next(r, buf, &o.err);
+        rc = max ? gcr_reader_next_run(r, buf, max, &o.err) : gcr_reader_next(r, buf, &o.err);
         if (rc <= 0)
             break;
         CHECK((size_t)rc <= (max ? max : 1));
@@ -64,7 +68,7 @@ static struct outcome read_with(const char *path, bool lazy, size_t max)
     }
     o.rc = rc;
     free(buf);
-    gcr_format_gcrt.reader_close(r);
+    gcr_reader_close(r);
     return o;
 }
 
@@ -228,19 +232,28 @@ int main(void)
     char path[256];
     tmp_path(path, sizeof path, "run");
 
-    /* The fixtures, valid and damaged. */
-    static const char *const fixtures[] = {
-        "ok-small.gcrt",         "ok-zstd.gcrt",       "bad-checksum.gcrt",
-        "bad-count.gcrt",        "bad-cta-order.gcrt", "bad-header-checksum.gcrt",
-        "bad-magic.gcrt",        "bad-nesting.gcrt",   "bad-record.gcrt",
-        "bad-varint.gcrt",       "bad-version.gcrt",   "bad-zstd-size.gcrt",
-        "big-endian.gcrt",       "huge-length.gcrt",   "no-trailer.gcrt",
-        "trailing-data.gcrt",    "truncated-block.gcrt", "unclosed-kernel.gcrt"};
-    for (size_t i = 0; i < sizeof fixtures / sizeof *fixtures; i++) {
-        char src[512];
-        snprintf(src, sizeof src, "%s/%s", FIXTURES, fixtures[i]);
-        CHECK_EQ_U(check_file(src, fixtures[i]), 0);
+    /* The fixtures of every format, valid and damaged (gcrt's runs, and the core's runs
+     * for the formats without them). */
+    static const char *const dirs[] = {"gcrt", "text", "accelsim"};
+    size_t files = 0;
+    for (size_t d = 0; d < sizeof dirs / sizeof *dirs; d++) {
+        char dir[512];
+        snprintf(dir, sizeof dir, "%s/trace-formats/%s/fixtures", GCR_SOURCE_ROOT, dirs[d]);
+        DIR *dp = opendir(dir);
+        CHECK(dp != NULL);
+        struct dirent *de;
+        while (dp && (de = readdir(dp)) != NULL) {
+            if (de->d_name[0] == '.' || strcmp(de->d_name, "README.md") == 0)
+                continue;
+            char src[1024];
+            snprintf(src, sizeof src, "%s/%s", dir, de->d_name);
+            CHECK_EQ_U(check_file(src, src), 0);
+            files++;
+        }
+        if (dp)
+            closedir(dp);
     }
+    CHECK(files > 80);
 
     /* A generated trace in small blocks (runs end at block ends too), stored and zstd. */
     static struct gcr_record recs[256];
@@ -294,26 +307,15 @@ int main(void)
     free(work);
     free(full);
 
-    /* Through the core: a format without runs (text) gives one record per call, as many
-     * as one at a time; a run of 0 records is refused. */
-    const char *text = GCR_SOURCE_ROOT "/examples/traces/stencil.txt";
+    /* The examples, longer than the fixtures: text read by the core's runs. */
+    CHECK_EQ_U(check_file(GCR_SOURCE_ROOT "/examples/traces/stencil.txt", "stencil.txt"), 0);
+    CHECK_EQ_U(check_file(GCR_SOURCE_ROOT "/examples/traces/broadcast.txt", "broadcast.txt"), 0);
+
+    /* A run of 0 records is refused. */
     struct gcr_reader *rd;
-    struct gcr_record rec, eight[8];
-    size_t singles = 0, in_runs = 0;
-    CHECK(gcr_reader_open(&rd, text, NULL, &err) == 0);
-    while (gcr_reader_next(rd, &rec, &err) == 1)
-        singles++;
-    gcr_reader_close(rd);
-    CHECK(gcr_reader_open(&rd, text, NULL, &err) == 0);
-    int rc;
-    while ((rc = gcr_reader_next_run(rd, eight, 8, &err)) > 0) {
-        CHECK_EQ_U(rc, 1);
-        in_runs += (size_t)rc;
-    }
-    CHECK_EQ_U(rc, 0);
-    CHECK(singles > 100);
-    CHECK_EQ_U(in_runs, singles);
-    CHECK_EQ_U(gcr_reader_next_run(rd, eight, 0, &err), -1);
+    struct gcr_record one;
+    CHECK(gcr_reader_open(&rd, GCR_SOURCE_ROOT "/examples/traces/stencil.txt", NULL, &err) == 0);
+    CHECK_EQ_U(gcr_reader_next_run(rd, &one, 0, &err), -1);
     CHECK_EQ_U(err.status, GCR_E_INTERNAL);
     gcr_reader_close(rd);
 
