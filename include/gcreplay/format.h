@@ -36,6 +36,14 @@ struct gcr_trace_format {
     int (*reader_next)(void *state, struct gcr_record *rec, struct gcr_err *err);
     uint64_t (*reader_bytes_done)(void *state);
     void (*reader_close)(void *state);
+    /* Optional, for speed: what up to max calls of reader_next would return, in one call.
+     * Returns the number n >= 1 of records written to recs[0..n-1], 0 at the end, -1 on
+     * error; an error (or the end) after some records is left to the next call, so the
+     * records and errors come in the same order as through reader_next. When n > 1, every
+     * record is a WARP_INSN or NONMEM record of one CTA (the first record's). Without it the
+     * core's gcr_reader_next_run builds runs from reader_next's records. */
+    int (*reader_next_run)(void *state, struct gcr_record *recs, size_t max,
+                           struct gcr_err *err);
     /* Optional: when lazy, an instruction the reader marks strided may come back
      * with only addr[first active lane] filled (the others unspecified), which
      * saves expanding 32 addresses for consumers that only use the hint. */

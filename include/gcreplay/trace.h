@@ -11,6 +11,7 @@
 #ifndef GCREPLAY_TRACE_H
 #define GCREPLAY_TRACE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -26,6 +27,16 @@ struct gcr_writer;
 int gcr_reader_open(struct gcr_reader **out, const char *path, const char *format,
                     struct gcr_err *err);
 int gcr_reader_next(struct gcr_reader *r, struct gcr_record *rec, struct gcr_err *err);
+/* Several records at once, for a consumer that loads a CTA at a time (the
+ * replay engine): up to max records into recs[], exactly those that as many
+ * gcr_reader_next calls would return, in order. Returns their number n >= 1,
+ * 0 at the end of the trace, or -1 on error; an error (or the end) met after
+ * some records is returned by the next call. When n > 1 every record is a
+ * WARP_INSN or NONMEM of one CTA. A format may decode runs itself (gcrt: no
+ * call per record, its position kept in registers across a CTA's records);
+ * for the others the core builds runs from their records one at a time. */
+int gcr_reader_next_run(struct gcr_reader *r, struct gcr_record *recs, size_t max,
+                        struct gcr_err *err);
 const char *gcr_reader_format_name(const struct gcr_reader *r);
 const char *gcr_reader_path(const struct gcr_reader *r);
 /* Input bytes consumed so far and total input size (0 if unknown): progress. */

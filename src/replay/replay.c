@@ -78,6 +78,12 @@ struct insn_counts {
     uint64_t ctas;
 };
 
+/* Records the loader asks the reader for at once (gcr_reader_next_run): enough
+ * to spread the cost of a call over many records (32 cost 3 more x86
+ * instructions per record on the bench's typical trace), few enough to stay in
+ * the L1 data cache (a lazily filled record touches two of its five lines). */
+#define LOAD_RUN_RECORDS 64
+
 struct kernel_state {
     struct gcr_kernel_begin kb; /* name owned here */
     uint64_t nctas;
@@ -85,8 +91,11 @@ struct kernel_state {
     uint32_t fit;         /* CTAs one SM can hold */
     /* loading */
     struct gcr_reader *r;
-    struct gcr_record ahead;
-    bool have_ahead, ended;
+    /* Records read but not loaded yet: run[run_next..run_count-1]. A record
+     * that ends a CTA is left there for the next load_cta. */
+    struct gcr_record run[LOAD_RUN_RECORDS];
+    uint32_t run_next, run_count;
+    bool ended;
     /* dispatch */
     struct cta **by_id;                  /* contiguous: loaded, not dispatched */
     uint64_t *next_id, *end_id;          /* contiguous: per-SM range */
@@ -366,95 +375,118 @@ static int kernel_fail(struct gcr_replay *rp, struct gcr_err *err, enum gcr_stat
                     ks->kb.id, ks->kb.name, (unsigned long long)cta, what);
 }
 
-static int read_record(struct gcr_replay *rp, struct gcr_record *rec, struct gcr_err *err)
+/* Points *rec at the next record of the kernel without taking it (load_cta
+ * takes it by advancing ks->run_next). Reads the next run of records when
+ * none is left; 1, or -1 with err set. */
+static inline int read_record(struct gcr_replay *rp, const struct gcr_record **rec,
+                              struct gcr_err *err)
 {
     struct kernel_state *ks = rp->ks;
-    if (ks->have_ahead) {
-        *rec = ks->ahead;
-        ks->have_ahead = false;
+    if (__builtin_expect(ks->run_next < ks->run_count, 1)) {
+        *rec = &ks->run[ks->run_next];
         return 1;
     }
-    int rc = gcr_reader_next(ks->r, rec, err);
+    int rc = gcr_reader_next_run(ks->r, ks->run, LOAD_RUN_RECORDS, err);
     if (rc == 0)
         return gcr_fail(err, GCR_E_TRUNCATED, "%s: trace ends inside kernel %u (%s)",
                         gcr_reader_path(ks->r), ks->kb.id, ks->kb.name);
-    if (rc == 1 && rp->progress && (++rp->progress_tick & 0xffff) == 0) {
+    if (rc < 0)
+        return -1;
+    ks->run_next = 0;
+    ks->run_count = (uint32_t)rc;
+    *rec = ks->run;
+    /* Progress once per 65536 records, as the run crosses such a multiple. */
+    uint64_t before = rp->progress_tick;
+    rp->progress_tick += (uint32_t)rc;
+    if (rp->progress && (before ^ rp->progress_tick) >> 16) {
         struct gcr_progress p = {gcr_reader_path(ks->r), gcr_reader_bytes_done(ks->r),
                                  gcr_reader_bytes_total(ks->r),
                                  rp->counts.warp_insns + rp->kernel_counts.warp_insns,
                                  json_array_size(rp->kernels)};
         rp->progress(rp->progress_ctx, &p);
     }
-    return rc;
+    return 1;
 }
 
 /* Loads the next whole CTA of the kernel; *out = NULL at the kernel's end. */
 static int load_cta(struct gcr_replay *rp, struct cta **out, struct gcr_err *err)
 {
     struct kernel_state *ks = rp->ks;
-    struct gcr_record rec;
+    const struct gcr_record *rec = NULL;
     struct cta *c = NULL;
     *out = NULL;
     if (ks->ended)
         return 0;
+    /* In locals, like the loop bounds below: the queue pushes store through
+     * byte pointers, after which fields of *ks would have to be read again. */
+    const uint64_t nctas = ks->nctas;
+    const uint32_t wpc = ks->wpc;
     for (;;) {
         if (read_record(rp, &rec, err) != 1)
             goto fail;
-        if (rec.kind == GCR_REC_KERNEL_END) {
-            if (rec.u.kend.id != ks->kb.id) {
-                gcr_fail(err, GCR_E_FORMAT, "%s: kernel %u (%s) closed by the end of kernel %u",
-                         gcr_reader_path(ks->r), ks->kb.id, ks->kb.name, rec.u.kend.id);
+        /* Every record read and not loaded yet, from rec on: a run of one CTA,
+         * usually (gcr_reader_next_run). */
+        const struct gcr_record *const end = ks->run + ks->run_count;
+        for (; rec < end; rec++) {
+            bool insn = rec->kind == GCR_REC_WARP_INSN;
+            if (__builtin_expect(!insn && rec->kind != GCR_REC_NONMEM, 0)) {
+                if (rec->kind != GCR_REC_KERNEL_END) {
+                    gcr_fail(err, GCR_E_FORMAT,
+                             "%s: kernel %u (%s): a %s record inside a kernel",
+                             gcr_reader_path(ks->r), ks->kb.id, ks->kb.name,
+                             rec->kind == GCR_REC_KERNEL_BEGIN ? "kernel-begin" : "memcpy");
+                    goto fail;
+                }
+                if (rec->u.kend.id != ks->kb.id) {
+                    gcr_fail(err, GCR_E_FORMAT,
+                             "%s: kernel %u (%s) closed by the end of kernel %u",
+                             gcr_reader_path(ks->r), ks->kb.id, ks->kb.name, rec->u.kend.id);
+                    goto fail;
+                }
+                if (c)
+                    goto done; /* left for the next call, which ends the kernel */
+                ks->run_next = (uint32_t)(rec - ks->run) + 1;
+                ks->ended = true;
+                return 0;
+            }
+            uint32_t cta = insn ? rec->u.insn.cta : rec->u.nonmem.cta;
+            uint32_t warp = insn ? rec->u.insn.warp : rec->u.nonmem.warp;
+            /* Readers validate records; the engine re-checks only what it indexes
+             * arrays with, cheaply, so no reader bug can corrupt memory. */
+            if (__builtin_expect(cta >= nctas || warp >= wpc ||
+                                     (insn && (rec->u.insn.op >= GCR_OP_COUNT ||
+                                               rec->u.insn.space >= GCR_SPACE_COUNT ||
+                                               rec->u.insn.width == 0 ||
+                                               rec->u.insn.width > GCR_MAX_WIDTH)),
+                                 0)) {
+                const char *bad = gcr_record_invalid(rec, &ks->kb);
+                if (bad) {
+                    kernel_fail(rp, err, GCR_E_FORMAT, bad, cta);
+                    goto fail;
+                }
+            }
+            if (!c) {
+                /* Readers guarantee that a CTA's records are contiguous (the shared
+                 * stream rules), so a new CTA id starts a new CTA. */
+                if (!(c = cta_get(rp, cta, wpc))) {
+                    gcr_fail(err, GCR_E_NOMEM, "out of memory loading a CTA");
+                    goto fail;
+                }
+            } else if (cta != c->id) {
+                goto done; /* the next CTA's first record, left for the next call */
+            }
+            struct gcr_warpq *q = &c->warps[warp].q;
+            int rc = insn ? gcr_warpq_push_insn(q, &rec->u.insn)
+                          : gcr_warpq_push_nonmem(q, rec->u.nonmem.count);
+            if (rc != 0) {
+                gcr_fail(err, GCR_E_NOMEM, "out of memory loading CTA %u", cta);
                 goto fail;
             }
-            if (c) {
-                ks->ahead = rec;
-                ks->have_ahead = true;
-                break;
-            }
-            ks->ended = true;
-            return 0;
         }
-        if (rec.kind != GCR_REC_WARP_INSN && rec.kind != GCR_REC_NONMEM) {
-            gcr_fail(err, GCR_E_FORMAT, "%s: kernel %u (%s): a %s record inside a kernel",
-                     gcr_reader_path(ks->r), ks->kb.id, ks->kb.name,
-                     rec.kind == GCR_REC_KERNEL_BEGIN ? "kernel-begin" : "memcpy");
-            goto fail;
-        }
-        uint32_t cta = rec.kind == GCR_REC_WARP_INSN ? rec.u.insn.cta : rec.u.nonmem.cta;
-        uint32_t warp = rec.kind == GCR_REC_WARP_INSN ? rec.u.insn.warp : rec.u.nonmem.warp;
-        /* Readers validate records; the engine re-checks only what it indexes
-         * arrays with, cheaply, so no reader bug can corrupt memory. */
-        const char *bad = NULL;
-        if (cta >= ks->nctas || warp >= ks->wpc ||
-            (rec.kind == GCR_REC_WARP_INSN &&
-             (rec.u.insn.op >= GCR_OP_COUNT || rec.u.insn.space >= GCR_SPACE_COUNT ||
-              rec.u.insn.width == 0 || rec.u.insn.width > GCR_MAX_WIDTH)))
-            bad = gcr_record_invalid(&rec, &ks->kb);
-        if (bad) {
-            kernel_fail(rp, err, GCR_E_FORMAT, bad, cta);
-            goto fail;
-        }
-        if (c && cta != c->id) {
-            ks->ahead = rec;
-            ks->have_ahead = true;
-            break;
-        }
-        if (!c) {
-            /* Readers guarantee that a CTA's records are contiguous (the shared
-             * stream rules), so a new CTA id starts a new CTA. */
-            if (!(c = cta_get(rp, cta, ks->wpc))) {
-                gcr_fail(err, GCR_E_NOMEM, "out of memory loading a CTA");
-                goto fail;
-            }
-        }
-        int rc = rec.kind == GCR_REC_WARP_INSN
-                     ? gcr_warpq_push_insn(&c->warps[warp].q, &rec.u.insn)
-                     : gcr_warpq_push_nonmem(&c->warps[warp].q, rec.u.nonmem.count);
-        if (rc != 0) {
-            gcr_fail(err, GCR_E_NOMEM, "out of memory loading CTA %u", cta);
-            goto fail;
-        }
+        ks->run_next = ks->run_count;
     }
+done:
+    ks->run_next = (uint32_t)(rec - ks->run);
     *out = c;
     return 0;
 fail:
@@ -462,8 +494,6 @@ fail:
         cta_put(rp, c);
     return -1;
 }
-
-/* ---------------------------------------------------------------- dispatch */
 
 static void heap_fix(struct gcr_replay *rp, uint32_t s); /* timing mode */
 

@@ -79,37 +79,49 @@ static inline int gcr_warpq_reserve(struct gcr_warpq *q, size_t extra)
     return gcr_warpq_grow(q, extra);
 }
 
-/* Appends an instruction; 0, or -1 when out of memory. */
-static inline int gcr_warpq_push_insn(struct gcr_warpq *q, const struct gcr_warp_insn *in)
+/* The fixed part of a packed instruction, then returns where its lane part goes. */
+static inline uint8_t *gcr_warpq_put_fixed(uint8_t *p, unsigned tag, const struct gcr_warp_insn *in)
 {
-    uint64_t base;
-    int64_t stride;
-    bool strided;
-    if (in->strided && in->active_mask) { /* the reader already knows */
-        base = in->addr[__builtin_ctz(in->active_mask)];
-        stride = in->stride;
-        strided = true;
-    } else {
-        strided = gcr_insn_stride(in, &base, &stride);
-    }
-    size_t n = (size_t)__builtin_popcount(in->active_mask);
-    if (gcr_warpq_reserve(q, GCR_WQ_INSN_FIXED + (strided ? 16 : 8 * n)) != 0)
-        return -1;
-    uint8_t *p = q->buf + q->len;
-    p[0] = strided ? GCR_WQ_TAG_STRIDE : GCR_WQ_TAG_LIST;
+    p[0] = (uint8_t)tag;
     p[1] = in->op;
     p[2] = in->space;
     p[3] = in->cache_op;
     memcpy(p + 4, &in->width, 2);
     memcpy(p + 6, &in->active_mask, 4);
     memcpy(p + 10, &in->pc, 8);
-    p += GCR_WQ_INSN_FIXED;
+    return p + GCR_WQ_INSN_FIXED;
+}
+
+/* Appends an instruction; 0, or -1 when out of memory. */
+static inline int gcr_warpq_push_insn(struct gcr_warpq *q, const struct gcr_warp_insn *in)
+{
+    uint32_t mask = in->active_mask;
+    if (__builtin_expect(in->strided && mask, 1)) {
+        /* The reader already knows the shape (the common case): no address to
+         * look at but the first active lane's. Its own branch, so that base and
+         * stride stay in registers. */
+        if (gcr_warpq_reserve(q, GCR_WQ_INSN_FIXED + 16) != 0)
+            return -1;
+        uint8_t *p = gcr_warpq_put_fixed(q->buf + q->len, GCR_WQ_TAG_STRIDE, in);
+        memcpy(p, &in->addr[__builtin_ctz(mask)], 8);
+        memcpy(p + 8, &in->stride, 8);
+        q->len += GCR_WQ_INSN_FIXED + 16;
+        return 0;
+    }
+    uint64_t base;
+    int64_t stride;
+    bool strided = gcr_insn_stride(in, &base, &stride);
+    size_t n = (size_t)__builtin_popcount(mask);
+    if (gcr_warpq_reserve(q, GCR_WQ_INSN_FIXED + (strided ? 16 : 8 * n)) != 0)
+        return -1;
+    uint8_t *p = gcr_warpq_put_fixed(q->buf + q->len,
+                                     strided ? GCR_WQ_TAG_STRIDE : GCR_WQ_TAG_LIST, in);
     if (strided) {
         memcpy(p, &base, 8);
         memcpy(p + 8, &stride, 8);
         p += 16;
     } else {
-        for (uint32_t m = in->active_mask; m; m &= m - 1) {
+        for (uint32_t m = mask; m; m &= m - 1) {
             memcpy(p, &in->addr[__builtin_ctz(m)], 8);
             p += 8;
         }

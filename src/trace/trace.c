@@ -5,6 +5,7 @@
 #include "core/atomic_file.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,10 +15,20 @@ struct gcr_reader {
      * record passes through gcr_reader_next (one load fewer per record). */
     int (*next)(void *state, struct gcr_record *rec, struct gcr_err *err);
     bool sets_stride_hint;
+    /* fmt->reader_next_run, or NULL when the format has none or does not set
+     * the stride hint (whose clearing then happens record by record). */
+    int (*next_run)(void *state, struct gcr_record *recs, size_t max, struct gcr_err *err);
     const struct gcr_trace_format *fmt;
     void *state;
     char *path;
     uint64_t total_bytes;
+    /* What runs_one_by_one read beyond a run, for the next call: a record of
+     * another CTA or kind (ahead), else the error or end met after the run's
+     * records (held_rc 0 or -1, with held_err). */
+    bool has_ahead, has_held;
+    int held_rc;
+    struct gcr_record ahead;
+    struct gcr_err held_err;
 };
 
 struct gcr_writer {
@@ -97,6 +108,7 @@ int gcr_reader_open(struct gcr_reader **out, const char *path, const char *forma
     r->fmt = fmt;
     r->next = fmt->reader_next;
     r->sets_stride_hint = fmt->sets_stride_hint;
+    r->next_run = fmt->sets_stride_hint ? fmt->reader_next_run : NULL;
     r->total_bytes = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
     if (fmt->reader_open(&r->state, path, err) != 0) {
         free(r->path);
@@ -107,7 +119,24 @@ int gcr_reader_open(struct gcr_reader **out, const char *path, const char *forma
     return 0;
 }
 
-int gcr_reader_next(struct gcr_reader *r, struct gcr_record *rec, struct gcr_err *err)
+/* Returns what runs_one_by_one kept for the next call. */
+static __attribute__((noinline)) int take_held(struct gcr_reader *r, struct gcr_record *rec,
+                                                struct gcr_err *err)
+{
+    if (r->has_ahead) {
+        r->has_ahead = false;
+        *rec = r->ahead;
+        return 1;
+    }
+    r->has_held = false;
+    if (r->held_rc < 0 && err)
+        *err = r->held_err;
+    return r->held_rc;
+}
+
+/* The format's next record, with the stride hint cleared for a format that
+ * does not set it. */
+static inline int format_next(struct gcr_reader *r, struct gcr_record *rec, struct gcr_err *err)
 {
     if (r->sets_stride_hint) /* the common case: a tail call, no frame of its own */
         return r->next(r->state, rec, err);
@@ -115,6 +144,67 @@ int gcr_reader_next(struct gcr_reader *r, struct gcr_record *rec, struct gcr_err
     if (rc == 1 && rec->kind == GCR_REC_WARP_INSN)
         rec->u.insn.strided = false;
     return rc;
+}
+
+int gcr_reader_next(struct gcr_reader *r, struct gcr_record *rec, struct gcr_err *err)
+{
+    if (__builtin_expect(r->has_ahead | r->has_held, 0))
+        return take_held(r, rec, err);
+    return format_next(r, rec, err);
+}
+
+static bool cta_record(const struct gcr_record *rec, uint32_t *cta)
+{
+    if (rec->kind == GCR_REC_WARP_INSN)
+        *cta = rec->u.insn.cta;
+    else if (rec->kind == GCR_REC_NONMEM)
+        *cta = rec->u.nonmem.cta;
+    else
+        return false;
+    return true;
+}
+
+/* A run for a format without reader_next_run, from its records one at a
+ * time. The record that ends the run (another CTA, another kind), or the error
+ * or end after it, is kept for the next call; a kernel begin is never kept
+ * past a call of the format, so its name stays valid. */
+static int runs_one_by_one(struct gcr_reader *r, struct gcr_record *recs, size_t max,
+                           struct gcr_err *err)
+{
+    uint32_t cta, other;
+    int rc = gcr_reader_next(r, &recs[0], err);
+    if (rc != 1 || !cta_record(&recs[0], &cta))
+        return rc;
+    if (max > INT_MAX)
+        max = INT_MAX;
+    size_t n = 1;
+    for (; n < max; n++) {
+        /* Nothing is kept at this point: straight to the format. The contract
+         * does not require a reader to repeat an error on later calls, so an
+         * error is kept here, for the next call, and the format not called again. */
+        rc = format_next(r, &recs[n], &r->held_err);
+        if (rc != 1) {
+            r->held_rc = rc;
+            r->has_held = true;
+            break;
+        }
+        if (!cta_record(&recs[n], &other) || other != cta) {
+            r->ahead = recs[n];
+            r->has_ahead = true;
+            break;
+        }
+    }
+    return (int)n;
+}
+
+int gcr_reader_next_run(struct gcr_reader *r, struct gcr_record *recs, size_t max,
+                        struct gcr_err *err)
+{
+    if (max == 0)
+        return gcr_fail(err, GCR_E_INTERNAL, "%s: asked for a run of 0 records", r->path);
+    if (r->next_run && !r->has_ahead && !r->has_held)
+        return r->next_run(r->state, recs, max, err);
+    return runs_one_by_one(r, recs, max, err);
 }
 
 const char *gcr_reader_format_name(const struct gcr_reader *r) { return r->fmt->name; }

@@ -7,7 +7,9 @@
  *   - every record it yields passes gcr_record_invalid() and has its inactive lanes zeroed;
  *   - it never consumes more bytes than the file holds;
  *   - a trace it accepts is accepted by the writer, and writing and re-reading it gives the
- *     same records (so the reader and the writer agree on what a valid trace is).
+ *     same records (so the reader and the writer agree on what a valid trace is);
+ *   - reading in runs (reader_next_run, lazily or not) gives the same records, the same end
+ *     and the same error message as reading record by record.
  *
  * This file is built with FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION, which makes the gcrt
  * reader ignore checksum mismatches so that mutated inputs reach the decoders behind them.
@@ -17,6 +19,7 @@
 #define _POSIX_C_SOURCE 200809L /* fileno, strdup, mkstemp (normally set by the build) */
 #endif
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,6 +141,33 @@ static void rewrite(size_t n)
     }
 }
 
+/* Reads the input again in runs of up to max records and compares with the n records (the
+ * first MAX_KEPT of them kept), end status rc and error want of reading one at a time. Lazily,
+ * strided lanes are only given by the hint, so only counts and the end are compared. */
+static void reread_in_runs(size_t max, bool lazy, size_t n, int rc, const struct gcr_err *want)
+{
+    static struct gcr_record run[64];
+    struct gcr_err err = {GCR_OK, ""};
+    void *r = NULL;
+    if (gcr_format_gcrt.reader_open(&r, in_path, &err) < 0)
+        fail("the input opens only once", &err);
+    gcr_format_gcrt.reader_set_lazy_addresses(r, lazy);
+    size_t i = 0;
+    int got;
+    while ((got = gcr_format_gcrt.reader_next_run(r, run, max, &err)) > 0) {
+        if ((size_t)got > max)
+            fail("run longer than asked for", &err);
+        for (int k = 0; k < got; k++, i++)
+            if (!lazy && i < n && i < MAX_KEPT && !same(&run[k], &kept[i]))
+                fail("a run reads a record differently", &err);
+    }
+    if (got != rc || i != n)
+        fail("runs read a different number of records or end differently", &err);
+    if (rc < 0 && (err.status != want->status || strcmp(err.msg, want->msg) != 0))
+        fail("runs report a different error", &err);
+    gcr_format_gcrt.reader_close(r);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -179,6 +209,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fail("bad error report", &err);
     gcr_format_gcrt.reader_close(r);
 
+    size_t max = 1 + size % 64; /* a run length that varies with the input */
+    reread_in_runs(max, false, n, rc, &err);
+    reread_in_runs(max, true, n, rc, &err);
     if (rc == 0 && n <= MAX_KEPT)
         rewrite(n);
     for (size_t i = 0; i < n && i < MAX_KEPT; i++)

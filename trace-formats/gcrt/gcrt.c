@@ -16,6 +16,7 @@
 #define _POSIX_C_SOURCE 200809L /* fileno, strdup (normally set by the build) */
 #endif
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -80,15 +81,27 @@ static inline uint16_t get_le16(const unsigned char *p)
     return (uint16_t)(p[0] | (p[1] << 8));
 }
 
+/* One unaligned load each (memcpy), byte-swapped on a big-endian host: the decoder reads a mask
+ * and an 8-byte varint window per record, and byte-by-byte assembly costs several instructions
+ * more when the compiler does not merge it. */
 static inline uint32_t get_le32(const unsigned char *p)
 {
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
-           ((uint32_t)p[3] << 24);
+    uint32_t v;
+    memcpy(&v, p, sizeof v);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap32(v);
+#endif
+    return v;
 }
 
 static inline uint64_t get_le64(const unsigned char *p)
 {
-    return (uint64_t)get_le32(p) | ((uint64_t)get_le32(p + 4) << 32);
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
 }
 
 static inline void put_le16(unsigned char *p, uint16_t v)
@@ -209,15 +222,21 @@ get_varint(const unsigned char *p, uint64_t *out, const char **why)
     uint64_t stops = ~w & 0x8080808080808080ull;
     if (__builtin_expect(stops == 0, 0))
         return get_varint_slow(p, out, why);
-    unsigned len = ((unsigned)__builtin_ctzll(stops) >> 3) + 1; /* 2..8 bytes */
-    if (__builtin_expect(p[len - 1] == 0, 0)) {
+    unsigned len = ((unsigned)__builtin_ctzll(stops) >> 3) + 1; /* 3..8 bytes */
+    uint64_t keep = stops ^ (stops - 1); /* the bits of the varint's bytes */
+    w &= keep & 0x7f7f7f7f7f7f7f7full;
+    /* A redundant last byte is a zero one: then the kept bytes are below the value of that
+     * byte's position, 2^(8*(len-1)), that is at most keep >> 8. */
+    if (__builtin_expect(w <= keep >> 8, 0)) {
         *why = varint_overlong;
         return NULL;
     }
-    w &= (stops ^ (stops - 1)) & 0x7f7f7f7f7f7f7f7full; /* keep bytes up to the last one */
-    w = ((w & 0x7f007f007f007f00ull) >> 1) | (w & 0x007f007f007f007full);
-    w = ((w & 0x3fff00003fff0000ull) >> 2) | (w & 0x00003fff00003fffull);
-    w = ((w & 0x0fffffff00000000ull) >> 4) | (w & 0x000000000fffffffull);
+    /* Squeeze out the gaps: 8 x 7 bits -> 4 x 14 -> 2 x 28 -> 56. In each lane the upper
+     * group moves down by subtracting the difference (no borrow crosses lanes), which takes
+     * fewer instructions and constants than masking both halves and or-ing them. */
+    w -= (w & 0x7f007f007f007f00ull) >> 1;       /* a + b*2^8 -> a + b*2^7 per 16 bits */
+    w -= ((w & 0x3fff00003fff0000ull) >> 2) * 3; /* c + d*2^16 -> c + d*2^14 per 32 bits */
+    w = (w & 0xffffffffull) | (w >> 32) << 28;   /* e + f*2^32 -> e + f*2^28 */
     *out = w;
     return p + len;
 }
@@ -244,27 +263,18 @@ typedef uint64_t u64x2 __attribute__((vector_size(16)));
 
 /* ---- Record decoding ------------------------------------------------------------------------ */
 
-/* Decodes the body of a warp instruction (after its type byte). Returns the position after it,
- * or NULL with *why set. */
-static inline const unsigned char *decode_insn(const unsigned char *p, struct gcr_warp_insn *in,
-                                               bool lazy, const char **why)
+/* The lane addresses of a warp instruction whose fixed fields decode_insn has read (p points
+ * after its mask), in every case but its inline one. Out of line: partial masks, explicit
+ * addresses and eager expansion are rarer, and keeping them out of the decoding loops leaves
+ * those loops small enough to keep their state in registers. */
+static __attribute__((noinline)) const unsigned char *
+decode_lanes(const unsigned char *p, struct gcr_warp_insn *in, unsigned mode, bool lazy,
+             const char **why)
 {
     uint64_t base, v;
-    if (!(p = get_varint32(p, &in->cta, why)) || !(p = get_varint32(p, &in->warp, why)) ||
-        !(p = get_varint(p, &in->pc, why)))
-        return NULL;
-    unsigned info = p[0];
-    in->op = (uint8_t)(info & 3);
-    in->space = (uint8_t)((info >> 2) & 7);
-    in->cache_op = (uint8_t)((info >> 5) & 1);
-    unsigned mode = info >> 6;
-    in->width = (uint16_t)(p[1] + 1);
-    uint32_t mask = get_le32(p + 2);
-    in->active_mask = mask;
-    p += 6;
-
+    uint32_t mask = in->active_mask;
     if (mask == 0xffffffffu && mode == GCRT_ADDR_STRIDE) {
-        /* The common case: a fully active warp with a uniform stride. */
+        /* A fully active warp with a uniform stride, expanded (not lazy). */
         if (!(p = get_varint(p, &base, why)) || !(p = get_varint(p, &v, why)))
             return NULL;
         /* Two lanes per step with a vector type (plain C would be a serial chain of 32 adds
@@ -273,10 +283,6 @@ static inline const unsigned char *decode_insn(const unsigned char *p, struct gc
         uint64_t stride = zigzag_decode(v);
         in->strided = true;
         in->stride = (int64_t)stride;
-        if (lazy) { /* the consumer reads the hint (gcr_reader_set_lazy_addresses) */
-            in->addr[0] = base;
-            return p;
-        }
         u64x2 lanes = {base, base + stride};
         const u64x2 step = {2 * stride, 2 * stride};
         const u64x2 step2 = step + step;
@@ -288,17 +294,27 @@ static inline const unsigned char *decode_insn(const unsigned char *p, struct gc
         }
         return p;
     }
-    memset(in->addr, 0, sizeof in->addr);
     /* The stride hint (record.h): set for mode 0, cleared otherwise. */
     in->strided = mode == GCRT_ADDR_STRIDE;
     in->stride = 0;
     if (mask == 0) {
+        memset(in->addr, 0, sizeof in->addr);
         if (mode != GCRT_ADDR_STRIDE) {
             *why = "warp instruction with no active lane must use address mode 0";
             return NULL;
         }
         return p;
     }
+    if (lazy && mode == GCRT_ADDR_STRIDE) {
+        /* A partial warp with a uniform stride: the consumer reads the hint, and the first
+         * active lane's address, only (gcr_reader_set_lazy_addresses). */
+        if (!(p = get_varint(p, &base, why)) || !(p = get_varint(p, &v, why)))
+            return NULL;
+        in->stride = (int64_t)zigzag_decode(v);
+        in->addr[__builtin_ctz(mask)] = base;
+        return p;
+    }
+    memset(in->addr, 0, sizeof in->addr);
     switch (mode) {
     case GCRT_ADDR_STRIDE: {
         if (!(p = get_varint(p, &base, why)) || !(p = get_varint(p, &v, why)))
@@ -333,6 +349,44 @@ static inline const unsigned char *decode_insn(const unsigned char *p, struct gc
         *why = "unknown address mode 3";
         return NULL;
     }
+}
+
+/* Decodes the body of a warp instruction (decode_insn: after its type byte; _after_cta: after
+ * its CTA id too). Returns the position after it, or NULL with *why set. Inline: the fixed
+ * fields, and the lanes of the replay's common case (a fully active warp with a uniform
+ * stride, read lazily); decode_lanes does the rest. */
+static inline __attribute__((always_inline)) const unsigned char *
+decode_insn_after_cta(const unsigned char *p, struct gcr_warp_insn *in, bool lazy,
+                      const char **why)
+{
+    if (!(p = get_varint32(p, &in->warp, why)) || !(p = get_varint(p, &in->pc, why)))
+        return NULL;
+    unsigned info = p[0];
+    in->op = (uint8_t)(info & 3);
+    in->space = (uint8_t)((info >> 2) & 7);
+    in->cache_op = (uint8_t)((info >> 5) & 1);
+    unsigned mode = info >> 6;
+    in->width = (uint16_t)(p[1] + 1);
+    uint32_t mask = get_le32(p + 2);
+    in->active_mask = mask;
+    p += 6;
+    if (__builtin_expect(!(mask == 0xffffffffu && mode == GCRT_ADDR_STRIDE && lazy), 0))
+        return decode_lanes(p, in, mode, lazy, why);
+    uint64_t base, v;
+    if (!(p = get_varint(p, &base, why)) || !(p = get_varint(p, &v, why)))
+        return NULL;
+    in->strided = true;
+    in->stride = (int64_t)zigzag_decode(v);
+    in->addr[0] = base;
+    return p;
+}
+
+static inline __attribute__((always_inline)) const unsigned char *
+decode_insn(const unsigned char *p, struct gcr_warp_insn *in, bool lazy, const char **why)
+{
+    if (!(p = get_varint32(p, &in->cta, why)))
+        return NULL;
+    return decode_insn_after_cta(p, in, lazy, why);
 }
 
 /* ---- Reader ------------------------------------------------------------------------------- */
@@ -897,6 +951,81 @@ static int gcrt_reader_next(void *state, struct gcr_record *rec, struct gcr_err 
     return decode_record(r, rec, err);
 }
 
+/* The loop of gcrt_reader_next_run after its first record: returns the number of records
+ * read, from 1 (the first) to max. Inline twice, with lazy a constant each time, so the test
+ * of decode_insn's inline case has one condition less. */
+static inline __attribute__((always_inline)) size_t
+run_rest(struct gcrt_reader *r, struct gcr_record *recs, size_t max, const bool lazy)
+{
+    const unsigned char *p = r->pos;
+    const unsigned char *const end = r->end;
+    const uint32_t cta = r->rules.run_cta, warps = r->rules.warps_per_cta;
+    /* The run's CTA id as it is encoded, to compare instead of decoding it: varints are
+     * minimal, so the same bytes mean the same id, and other bytes another id or a redundant
+     * encoding, which the general path then reads (and refuses) next call. */
+    unsigned char enc[8] = {0};
+    const unsigned cta_len = (unsigned)(put_varint(enc, cta) - enc); /* 1..5 */
+    const uint64_t cta_bytes = get_le64(enc), cta_mask = (UINT64_C(1) << (8 * cta_len)) - 1;
+    size_t n = 1;
+    /* No p < end test: at the end of the payload the type byte is the zero padding, which
+     * ends the loop like any other type would; the CTA bytes read after it are padding too. */
+    for (; n < max; n++) {
+        struct gcr_record *rec = &recs[n];
+        const char *why; /* unused: a failing record is read again, and reported, next call */
+        const unsigned char *q;
+        if ((get_le64(p + 1) & cta_mask) != cta_bytes)
+            break;
+        if (*p == GCR_REC_WARP_INSN) {
+            q = decode_insn_after_cta(p + 1 + cta_len, &rec->u.insn, lazy, &why);
+            /* The test of decode_record's fast path (same reasoning about the field widths). */
+            if (!(q && q <= end && rec->u.insn.warp < warps &&
+                  rec->u.insn.space < GCR_SPACE_COUNT))
+                break;
+            rec->u.insn.cta = cta;
+            rec->kind = GCR_REC_WARP_INSN;
+        } else if (*p == GCR_REC_NONMEM) {
+            struct gcr_nonmem *nm = &rec->u.nonmem;
+            if (!(q = get_varint32(p + 1 + cta_len, &nm->warp, &why)) ||
+                !(q = get_varint32(q, &nm->count, &why)))
+                break;
+            if (!(q <= end && nm->warp < warps && nm->count != 0))
+                break;
+            nm->cta = cta;
+            rec->kind = GCR_REC_NONMEM;
+        } else {
+            break;
+        }
+        p = q;
+    }
+    r->pos = p;
+    r->left -= (uint32_t)(n - 1);
+    return n;
+}
+
+/* Up to max records of the current CTA's run (format.h, reader_next_run). The first goes through
+ * gcrt_reader_next, which loads blocks, starts CTA runs and reports errors; the others are the
+ * records that decode_record's fast path would accept, decoded by the same code but with the
+ * block position, the run's CTA and its warp count held in locals for the whole loop. The loop
+ * stops before any other record (another CTA, a kernel boundary, the end of the block, or a
+ * record that fails), which the next call then reads through gcrt_reader_next: so the records,
+ * the errors and their order are exactly those of calling gcrt_reader_next max times. */
+static int gcrt_reader_next_run(void *state, struct gcr_record *recs, size_t max,
+                                struct gcr_err *err)
+{
+    struct gcrt_reader *r = state;
+    int rc = gcrt_reader_next(r, recs, err);
+    if (rc != 1 || !r->rules.in_cta_run ||
+        (recs[0].kind != GCR_REC_WARP_INSN && recs[0].kind != GCR_REC_NONMEM))
+        return rc;
+    /* Records left in this block bound the run too: the next block starts with a check. */
+    if (max > (size_t)r->left + 1)
+        max = (size_t)r->left + 1;
+    if (max > INT_MAX)
+        max = INT_MAX;
+    size_t n = r->lazy_addresses ? run_rest(r, recs, max, true) : run_rest(r, recs, max, false);
+    return (int)n;
+}
+
 static uint64_t gcrt_reader_bytes_done(void *state)
 {
     const struct gcrt_reader *r = state;
@@ -1220,6 +1349,7 @@ const struct gcr_trace_format gcr_format_gcrt = {
     .probe = gcrt_probe,
     .reader_open = gcrt_reader_open,
     .reader_next = gcrt_reader_next,
+    .reader_next_run = gcrt_reader_next_run,
     .reader_bytes_done = gcrt_reader_bytes_done,
     .reader_close = gcrt_reader_close,
     .writer_open = gcrt_writer_open,

@@ -260,11 +260,19 @@ static void container(void)
 }
 
 /* Values at every varint length boundary survive a round trip through the writer:
- * destinations over all 64 bits, sizes up to the largest valid copy (1 TiB). */
+ * destinations over all 64 bits, sizes up to the largest valid copy (1 TiB); so do
+ * pseudo-random values of every bit length. */
 static void varints(void)
 {
-    struct gcr_record recs[256];
+    static struct gcr_record recs[512];
     size_t n = 0;
+    uint64_t seed = 0x2545f4914f6cdd1dull;
+    for (int k = 1; k <= 64; k++)
+        for (int i = 0; i < 4; i++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            uint64_t v = (seed ^ seed >> 29) | 1ull << (k - 1); /* exactly k bits */
+            recs[n++] = mcpy(k == 64 ? v : v & ((1ull << k) - 1), (uint64_t)i << 20);
+        }
     for (int k = 0; k < 64; k++) {
         recs[n++] = mcpy(1ull << k, 0);
         recs[n++] = mcpy(~0ull >> k, 1);
@@ -276,18 +284,39 @@ static void varints(void)
     recs[n++] = mcpy(0, 1ull << 40);
     struct gcr_err err = {GCR_OK, ""};
     CHECK_EQ_U(write_trace(path, recs, n, 0, 0, &err), 0);
-    static struct gcr_record back[256];
-    struct read_result res = read_trace(path, back, 256, NULL);
+    static struct gcr_record back[512];
+    struct read_result res = read_trace(path, back, 512, NULL);
     CHECK_EQ_U(res.rc, 0);
     CHECK_EQ_U(res.count, n);
     for (size_t i = 0; i < n && i < res.count; i++)
         CHECK_EQ_U(record_diff(&recs[i], &back[i], i), 0);
 }
 
+/* A redundant trailing zero byte is refused at every varint length (each length takes its
+ * own path through the decoder's fast cases). */
+static void overlong_varints(void)
+{
+    for (int len = 2; len <= 10; len++) {
+        unsigned char payload[16] = {GCR_REC_MEMCPY};
+        for (int i = 1; i < len; i++)
+            payload[i] = i == 1 ? 0x81 : 0x80;
+        payload[len] = 0x00;     /* the redundant last byte of dst */
+        payload[len + 1] = 0x00; /* bytes */
+        struct buf b = file1(payload, (uint32_t)len + 2, 1);
+        spit(path, b.p, b.len);
+        struct read_result res = read_trace(path, NULL, 0, NULL);
+        CHECK_EQ_U(res.rc, -1);
+        CHECK_EQ_U(res.err.status, GCR_E_FORMAT);
+        CHECK_STR_CONTAINS(res.err.msg, "redundant trailing zero byte");
+        free(b.p);
+    }
+}
+
 int main(void)
 {
     tmp_path(path, sizeof path, "decode");
     records();
+    overlong_varints();
     container();
     varints();
     remove(path);
