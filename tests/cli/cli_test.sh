@@ -520,6 +520,10 @@ bench-small)
   expect_exit 0 "$GCR" bench --instructions 20000 --sms 8 --timing
   contains "$work/out" "L2 64 slices, timing"
   contains "$work/out" "peak-RSS-MB"
+  expect_exit 0 "$GCR" bench --instructions 20000 --sms 8 --repeat 2
+  contains "$work/out" "the fastest of 2 replays"
+  contains "$work/out" "cpu-s"
+  expect_exit 2 "$GCR" bench --instructions 20000 --repeat 0
   ;;
 colab)
   # COLAB on every trace format (Accel-Sim directory, its native conversion,
