@@ -138,6 +138,8 @@ struct gcr_replay {
     double *sm_heap_key;
     uint32_t l1_blocks;              /* VWS: lines of one L1 in this kernel */
     bool vws_spare;                  /* VWS: second-level warps could be promoted */
+    bool long_nonmem;                /* a run of >= LONG_NONMEM non-memory instructions
+                                        was queued (see skip_nonmem_rounds) */
 };
 
 /* ------------------------------------------------------------ create/free */
@@ -766,6 +768,10 @@ static void prefetch_ahead(struct gcr_replay *rp, uint32_t s, bool lrr)
     }
 }
 
+/* Non-memory runs at least this long make the functional LRR loop look for
+ * rounds to skip, every SKIP_CHECK_ROUNDS rounds (skip_nonmem_rounds). */
+enum { LONG_NONMEM = 4096, SKIP_CHECK_ROUNDS = 1024 };
+
 static void warp_done(struct gcr_replay *rp, struct sm *sm, uint32_t index)
 {
     struct warp *w = sm->active[index];
@@ -801,9 +807,64 @@ static inline bool next_insn(struct gcr_replay *rp, struct warp *w,
     if (gcr_warpq_pop(&w->q, &rp->insn, &count, shape) == GCR_WQ_NONMEM) {
         w->nonmem_left = count - 1;
         rp->kernel_counts.nonmem++;
+        if (count >= LONG_NONMEM)
+            rp->long_nonmem = true;
         return false;
     }
     return true;
+}
+
+/* Functional replay under LRR: when every resident warp of every SM is inside
+ * a run of non-memory instructions, the next rounds touch no cache and differ
+ * only in counters, so they can be applied at once. A trace may hold a run of
+ * billions of them (the count field is 32 bits), which would otherwise cost
+ * one trip through the issue loop each.
+ *
+ * In R rounds LRR picks the warp j places after SM s's last one
+ * floor((R - 1 - j) / n) + 1 times (n resident warps), so R rounds leave every
+ * warp at least one non-memory instruction (no warp or CTA ends, nothing is
+ * dispatched) while R <= j + (left_j - 1) * n for each warp. The largest such
+ * R over every SM is applied. Checked every SKIP_CHECK_ROUNDS rounds while a
+ * long run may be pending (rp->long_nonmem), so traces without long runs pay
+ * one test per round. Results are those of issuing the rounds one by one. */
+static void skip_nonmem_rounds(struct gcr_replay *rp)
+{
+    uint32_t S = rp->cfg->num_sms;
+    uint64_t rounds = UINT64_MAX;
+    bool long_left = false;
+    for (uint32_t s = 0; s < S; s++) {
+        const struct sm *sm = &rp->sms[s];
+        uint32_t n = sm->nactive;
+        uint32_t p = (uint32_t)(sm->last + 1) < n ? (uint32_t)(sm->last + 1) : 0;
+        for (uint32_t j = 0; j < n; j++) {
+            uint32_t left = sm->active[(p + j) % n]->nonmem_left;
+            if (left >= LONG_NONMEM)
+                long_left = true;
+            uint64_t r = left ? j + (uint64_t)(left - 1) * n : 0;
+            if (r < rounds)
+                rounds = r;
+        }
+    }
+    rp->long_nonmem = long_left;
+    if (rounds == UINT64_MAX || rounds < 2)
+        return;
+    uint64_t issued = 0;
+    for (uint32_t s = 0; s < S; s++) {
+        struct sm *sm = &rp->sms[s];
+        uint32_t n = sm->nactive;
+        if (!n)
+            continue;
+        uint32_t p = (uint32_t)(sm->last + 1) < n ? (uint32_t)(sm->last + 1) : 0;
+        for (uint32_t j = 0; j < n && j < rounds; j++)
+            sm->active[(p + j) % n]->nonmem_left -= (uint32_t)((rounds - 1 - j) / n + 1);
+        sm->last = (int32_t)((p + (rounds - 1) % n) % n);
+        sm->current = sm->active[sm->last];
+        sm->issued += rounds;
+        issued += rounds;
+    }
+    rp->kernel_counts.warp_insns += issued;
+    rp->kernel_counts.nonmem += issued;
+    rp->bus.step += rounds;
 }
 
 static void sm_issue(struct gcr_replay *rp, uint32_t s)
@@ -1339,6 +1400,9 @@ static int replay_kernel(struct gcr_replay *rp, struct gcr_reader *r,
                 sm_issue(rp, s);
             }
         rp->bus.step++;
+        if (rp->long_nonmem && cfg->warp_policy == GCR_WARP_LRR &&
+            !(rp->bus.step % SKIP_CHECK_ROUNDS))
+            skip_nonmem_rounds(rp);
         if (ks.cta_finished) {
             ks.cta_finished = false;
             if (dispatch(rp, err) != 0)
