@@ -6,7 +6,11 @@ replays it with the plain config and with analyses enabled, interleaving the
 variants round after round (a noisy shared machine slows every variant of a
 round alike), and prints for each variant the best wall time, the best CPU
 time (user + system: time-sharing with other processes does not inflate it)
-and the peak RSS, each also as a ratio to the plain replay of the same run.
+and the peak RSS, each also as a ratio to the plain replay of the same run,
+and the median over rounds of the CPU-time ratio to that round's plain
+replay ("med x"). The best-of ratios hang on one lucky plain run; the
+median of per-round ratios is the steadier figure when the machine's speed
+drifts during the measurement.
 
 The analyses' options are those of examples/configs/volta80-analyses.json;
 the config's caches come from --config. Variants:
@@ -34,6 +38,7 @@ import copy
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -119,11 +124,16 @@ def main():
                 json.dump(cfg, f)
 
         best = {label: [float("inf"), float("inf"), 0.0] for label, _ in vs}
+        ratios = {label: [] for label, _ in vs}  # per round: CPU time / plain's
         for _ in range(args.rounds):
+            plain_cpu = None
             for label, _ in vs:
                 wall, cpu, rss = run_once(args.gcreplay, paths[label], trace)
                 b = best[label]
                 b[0], b[1], b[2] = min(b[0], wall), min(b[1], cpu), max(b[2], rss)
+                if plain_cpu is None:  # "plain" comes first in every round
+                    plain_cpu = cpu
+                ratios[label].append(cpu / plain_cpu if plain_cpu > 0 else float("nan"))
         ir = {}
         if args.callgrind:
             for label, _ in vs:
@@ -131,15 +141,17 @@ def main():
 
     p = best["plain"]
     print(f"analyses cost: {args.instructions} warp memory instructions (typical mix), "
-          f"config {os.path.relpath(args.config, ROOT)}, best of {args.rounds} interleaved rounds")
-    head = f"{'variant':<20} {'wall-s':>7} {'x':>6} {'cpu-s':>7} {'x':>6} {'RSS-MB':>8} {'x':>6}"
+          f"config {os.path.relpath(args.config, ROOT)}, best of {args.rounds} interleaved rounds "
+          f"(med x: median of the per-round CPU-time ratios)")
+    head = (f"{'variant':<20} {'wall-s':>7} {'x':>6} {'cpu-s':>7} {'x':>6} {'RSS-MB':>8} {'x':>6}"
+            f" {'med x':>6}")
     if ir:
         head += f" | 1/4 trace: {'Ir':>13} {'x':>5} {'DLm':>10} {'x':>5} {'est-cyc':>13} {'x':>5}"
     print(head)
     for label, _ in vs:
         b = best[label]
         line = (f"{label:<20} {b[0]:7.2f} {b[0] / p[0]:6.2f} {b[1]:7.2f} {b[1] / p[1]:6.2f} "
-                f"{b[2]:8.1f} {b[2] / p[2]:6.2f}")
+                f"{b[2]:8.1f} {b[2] / p[2]:6.2f} {statistics.median(ratios[label]):6.2f}")
         if ir:
             c, c0 = ir[label], ir["plain"]
             line += (f" |            {c[0]:13d} {c[0] / c0[0]:5.2f} {c[1]:10d} "
