@@ -30,7 +30,7 @@ static const char usage[] =
     "                        to replay each in turn (README.md describes them)\n"
     "  --sms N               SMs (default 80; ignored with --config)\n"
     "  -c, --config FILE     replay configuration (default: built-in 80-SM private L1 + L2)\n"
-    "  --level N             zstd level of the generated trace (default 1)\n"
+    "  --level N             zstd level of the generated trace (default 9, as convert)\n"
     "  --keep DIR            write the generated traces into DIR and keep them\n"
     "  --timing              replay with the timing backend (src/timing/README.md)\n"
     "  --repeat N            replay each trace N times (default 1) and report the fastest\n"
@@ -229,7 +229,7 @@ int cmd_bench(int argc, char **argv)
         {"mix", required_argument, NULL, 'm'},          {"timing", no_argument, NULL, 't'},
         {"repeat", required_argument, NULL, 'r'},       {NULL, 0, NULL, 0}};
     bool timing = false;
-    uint64_t n = 50000000, sms = 80, level = 1, repeat = 1;
+    uint64_t n = 50000000, sms = 80, level = 9, repeat = 1;
     const char *config_path = NULL, *keep = NULL;
     int mix_first = MIX_TYPICAL, mix_last = MIX_TYPICAL;
     int c;

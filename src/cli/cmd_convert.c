@@ -12,7 +12,7 @@ static const char usage[] =
     "\n"
     "  --from NAME         input format (default: detected)\n"
     "  --to NAME           output format (default: from OUT's extension, .gcrt or .txt)\n"
-    "  --level N           zstd level 1..19 for block formats, 0 = uncompressed (default 3)\n"
+    "  --level N           zstd level 1..19 for block formats, 0 = uncompressed (default 9)\n"
     "  --block-bytes N     uncompressed block size for block formats (default 65536)\n"
     "  -h, --help          this text\n";
 
