@@ -66,31 +66,6 @@ static void flips(const char *fixture)
     free(full);
 }
 
-static uint32_t get32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void put32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-/* Recomputes every block's checksums so changes reach the record decoder. */
-static void rehash(unsigned char *f, size_t len)
-{
-    size_t off = 32;
-    while (off + 40 <= len && memcmp(f + off, "GBLK", 4) == 0) {
-        uint32_t stored = get32(f + off + 12);
-        if (off + 40 + stored > len)
-            break;
-        put32(f + off + 32, test_crc(f + off + 40, stored));
-        put32(f + off + 36, test_crc(f + off, 36));
-        off += 40 + stored;
-    }
-}
-
 /* Every bit of every payload byte of the uncompressed fixture, checksums fixed up. */
 static void payload_bitflips(void)
 {

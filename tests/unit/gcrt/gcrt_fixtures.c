@@ -60,17 +60,6 @@ static unsigned char *written(const struct gcr_record *recs, size_t n, int level
 
 /* ---- bad fixtures ---------------------------------------------------------------------------- */
 
-static void put32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* Offset of block `index`'s header in a file with a 32-byte header (the trailer's offset if
  * index equals the number of blocks). */
 static size_t block_at(const unsigned char *f, size_t index)
