@@ -661,14 +661,20 @@ static inline __attribute__((always_inline)) void execute(struct gcr_replay *rp,
         w->stall_until = sm->issued + cfg->gto_miss_stall;
 }
 
+/* Loose round-robin: the index of the resident warp after the one issued
+ * last (sm->last, -1 before any), wrapping to 0. last < nactive, so no
+ * division is needed. */
+static inline uint32_t lrr_next(const struct sm *sm)
+{
+    uint32_t i = (uint32_t)(sm->last + 1);
+    return i < sm->nactive ? i : 0;
+}
+
 static struct warp *pick_warp(struct gcr_replay *rp, struct sm *sm, uint32_t *index)
 {
     if (rp->cfg->warp_policy == GCR_WARP_LRR) {
-        uint32_t i = (uint32_t)(sm->last + 1); /* last < nactive: no division needed */
-        if (i >= sm->nactive)
-            i = 0;
-        *index = i;
-        return sm->active[i];
+        *index = lrr_next(sm);
+        return sm->active[*index];
     }
     /* GTO: stay on the current warp while it is ready, else the oldest ready
      * warp; if every warp waits on a miss, the one whose wait ends first. */
@@ -699,10 +705,8 @@ static const struct warp *guess_next(const struct sm *sm, bool lrr)
     if (!sm->nactive)
         return NULL;
     const struct warp *w = sm->current;
-    if (lrr || !w) {
-        uint32_t next = (uint32_t)(sm->last + 1);
-        w = sm->active[next < sm->nactive ? next : 0];
-    }
+    if (lrr || !w)
+        w = sm->active[lrr_next(sm)];
     return w;
 }
 
@@ -835,7 +839,7 @@ static void skip_nonmem_rounds(struct gcr_replay *rp)
     for (uint32_t s = 0; s < S; s++) {
         const struct sm *sm = &rp->sms[s];
         uint32_t n = sm->nactive;
-        uint32_t p = (uint32_t)(sm->last + 1) < n ? (uint32_t)(sm->last + 1) : 0;
+        uint32_t p = lrr_next(sm);
         for (uint32_t j = 0; j < n; j++) {
             uint32_t left = sm->active[(p + j) % n]->nonmem_left;
             if (left >= LONG_NONMEM)
@@ -854,7 +858,7 @@ static void skip_nonmem_rounds(struct gcr_replay *rp)
         uint32_t n = sm->nactive;
         if (!n)
             continue;
-        uint32_t p = (uint32_t)(sm->last + 1) < n ? (uint32_t)(sm->last + 1) : 0;
+        uint32_t p = lrr_next(sm);
         for (uint32_t j = 0; j < n && j < rounds; j++)
             sm->active[(p + j) % n]->nonmem_left -= (uint32_t)((rounds - 1 - j) / n + 1);
         sm->last = (int32_t)((p + (rounds - 1) % n) % n);
