@@ -16,4 +16,24 @@
 void *gcr_table_alloc(size_t bytes);
 void gcr_table_free(void *p, size_t bytes);
 
+/* Resizes a block from gcr_table_alloc (or NULL with old_bytes 0) to
+ * new_bytes, keeping the first min(old, new) bytes; what is added reads as
+ * zero. NULL if out of memory (the old block is then untouched). For arrays
+ * that grow by doubling: past 2 MB they live on huge pages too, where malloc
+ * would map 4-KB pages, each a page fault when first written. */
+void *gcr_table_realloc(void *p, size_t old_bytes, size_t new_bytes);
+
+/* Many blocks that live until the end together (an idmap's column chunks):
+ * carved in order from large huge-page mappings, so they take no 4-KB page
+ * faults and no per-block mapping, and are all released at once. */
+struct gcr_arena {
+    struct gcr_arena_map *maps; /* newest first */
+    char *next;                 /* free space of the newest mapping */
+    size_t left;
+};
+
+/* `bytes` of zero-filled memory aligned to 64 bytes, or NULL. */
+void *gcr_arena_alloc(struct gcr_arena *a, size_t bytes);
+void gcr_arena_free_all(struct gcr_arena *a);
+
 #endif
