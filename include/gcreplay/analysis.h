@@ -14,6 +14,7 @@
 #include "gcreplay/cache.h"
 #include "gcreplay/config.h"
 #include "gcreplay/error.h"
+#include "gcreplay/idmap.h"
 #include "gcreplay/record.h"
 
 enum gcr_event_kind {
@@ -52,15 +53,22 @@ struct gcr_event {
     enum gcr_event_kind kind;
     uint64_t step;                       /* global issue step: a clock without timing */
     const struct gcr_kernel_begin *kernel;
-    const struct gcr_warp_insn *insn;    /* instruction behind the access; NULL for write-backs.
-                                            Its lane addresses are filled when some analysis
-                                            subscribes to GCR_EV_INSN (they cost time); if
-                                            all such analyses set insn_stride_hint, only the
-                                            first active lane of a strided one */
+    const struct gcr_warp_insn *insn;    /* GCR_EV_INSN: the instruction. Its lane addresses
+                                            are filled (they cost time); if every GCR_EV_INSN
+                                            subscriber sets insn_stride_hint, only the first
+                                            active lane of a strided one. Analyses see it on
+                                            GCR_EV_INSN only (NULL on other events); the
+                                            timing model, on accesses too (NULL for
+                                            write-backs) */
     uint32_t sm;                         /* requesting SM (UINT32_MAX if none, e.g. write-back) */
     uint32_t cta, warp;
     uint32_t unit;                       /* cache instance index at its level */
     uint64_t line_addr;
+    /* The id of line_addr in gcr_sim_info.lines (gcreplay/idmap.h), for the
+     * L1/L2 access and eviction events an analysis receives, when some
+     * analysis keeps per-line state there (has added a column at create);
+     * otherwise, or if memory ran out, GCR_IDMAP_NONE. */
+    uint32_t line_id;
     uint32_t sector_mask;
     bool is_write;
     const struct gcr_access *access;     /* result of the access or eviction info */
@@ -88,6 +96,11 @@ struct gcr_sim_info {
     uint32_t num_l2_slices;
     uint32_t line_bytes;
     uint32_t sector_bytes;
+    /* Line address -> dense id, shared by every analysis so that an event's
+     * line is looked up once (gcreplay/idmap.h): per-line state belongs in
+     * columns of this map (gcr_idmap_add_column at create). Keys are line
+     * addresses (multiples of line_bytes). */
+    struct gcr_idmap *lines;
 };
 
 struct gcr_analysis_ops {
@@ -103,6 +116,18 @@ struct gcr_analysis_ops {
     int (*create)(void **self, const json_t *options, const struct gcr_sim_info *info,
                   struct gcr_err *err);
     void (*on_event)(void *self, const struct gcr_event *ev);
+    /* Optional. Events reach analyses late (src/replay/bus.h): in the order
+     * they happened, at most a few dozen events after it, and always before
+     * any report call. In between, the replay fetches into the host's caches
+     * the elements of the shared line map's columns that declare the event's
+     * kind (gcr_column.prefetch_kinds), and calls prefetch with the event
+     * (line_id set) at stage 0 for the kinds in prefetch_stage0, then at
+     * stage 1, some events later, for those in prefetch_stage1: the
+     * analysis asks the CPU for any other state on_event will touch (at
+     * stage 1, state that a column element or stage 0's state names). It
+     * must not change any result. */
+    void (*prefetch)(void *self, const struct gcr_event *ev, int stage);
+    unsigned prefetch_stage0, prefetch_stage1; /* OR of gcr_event_kind */
     /* Fill `section` (an empty object) with results for the kernel just ended / the run. */
     int (*report_kernel)(void *self, json_t *section, struct gcr_err *err);
     int (*report_total)(void *self, json_t *section, struct gcr_err *err);

@@ -1,4 +1,28 @@
-/* The event bus: delivers replay events to the analyses that subscribed. */
+/* The event bus: delivers replay events to the analyses that subscribed.
+ *
+ * Analyses get their events late, in order, through a queue (the "lag"):
+ * between an event's emission and its delivery the bus finds its line's id
+ * in the shared line map (gcr_sim_info.lines) and fetches the analyses'
+ * per-line state for it into the host's caches. Per-line state of millions
+ * of lines does not fit those caches; read when the event is delivered, each
+ * cold line would stall the replay for a DRAM latency. Read ahead, the
+ * misses overlap the replay's own work:
+ *
+ *   emit: fill the queue slot, prefetch the line's slot in the line map
+ *   BUS_LAG / 2 events later: read the slot (now cached), prefetch the word
+ *     of its group's leaf that holds the line's id
+ *   BUS_LAG / 2 events later: read the id (now cached); prefetch the
+ *     elements of the columns that declare they are read for such events
+ *     (gcr_column.prefetch_kinds), and call stage 0 of the prefetch hooks
+ *   BUS_LAG events later: stage 1 of the hooks (state that a column names)
+ *   then: deliver, BUS_BATCH events at a time, subscriber by subscriber
+ *
+ * Delivering a batch to one subscriber after the other keeps each analysis's
+ * code and data hot while it runs, instead of switching between analyses at
+ * every event. The queue is flushed before any report (gcr_bus_flush), so
+ * results are those of immediate delivery. Synchronous subscribers (the
+ * timing model, which the replay consults as it goes) get every event at
+ * once. */
 #ifndef GCREPLAY_REPLAY_BUS_H
 #define GCREPLAY_REPLAY_BUS_H
 
@@ -7,21 +31,58 @@
 struct gcr_bus_sub {
     const struct gcr_analysis_ops *ops;
     void *self;
+    bool sync; /* delivered at emission, not through the queue */
+};
+
+/* An event waiting in the queue, with copies of what it points to that the
+ * replay reuses (the access result; an instruction's fields). */
+struct gcr_bus_item {
+    struct gcr_event ev;
+    struct gcr_access access;
+    uint32_t *id_word; /* where the line map keeps the line's id + 1, once found */
 };
 
 struct gcr_bus {
-    unsigned mask; /* union of every subscriber's kinds: a cheap "anyone listening?" */
+    unsigned mask;       /* union of every subscriber's kinds: a cheap "anyone listening?" */
+    unsigned sync_mask;  /* kinds some synchronous subscriber wants */
+    unsigned lag_mask;   /* kinds some queued subscriber wants */
     bool insn_all_lanes; /* a GCR_EV_INSN subscriber reads every lane's address */
     struct gcr_bus_sub *subs;
     size_t nsubs;
+    /* Built by gcr_bus_start: the queued subscribers, those of them with a
+     * prefetch hook, and, per kind of cache event (by bit number), the
+     * columns of the line map to prefetch (the loops of every event run
+     * over these). */
+    struct gcr_bus_sub **lagged;
+    size_t nlagged;
+    struct gcr_bus_sub **hooked[2][8]; /* [stage][kind]: the subscribers to call */
+    size_t nhooked[2][8];
+    struct gcr_column **fetch[8];
+    size_t nfetch[8];
     uint64_t step;
     const struct gcr_kernel_begin *kernel;
+    /* The queue: a ring of BUS_RING items (and instruction copies), with
+     * monotonic counters: [head, stage1) prefetched twice and waiting for
+     * delivery, [stage1, stage0) resolved, [stage0, found) with their id
+     * word found, [found, tail) just emitted. */
+    struct gcr_idmap *lines;
+    struct gcr_bus_item *ring;
+    struct gcr_warp_insn *insns;
+    uint64_t head, stage1, stage0, found, tail;
 };
 
 static inline bool gcr_bus_wants(const struct gcr_bus *bus, enum gcr_event_kind kind)
 {
     return (bus->mask & (unsigned)kind) != 0;
 }
+
+/* Adds a subscriber (subs has room for it). */
+void gcr_bus_add(struct gcr_bus *bus, const struct gcr_analysis_ops *ops, void *self, bool sync);
+
+/* Allocates the queue if some subscriber needs one; lines is the shared
+ * line map (NULL if none). Returns -1 if out of memory. */
+int gcr_bus_start(struct gcr_bus *bus, struct gcr_idmap *lines);
+void gcr_bus_fini(struct gcr_bus *bus);
 
 /* An instruction or cache event (GCR_EV_INSN, an L1 or L2 access or
  * eviction), every field assigned one by one: such events go out at every
@@ -42,6 +103,7 @@ static inline void gcr_event_fill(struct gcr_event *ev, enum gcr_event_kind kind
     ev->warp = warp;
     ev->unit = unit;
     ev->line_addr = line;
+    ev->line_id = GCR_IDMAP_NONE;
     ev->sector_mask = sectors;
     ev->is_write = is_write;
     ev->access = a;
@@ -51,7 +113,20 @@ static inline void gcr_event_fill(struct gcr_event *ev, enum gcr_event_kind kind
     ev->downstream = false;
 }
 
-/* Fills step and kernel, then calls every subscriber of ev->kind. */
+/* Fills step and kernel, delivers ev to the synchronous subscribers of its
+ * kind and queues it for the others. */
 void gcr_bus_emit(struct gcr_bus *bus, struct gcr_event *ev);
+
+/* The same for an L1 or L2 access or eviction and for an instruction (the
+ * events of every access), built straight in the queue slot rather than
+ * copied there. */
+void gcr_bus_emit_cache(struct gcr_bus *bus, enum gcr_event_kind kind, uint32_t unit,
+                        uint32_t sm, uint32_t cta, uint32_t warp,
+                        const struct gcr_warp_insn *insn, uint64_t line, uint32_t sectors,
+                        bool is_write, const struct gcr_access *a);
+void gcr_bus_emit_insn(struct gcr_bus *bus, uint32_t sm, const struct gcr_warp_insn *insn);
+
+/* Delivers every queued event: before reading any subscriber's results. */
+void gcr_bus_flush(struct gcr_bus *bus);
 
 #endif

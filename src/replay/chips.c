@@ -254,9 +254,7 @@ static void emit_access(struct gcr_chips *x, enum gcr_event_kind kind, uint32_t 
                         uint64_t line, uint32_t sectors, bool is_write,
                         const struct gcr_warp_insn *insn, const struct gcr_access *a)
 {
-    struct gcr_event ev;
-    gcr_event_fill(&ev, kind, slice, sm, 0, 0, insn, line, sectors, is_write, a);
-    gcr_bus_emit(x->m->bus, &ev);
+    gcr_bus_emit_cache(x->m->bus, kind, slice, sm, 0, 0, insn, line, sectors, is_write, a);
 }
 
 /* One request of chip c for a line homed on chip h, through organisation o. */

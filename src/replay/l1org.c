@@ -12,13 +12,11 @@ void gcr_l1org_emit(struct gcr_bus *bus, enum gcr_event_kind kind, uint32_t unit
                     const struct gcr_req *req, uint64_t line, uint32_t sectors, bool is_write,
                     const struct gcr_access *a)
 {
-    struct gcr_event ev;
     if (req)
-        gcr_event_fill(&ev, kind, unit, req->sm, req->cta, req->warp, req->insn, line, sectors,
-                        is_write, a);
+        gcr_bus_emit_cache(bus, kind, unit, req->sm, req->cta, req->warp, req->insn, line,
+                           sectors, is_write, a);
     else
-        gcr_event_fill(&ev, kind, unit, UINT32_MAX, 0, 0, NULL, line, sectors, is_write, a);
-    gcr_bus_emit(bus, &ev);
+        gcr_bus_emit_cache(bus, kind, unit, UINT32_MAX, 0, 0, NULL, line, sectors, is_write, a);
 }
 
 void gcr_l1org_core_message(struct gcr_bus *bus, const struct gcr_req *req, uint32_t from,

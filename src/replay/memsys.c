@@ -48,9 +48,7 @@ static void emit(struct gcr_memsys *m, enum gcr_event_kind kind, uint32_t slice,
                  uint64_t line, uint32_t sectors, bool is_write, const struct gcr_warp_insn *insn,
                  const struct gcr_access *a)
 {
-    struct gcr_event ev;
-    gcr_event_fill(&ev, kind, slice, sm, 0, 0, insn, line, sectors, is_write, a);
-    gcr_bus_emit(m->bus, &ev);
+    gcr_bus_emit_cache(m->bus, kind, slice, sm, 0, 0, insn, line, sectors, is_write, a);
 }
 
 /* One message on a network, for the timing backend and traffic observers. */

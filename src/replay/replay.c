@@ -107,6 +107,7 @@ struct kernel_state {
 struct gcr_replay {
     const struct gcr_config *cfg;
     struct gcr_sim_info info;
+    struct gcr_idmap lines; /* info.lines: the analyses' shared line ids */
     struct gcr_bus bus;
     struct gcr_memsys mem;
     const struct gcr_l1org_ops *org;
@@ -222,15 +223,14 @@ int gcr_replay_create(struct gcr_replay **out, const struct gcr_config *cfg, str
 
     /* Timing mode: the model observes the bus first, before any analysis. */
     if (cfg->timing.enabled) {
-        struct gcr_bus_sub *sub = &rp->bus.subs[rp->bus.nsubs];
-        sub->ops = &gcr_timing_observer;
-        if (gcr_timing_observer.create(&sub->self, NULL, &rp->info, err) != 0) {
+        void *self;
+        if (gcr_timing_observer.create(&self, NULL, &rp->info, err) != 0) {
             gcr_replay_destroy(rp);
             return -1;
         }
-        rp->bus.nsubs++;
-        rp->bus.mask |= gcr_timing_observer.subscribe;
-        rp->timing = gcr_timing_of(sub->self);
+        /* The replay consults the model as it goes: it needs every event at once. */
+        gcr_bus_add(&rp->bus, &gcr_timing_observer, self, true);
+        rp->timing = gcr_timing_of(self);
         rp->sm_heap = calloc(S, sizeof *rp->sm_heap);
         rp->sm_heap_pos = calloc(S, sizeof *rp->sm_heap_pos);
         rp->sm_heap_key = calloc(S, sizeof *rp->sm_heap_key);
@@ -240,6 +240,14 @@ int gcr_replay_create(struct gcr_replay **out, const struct gcr_config *cfg, str
         }
     }
 
+    if (nan) {
+        /* Lines are grouped 32 to an entry: streams of lines probe once per 32. */
+        if (gcr_idmap_init(&rp->lines, (unsigned)__builtin_ctz(cfg->line_bytes), 5, err) != 0) {
+            gcr_replay_destroy(rp);
+            return -1;
+        }
+        rp->info.lines = &rp->lines;
+    }
     json_object_foreach(cfg->analyses, name, opts) {
         const struct gcr_analysis_ops *an = NULL;
         for (size_t i = 0; gcr_analyses[i]; i++)
@@ -263,16 +271,16 @@ int gcr_replay_create(struct gcr_replay **out, const struct gcr_config *cfg, str
             gcr_replay_destroy(rp);
             return -1;
         }
-        struct gcr_bus_sub *sub = &rp->bus.subs[rp->bus.nsubs];
-        sub->ops = an;
-        if (an->create(&sub->self, opts, &rp->info, err) != 0) {
+        void *self;
+        if (an->create(&self, opts, &rp->info, err) != 0) {
             gcr_replay_destroy(rp);
             return -1;
         }
-        rp->bus.nsubs++;
-        rp->bus.mask |= an->subscribe;
-        if ((an->subscribe & GCR_EV_INSN) && !an->insn_stride_hint)
-            rp->bus.insn_all_lanes = true;
+        gcr_bus_add(&rp->bus, an, self, false);
+    }
+    if (gcr_bus_start(&rp->bus, rp->info.lines) != 0) {
+        gcr_replay_destroy(rp);
+        return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     }
     *out = rp;
     return 0;
@@ -293,6 +301,9 @@ void gcr_replay_destroy(struct gcr_replay *rp)
     for (size_t i = 0; i < rp->bus.nsubs; i++)
         rp->bus.subs[i].ops->destroy(rp->bus.subs[i].self);
     free(rp->bus.subs);
+    gcr_bus_fini(&rp->bus);
+    if (rp->info.lines)
+        gcr_idmap_fini(rp->info.lines);
     if (rp->org_self)
         rp->org->destroy(rp->org_self);
     gcr_memsys_fini(&rp->mem);
@@ -604,9 +615,7 @@ static inline __attribute__((always_inline)) void execute(struct gcr_replay *rp,
             in->addr[__builtin_ctz(in->active_mask)] = shape->base;
         in->strided = shape->strided; /* the hint, for observers' fast paths */
         in->stride = shape->stride;
-        struct gcr_event ev;
-        gcr_event_fill(&ev, GCR_EV_INSN, 0, s, in->cta, in->warp, in, 0, 0, false, NULL);
-        gcr_bus_emit(&rp->bus, &ev);
+        gcr_bus_emit_insn(&rp->bus, s, in);
     }
     if (in->space != GCR_SPACE_GLOBAL && in->space != GCR_SPACE_LOCAL)
         return; /* shared memory is on-chip; const/texture caches are not modelled */
@@ -1234,6 +1243,7 @@ static int analyses_report(struct gcr_replay *rp, json_t *period, bool kernel,
 {
     if (rp->bus.nsubs == (rp->timing ? 1u : 0u)) /* the timing model reports apart */
         return 0;
+    gcr_bus_flush(&rp->bus); /* every event reaches the analyses before they report */
     json_t *all = json_object();
     json_object_set_new(period, "analyses", all);
     for (size_t i = 0; i < rp->bus.nsubs; i++) {

@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "../replay/replay_util.h"
+#include "analysis_util.h"
 #include "gcreplay/analysis.h"
 
 extern const struct gcr_analysis_ops gcr_analysis_miss_classes;
@@ -20,7 +21,7 @@ static void *make(const char *config_json)
     }
     info = (struct gcr_sim_info){.config = &cfg, .num_sms = cfg.num_sms, .num_l1s = cfg.num_sms,
                                  .num_l2_slices = cfg.l2_slices, .line_bytes = cfg.line_bytes,
-                                 .sector_bytes = cfg.sector_bytes};
+                                 .sector_bytes = cfg.sector_bytes, .lines = test_lines()};
     json_t *o = json_object();
     void *self = NULL;
     if (ops->create(&self, o, &info, &err) != 0) {
@@ -38,13 +39,13 @@ static void ev(void *self, enum gcr_event_kind kind, uint32_t cta, uint32_t warp
     struct gcr_event e = {.kind = kind, .sm = 0, .unit = 0, .cta = cta, .warp = warp,
                           .line_addr = line, .sector_mask = sectors, .is_write = write,
                           .access = &a};
-    ops->on_event(self, &e);
+    test_deliver(ops, self, &e);
 }
 
 static void kernel_end(void *self)
 {
     struct gcr_event e = {.kind = GCR_EV_KERNEL_END, .sm = UINT32_MAX};
-    ops->on_event(self, &e);
+    test_deliver(ops, self, &e);
 }
 
 #define L1(c, w, line, out) ev(mc, GCR_EV_L1_ACCESS, c, w, line, 0xf, false, out)

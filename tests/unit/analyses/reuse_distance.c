@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "../replay/replay_util.h"
+#include "analysis_util.h"
 #include "gcreplay/analysis.h"
 
 extern const struct gcr_analysis_ops gcr_analysis_reuse_distance;
@@ -22,7 +23,8 @@ static struct gcr_config test_cfg = {.origin = "cfg.json"};
 static struct gcr_sim_info info_for(uint32_t sms)
 {
     return (struct gcr_sim_info){.config = &test_cfg, .num_sms = sms, .num_l1s = sms,
-                                 .num_l2_slices = 1, .line_bytes = 128, .sector_bytes = 32};
+                                 .num_l2_slices = 1, .line_bytes = 128, .sector_bytes = 32,
+                                 .lines = test_lines()};
 }
 
 static void *make(const char *options, const struct gcr_sim_info *info)
@@ -43,7 +45,7 @@ static void access_(void *self, uint32_t sm, uint64_t line, uint32_t sectors)
     struct gcr_access a = {0};
     struct gcr_event ev = {.kind = GCR_EV_L1_ACCESS, .sm = sm, .unit = sm, .line_addr = line,
                            .sector_mask = sectors, .access = &a};
-    ops->on_event(self, &ev);
+    test_deliver(ops, self, &ev);
 }
 
 /* Runs a one-kernel period; returns the total section (caller frees). */
@@ -230,7 +232,7 @@ static void naive_compare_sms_kernels(void)
         uint64_t s = 7;
         for (int k = 0; k < KERNELS; k++) {
             struct gcr_event begin = {.kind = GCR_EV_KERNEL_BEGIN, .sm = UINT32_MAX};
-            ops->on_event(rd, &begin);
+            test_deliver(ops, rd, &begin);
             memset(cold, 0, sizeof cold);
             memset(log2b, 0, sizeof log2b);
             if (reset)

@@ -56,8 +56,8 @@ static void rig_open(struct rig *r, const char *colab_options)
              "\"ways\": 2, \"colab\": %s}, \"l2\": {\"slices\": 1}}", colab_options);
     CHECK(gcr_config_parse(&r->cfg, json, "t", &err) == 0);
     memset(&r->seen, 0, sizeof r->seen);
-    r->sub = (struct gcr_bus_sub){&observer, &r->seen};
-    r->bus = (struct gcr_bus){.mask = observer.subscribe, .subs = &r->sub, .nsubs = 1};
+    r->bus = (struct gcr_bus){.subs = &r->sub};
+    gcr_bus_add(&r->bus, &observer, &r->seen, true);
     CHECK(gcr_memsys_init(&r->mem, &r->cfg, &r->bus, &err) == 0);
     r->info = (struct gcr_sim_info){.config = &r->cfg, .num_sms = 4, .num_l1s = 4,
                                     .num_l2_slices = 1, .line_bytes = 128, .sector_bytes = 32};

@@ -48,8 +48,8 @@ static int org_open(struct org *o, const char *config_json)
     memset(o, 0, sizeof *o);
     if (gcr_config_parse(&o->cfg, config_json, "test-config", &o->err) != 0)
         return -1;
-    o->sub = (struct gcr_bus_sub){&recorder, &o->seen};
-    o->bus = (struct gcr_bus){.mask = recorder.subscribe, .subs = &o->sub, .nsubs = 1};
+    o->bus = (struct gcr_bus){.subs = &o->sub};
+    gcr_bus_add(&o->bus, &recorder, &o->seen, true);
     if (gcr_memsys_init(&o->mem, &o->cfg, &o->bus, &o->err) != 0) {
         gcr_config_free(&o->cfg);
         return -1;

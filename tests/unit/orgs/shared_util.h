@@ -50,8 +50,8 @@ static inline int rig_open(struct rig *r, const struct gcr_l1org_ops *ops,
         fprintf(stderr, "config: %s\n", r->err.msg);
         exit(2);
     }
-    r->sub = (struct gcr_bus_sub){&seen_ops, &r->seen};
-    r->bus = (struct gcr_bus){.mask = seen_ops.subscribe, .subs = &r->sub, .nsubs = 1};
+    r->bus = (struct gcr_bus){.subs = &r->sub};
+    gcr_bus_add(&r->bus, &seen_ops, &r->seen, true);
     if (gcr_memsys_init(&r->mem, &r->cfg, &r->bus, &r->err) != 0)
         exit(2);
     r->info = (struct gcr_sim_info){.config = &r->cfg, .num_sms = r->cfg.num_sms,

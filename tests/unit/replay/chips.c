@@ -345,8 +345,9 @@ static void link_events(void)
     CHECK(gcr_config_parse(&cfg, "{\"gpu\": {\"sms\": 4}, \"l2\": {\"slices\": 8},"
                                  " \"chips\": {\"count\": 4}}", "t", &err) == 0);
     struct hops h = {0};
-    struct gcr_bus_sub sub = {&observer, &h};
-    struct gcr_bus bus = {.mask = observer.subscribe, .subs = &sub, .nsubs = 1};
+    struct gcr_bus_sub sub;
+    struct gcr_bus bus = {.subs = &sub};
+    gcr_bus_add(&bus, &observer, &h, true);
     struct gcr_memsys mem;
     CHECK(gcr_memsys_init(&mem, &cfg, &bus, &err) == 0);
     const uint64_t L = 0x40000;
@@ -382,8 +383,9 @@ static void writeback_ports(void)
     CHECK(gcr_config_parse(&cfg, "{\"gpu\": {\"sms\": 8}, \"l2\": {\"slices\": 8},"
                                  " \"chips\": {\"count\": 4}}", "t", &err) == 0);
     struct hops h = {0};
-    struct gcr_bus_sub sub = {&observer, &h};
-    struct gcr_bus bus = {.mask = observer.subscribe, .subs = &sub, .nsubs = 1};
+    struct gcr_bus_sub sub;
+    struct gcr_bus bus = {.subs = &sub};
+    gcr_bus_add(&bus, &observer, &h, true);
     struct gcr_memsys mem;
     CHECK(gcr_memsys_init(&mem, &cfg, &bus, &err) == 0);
     CHECK_EQ_U(mem.num_ports, 8); /* SMs until an organisation says otherwise */

@@ -53,8 +53,9 @@ int main(void)
     CHECK(gcr_config_parse(&cfg, "{\"l2\": {\"slices\": 2, \"sets\": 1, \"ways\": 1}}", "t",
                            &err) == 0);
     struct seen seen = {0};
-    struct gcr_bus_sub sub = {&test_observer, &seen};
-    struct gcr_bus bus = {.mask = test_observer.subscribe, .subs = &sub, .nsubs = 1, .step = 42};
+    struct gcr_bus_sub sub;
+    struct gcr_bus bus = {.subs = &sub, .step = 42};
+    gcr_bus_add(&bus, &test_observer, &seen, true);
     struct gcr_memsys m;
     CHECK(gcr_memsys_init(&m, &cfg, &bus, &err) == 0);
 
@@ -71,8 +72,9 @@ int main(void)
     CHECK_EQ_U(m.traffic.l2_to_l1_bytes, 3 * 128);
 
     /* Nobody subscribed: nothing is delivered. */
-    bus.mask = 0;
-    sub.ops = &(struct gcr_analysis_ops){.subscribe = 0, .on_event = on_event};
+    bus = (struct gcr_bus){.subs = &sub};
+    gcr_bus_add(&bus, &(struct gcr_analysis_ops){.subscribe = 0, .on_event = on_event}, &seen,
+                true);
     gcr_memsys_read(&m, 0, 0, 0x300, 0xf, false, NULL);
     CHECK_EQ_U(seen.l2_access, 3);
 
@@ -88,9 +90,8 @@ int main(void)
     /* Transfers: a read miss from port 5 crosses the L2 network down (no data),
      * goes to DRAM and back, and returns its sectors to the port. */
     struct transfers tr = {0};
-    struct gcr_bus_sub tsub = {&transfer_observer, &tr};
-    bus.mask = transfer_observer.subscribe;
-    bus.subs = &tsub;
+    bus = (struct gcr_bus){.subs = &sub};
+    gcr_bus_add(&bus, &transfer_observer, &tr, true);
     gcr_memsys_read(&m, 3, 5, 0x2000, 0x3, false, NULL);
     CHECK_EQ_U(tr.n, 4);
     uint32_t slice = gcr_config_slice_of(&cfg, 0x2000);

@@ -35,8 +35,9 @@ int main(void)
     CHECK(gcr_config_parse(&cfg, "{\"gpu\": {\"sms\": 2}, \"l1d\": {\"sets\": 1, \"ways\": 2},"
                                  " \"l2\": {\"slices\": 1}}", "t", &err) == 0);
     struct seen seen = {0};
-    struct gcr_bus_sub sub = {&observer, &seen};
-    struct gcr_bus bus = {.mask = observer.subscribe, .subs = &sub, .nsubs = 1};
+    struct gcr_bus_sub sub;
+    struct gcr_bus bus = {.subs = &sub};
+    gcr_bus_add(&bus, &observer, &seen, true);
     struct gcr_memsys mem;
     CHECK(gcr_memsys_init(&mem, &cfg, &bus, &err) == 0);
     struct gcr_sim_info info = {.config = &cfg, .num_sms = 2, .num_l1s = 2, .num_l2_slices = 1,

@@ -1,0 +1,50 @@
+/* Drives an analysis directly, as the replay's event bus does: the sim info
+ * carries a shared line map (gcr_sim_info.lines), and each event reaches the
+ * analysis with its line id set, after both prefetch stages. */
+#ifndef GCR_TEST_ANALYSIS_UTIL_H
+#define GCR_TEST_ANALYSIS_UTIL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "gcreplay/analysis.h"
+
+static struct gcr_idmap test_lines_map;
+static bool test_lines_ready;
+
+static void test_lines_free(void)
+{
+    gcr_idmap_fini(&test_lines_map);
+}
+
+/* The line map of every analysis a test makes (ids are arbitrary, so one map
+ * can serve them all). Keys are not grouped: any line size works. */
+static struct gcr_idmap *test_lines(void)
+{
+    if (!test_lines_ready) {
+        struct gcr_err err = {0};
+        if (gcr_idmap_init(&test_lines_map, 0, 0, &err) != 0) {
+            fprintf(stderr, "line map: %s\n", err.msg);
+            exit(2);
+        }
+        test_lines_ready = true;
+        atexit(test_lines_free);
+    }
+    return &test_lines_map;
+}
+
+/* What the bus does with an event before on_event: the line id of cache
+ * events, then prefetch stages 0 and 1. */
+static void test_deliver(const struct gcr_analysis_ops *ops, void *self, struct gcr_event *ev)
+{
+    unsigned line_kinds = GCR_EV_L1_ACCESS | GCR_EV_L2_ACCESS | GCR_EV_L1_EVICT | GCR_EV_L2_EVICT;
+    ev->line_id = ((unsigned)ev->kind & line_kinds) ? gcr_idmap_get(test_lines(), ev->line_addr)
+                                                    : GCR_IDMAP_NONE;
+    if (ops->prefetch && (ops->prefetch_stage0 & (unsigned)ev->kind))
+        ops->prefetch(self, ev, 0);
+    if (ops->prefetch && (ops->prefetch_stage1 & (unsigned)ev->kind))
+        ops->prefetch(self, ev, 1);
+    ops->on_event(self, ev);
+}
+
+#endif

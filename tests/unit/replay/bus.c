@@ -1,0 +1,189 @@
+/* The event bus's queue (src/replay/bus.h): analyses get every event they
+ * subscribed to, in emission order, late but before any report (flush),
+ * with copies of what the replay reuses (the access result, the
+ * instruction), each cache event's line id from the shared line map, and
+ * both prefetch stages before delivery; synchronous subscribers get events
+ * at once. */
+#include "check.h"
+#include "replay/bus.h"
+
+#define N 200 /* events: several times the queue's depth */
+
+struct log {
+    uint32_t n;            /* events delivered */
+    uint64_t line[2 * N];  /* ... their lines, in order */
+    uint32_t id[2 * N];
+    uint32_t outcome[2 * N];
+    uint64_t lane0[2 * N]; /* INSN: first active lane */
+    uint64_t lane5[2 * N]; /* INSN: lane 5 */
+    uint32_t stage0, stage1, stage_errors, id_errors;
+    uint64_t staged[2 * N]; /* line seen by stage 0 of the events in order */
+    uint32_t nstaged;
+};
+
+static void on_event(void *self, const struct gcr_event *ev)
+{
+    struct log *l = self;
+    if (l->n >= 2 * N)
+        return;
+    l->line[l->n] = ev->line_addr;
+    l->id[l->n] = ev->line_id;
+    l->outcome[l->n] = ev->access ? (uint32_t)ev->access->outcome : 99;
+    if (ev->kind == GCR_EV_INSN) {
+        l->lane0[l->n] = ev->insn->addr[0];
+        l->lane5[l->n] = ev->insn->addr[5];
+    }
+    l->n++;
+}
+
+/* Checks the stages' order: stage 0 then stage 1 of each event, both before
+ * it is delivered, with its id already set. */
+static void prefetch(void *self, const struct gcr_event *ev, int stage)
+{
+    struct log *l = self;
+    if (stage == 0) {
+        l->stage0++;
+        if (l->nstaged < 2 * N)
+            l->staged[l->nstaged++] = ev->line_addr;
+    } else {
+        l->stage1++;
+        if (l->stage1 > l->stage0)
+            l->stage_errors++;
+    }
+    if (l->stage0 <= l->n) /* an event is staged before it is delivered */
+        l->stage_errors++;
+    if (ev->kind != GCR_EV_INSN && ev->line_id == GCR_IDMAP_NONE)
+        l->id_errors++;
+}
+
+static const struct gcr_analysis_ops queued_a = {
+    .name = "a", .subscribe = GCR_EV_L1_ACCESS | GCR_EV_L1_EVICT, .insn_stride_hint = true,
+    .on_event = on_event, .prefetch = prefetch,
+    .prefetch_stage0 = GCR_EV_L1_ACCESS | GCR_EV_L1_EVICT,
+    .prefetch_stage1 = GCR_EV_L1_ACCESS | GCR_EV_L1_EVICT};
+static const struct gcr_analysis_ops queued_b = {
+    .name = "b", .subscribe = GCR_EV_INSN | GCR_EV_L1_ACCESS, .on_event = on_event};
+static const struct gcr_analysis_ops synchronous = {
+    .name = "sync", .subscribe = GCR_EV_L1_ACCESS, .on_event = on_event};
+
+static uint64_t line_of(int i)
+{
+    return 0x10000 + (uint64_t)(i % 37) * 128; /* lines repeat: the same line, the same id */
+}
+
+static void queue(bool with_column)
+{
+    struct gcr_err err = {0};
+    struct gcr_idmap lines;
+    CHECK(gcr_idmap_init(&lines, 7, 5, &err) == 0);
+    if (with_column)
+        CHECK(gcr_idmap_add_column(&lines, 4, &err) != NULL);
+    struct gcr_bus_sub subs[3];
+    struct gcr_bus bus = {.subs = subs};
+    static struct log a, b, s;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    memset(&s, 0, sizeof s);
+    gcr_bus_add(&bus, &queued_a, &a, false);
+    gcr_bus_add(&bus, &synchronous, &s, true);
+    gcr_bus_add(&bus, &queued_b, &b, false);
+    CHECK(gcr_bus_start(&bus, &lines) == 0);
+    /* queued_b reads every lane of an instruction. */
+    CHECK(bus.insn_all_lanes);
+
+    struct gcr_warp_insn in = {.active_mask = 0x21, .space = GCR_SPACE_GLOBAL, .width = 4};
+    struct gcr_access acc = {0};
+    for (int i = 0; i < N; i++) {
+        if (i % 3 == 0) {
+            in.addr[0] = 0x5000 + (uint64_t)i;
+            in.addr[5] = 0x9000 + (uint64_t)i;
+            struct gcr_event ev;
+            gcr_event_fill(&ev, GCR_EV_INSN, 0, 1, 2, 3, &in, 0, 0, false, NULL);
+            gcr_bus_emit(&bus, &ev);
+            in.addr[0] = in.addr[5] = 0xdead; /* the replay reuses its instruction */
+        }
+        acc.outcome = (enum gcr_outcome)(i % 3);
+        gcr_bus_emit_cache(&bus, i % 4 == 3 ? GCR_EV_L1_EVICT : GCR_EV_L1_ACCESS, 0, 1, 2, 3,
+                           &in, line_of(i), 1, false, &acc);
+        acc.outcome = GCR_MISS_LINE; /* and its access results */
+        /* Synchronous: at once. */
+        CHECK_EQ_U(s.n, (uint32_t)(i + 1 - (i + 1) / 4));
+    }
+    /* Queued: late (the queue holds a few dozen events)... */
+    CHECK(a.n < N && b.n < N + N / 3 + 1);
+    CHECK(a.n > 0 && b.n > 0);
+    gcr_bus_flush(&bus);
+    /* ... but all of them after a flush, in order, with the access result
+     * and the instruction as they were emitted. */
+    CHECK_EQ_U(a.n, N);
+    CHECK_EQ_U(b.n, N - N / 4 + (N + 2) / 3);
+    int bad = 0;
+    for (int i = 0; i < N; i++) {
+        bad += a.line[i] != line_of(i) || a.outcome[i] != (uint32_t)(i % 3);
+        bad += a.staged[i] != line_of(i);
+    }
+    CHECK_EQ_U(bad, 0);
+    CHECK_EQ_U(a.stage0, N);
+    CHECK_EQ_U(a.stage1, N);
+    CHECK_EQ_U(a.stage_errors, 0);
+    CHECK_EQ_U(a.id_errors, with_column ? 0 : 2 * N); /* no column: no ids */
+    /* What b subscribed to, in emission order, against its log. */
+    uint32_t k = 0;
+    for (int i = 0; i < N; i++) {
+        if (i % 3 == 0) {
+            bad += b.outcome[k] != 99 || b.lane0[k] != 0x5000 + (uint64_t)i ||
+                   b.lane5[k] != 0x9000 + (uint64_t)i;
+            k++;
+        }
+        if (i % 4 != 3) {
+            bad += b.line[k] != line_of(i) || b.outcome[k] != (uint32_t)(i % 3);
+            k++;
+        }
+    }
+    CHECK_EQ_U(bad, 0);
+    /* Line ids: the shared map's, when some analysis keeps state there. */
+    for (int i = 0; i < N; i++) {
+        uint32_t want = with_column ? gcr_idmap_find(&lines, line_of(i)) : GCR_IDMAP_NONE;
+        bad += a.id[i] != want;
+    }
+    CHECK_EQ_U(bad, 0);
+    if (with_column)
+        CHECK_EQ_U(lines.count, 37);
+    gcr_bus_flush(&bus); /* nothing left: delivers nothing more */
+    CHECK_EQ_U(a.n, N);
+    gcr_bus_fini(&bus);
+    gcr_idmap_fini(&lines);
+}
+
+/* An instruction whose subscribers all take the stride hint keeps only its
+ * first active lane. */
+static void stride_hint(void)
+{
+    static const struct gcr_analysis_ops hinted = {
+        .name = "h", .subscribe = GCR_EV_INSN, .insn_stride_hint = true, .on_event = on_event};
+    struct gcr_bus_sub subs[1];
+    struct gcr_bus bus = {.subs = subs};
+    static struct log h;
+    memset(&h, 0, sizeof h);
+    gcr_bus_add(&bus, &hinted, &h, false);
+    CHECK(gcr_bus_start(&bus, NULL) == 0);
+    CHECK(!bus.insn_all_lanes);
+    struct gcr_warp_insn in = {.active_mask = 0x21, .strided = true, .stride = 4, .width = 4};
+    in.addr[0] = 0x100;
+    in.addr[5] = 0x104;
+    struct gcr_event ev;
+    gcr_event_fill(&ev, GCR_EV_INSN, 0, 0, 0, 0, &in, 0, 0, false, NULL);
+    gcr_bus_emit(&bus, &ev);
+    gcr_bus_flush(&bus);
+    CHECK_EQ_U(h.n, 1);
+    CHECK_EQ_U(h.lane0[0], 0x100);
+    gcr_bus_fini(&bus);
+}
+
+int main(void)
+{
+    queue(true);
+    queue(false);
+    stride_hint();
+    CHECK_DONE();
+}
