@@ -3,27 +3,24 @@
  * line in that L1: the same warp, another warp of the same CTA, another CTA,
  * or a previous kernel. Definitions and report layout: README.md.
  *
- * Cost design (the analysis is bound by host memory latency, ~100 ns per
- * cold cache line; see README.md, Cost):
+ * Cost design (the analysis is bound by host memory latency; see README.md,
+ * Cost):
  *  - ONE record per (cache instance, line) ever requested holds everything
  *    the analysis remembers about the line: the sectors ever requested (for
  *    compulsory), the last requester (for locality) and the index of the
- *    shadow node holding the line. An event probes one table once; that probe
- *    is the only access to memory too large for the host's caches.
+ *    shadow node holding the line. The record of the line's first instance
+ *    is its element in a column of the shared line ids, which the event bus
+ *    fetches before delivering the access (struct mc_rec).
  *  - The shadow fully associative LRU caches have no hash table of their own:
  *    the record names the node, so a shadow lookup is one node read, and an
  *    eviction needs no hash deletion. The evicted line's record is not
  *    touched: its node index goes stale and is recognised as such because
  *    the node then holds another line (see shadow_resident).
- *  - Events are processed a few events late (struct mc_pipeline): the record
- *    is prefetched when the event arrives, so its cache miss overlaps with
- *    the replay's own work instead of stalling it. Order is preserved and
- *    the queue is drained before any state the report reads, or the kernel
- *    number, changes; results are those of immediate processing. */
+ *  - The prefetch hook (stage 1, once the record has arrived) fetches what
+ *    it names: the shadow node, or the slot of the pair of another instance. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/table_memory.h"
 #include "core/bits.h"
 #include "gcreplay/analysis.h"
 
@@ -39,18 +36,20 @@ static const char *const level_names[MC_LEVELS] = {"L1D", "L2"};
 /* Instances per level: record tags are 16 bits (instance + 1, 0 = free). */
 #define MC_MAX_UNITS 65535u
 
-/* Everything remembered about a line one cache instance has seen. An L2
- * record is this 16-byte head alone (four per host cache line); an L1 record
- * is the head followed by a struct mc_requester, 24 bytes. Either way a probe
- * usually reads one host cache line. tag == 0: free slot, so freshly
- * allocated (zero-filled) memory is an empty table with no pass over it. */
-struct mc_line {
-    uint64_t line;
-    uint16_t tag;    /* the instance's index + 1 */
-    uint16_t node;   /* the shadow node that held the line when it was last
-                        installed there, 0 = never; valid only while that node
-                        still holds this line (shadow_resident) */
-    uint32_t seen;   /* sectors ever requested (all ones for unsectored caches) */
+/* Everything remembered about a line one cache instance has seen: 8 bytes
+ * at the L2, 16 at an L1 (with the last requester, for locality). Records
+ * live in columns indexed by dense ids (gcreplay/idmap.h): the line's id in
+ * the replay's shared line map for the first instance that requests the line
+ * (its owner, `unit_p1` in that record; with private L1s and one slice per
+ * line, nearly every line's only instance), and for any other instance the
+ * id of the pair (instance, line) in a private map. A zero record is a line
+ * never requested (fresh column chunks are zero-filled). */
+struct mc_rec {
+    uint16_t unit_p1; /* owner records: the owning instance + 1; 0 = no owner yet */
+    uint16_t node;    /* the shadow node that held the line when it was last
+                         installed there, 0 = never; valid only while that node
+                         still holds this line (shadow_resident) */
+    uint32_t seen;    /* sectors ever requested (all ones for unsectored caches) */
 };
 
 /* The last request to the line (L1 records only: locality is an L1 split). */
@@ -61,22 +60,17 @@ struct mc_requester {
 };
 
 /* The requester part of an L1 record (stored right after its head). */
-static inline struct mc_requester *record_requester(struct mc_line *e)
+static inline struct mc_requester *record_requester(struct mc_rec *e)
 {
     return (struct mc_requester *)(void *)((unsigned char *)e + sizeof *e);
 }
 
-/* Open addressing with linear probing; no deletions. A record's home slot is
- * the TOP bits of its hash, so slots are in hash order (apart from probes
- * wrapping past the end): doubling the table maps home j to 2j or 2j + 1,
- * and table_grow's sequential pass over the old table writes the new one
- * nearly sequentially too, instead of one cold cache line per record. */
-struct mc_table {
-    unsigned char *slots; /* mask + 1 records of `stride` bytes */
-    size_t stride;        /* 16 or 24: sizeof(struct mc_line) [+ struct mc_requester] */
-    uint32_t mask;
-    unsigned shift; /* 64 - log2(slots) */
-    uint32_t count;
+/* The records of one level: owners by line id, other instances by pair id. */
+struct mc_records {
+    struct gcr_idmap *lines;   /* shared: line address -> line id */
+    struct gcr_column *owners; /* line id -> record of the line's first instance */
+    struct gcr_idmap pairs;    /* (instance, line id) -> pair id, other instances */
+    struct gcr_column *others; /* pair id -> record */
 };
 
 /* Misses of one instance over one period: [read/write][class]. */
@@ -93,113 +87,32 @@ struct mc_level {
     uint32_t shadow_lines;
     bool sectored;
     uint64_t line_mask;
-    struct mc_table seen;
+    struct mc_records rec;
     struct mc_counts *kernel, *total; /* per unit */
-};
-
-/* An access waiting to be processed: what mc_on_event needs of the event
- * (whose gcr_access lives only during the call). */
-struct mc_pending {
-    uint64_t line;
-    uint64_t hash;
-    uint32_t unit, cta, sector_mask;
-    uint16_t warp;
-    uint8_t level;
-    bool is_write, miss;
-};
-
-/* Accesses are processed MC_LAG events after they arrive, enough for the
- * prefetched record to arrive from DRAM while the replay works on the next
- * events; a power of two. */
-#define MC_LAG 16u
-
-struct mc_pipeline {
-    struct mc_pending q[MC_LAG];
-    uint32_t head, count; /* oldest at q[head] */
 };
 
 struct miss_classes {
     const struct gcr_sim_info *info;
     struct mc_level lv[MC_LEVELS];
-    struct mc_pipeline pipe;
     uint16_t kernel_seq;
     int oom;
 };
 
-static int table_init(struct mc_table *t, uint32_t n, size_t stride)
+/* The record of (unit, line) at one level, created (zero but for the owner
+ * mark) if absent; NULL if out of memory. `id` is the line's id. */
+static struct mc_rec *record_get(struct mc_records *r, uint32_t id, uint32_t unit)
 {
-    t->slots = gcr_table_alloc((size_t)n * stride); /* zero-filled: all free */
-    if (!t->slots)
-        return -1;
-    t->stride = stride;
-    t->mask = n - 1;
-    t->shift = 64;
-    for (uint32_t m = t->mask; m; m >>= 1)
-        t->shift--;
-    t->count = 0;
-    return 0;
-}
-
-static void table_free(struct mc_table *t)
-{
-    gcr_table_free(t->slots, ((size_t)t->mask + 1) * t->stride);
-}
-
-static inline struct mc_line *table_slot(const struct mc_table *t, uint32_t j)
-{
-    return (struct mc_line *)(void *)(t->slots + (size_t)j * t->stride);
-}
-
-/* The hash of (instance tag, line); table_home takes its top bits. */
-static inline uint64_t table_hash(uint64_t line, uint32_t tag)
-{
-    uint32_t unit = tag - 1;
-    return gcr_hash_splitmix64(line ^ ((uint64_t)unit << 56) ^ unit);
-}
-
-static inline uint32_t table_home(const struct mc_table *t, uint64_t hash)
-{
-    return (uint32_t)(hash >> t->shift);
-}
-
-static int table_grow(struct mc_table *t)
-{
-    struct mc_table n;
-    if (table_init(&n, (t->mask + 1) * 2, t->stride) != 0)
-        return -1;
-    for (uint32_t i = 0; i <= t->mask; i++) {
-        const struct mc_line *e = table_slot(t, i);
-        if (!e->tag)
-            continue;
-        uint32_t j = table_home(&n, table_hash(e->line, e->tag));
-        while (table_slot(&n, j)->tag)
-            j = (j + 1) & n.mask;
-        memcpy(table_slot(&n, j), e, t->stride);
-    }
-    n.count = t->count;
-    table_free(t);
-    *t = n;
-    return 0;
-}
-
-/* The entry of (tag, line) whose table_hash is hash, created (all zero but
- * its key) if absent; NULL if out of memory. */
-static struct mc_line *table_get(struct mc_table *t, uint64_t line, uint32_t tag, uint64_t hash)
-{
-    if (2 * (t->count + 1) > t->mask && table_grow(t) != 0)
+    if (id == GCR_IDMAP_NONE)
         return NULL;
-    uint32_t j = table_home(t, hash);
-    for (;; j = (j + 1) & t->mask) {
-        struct mc_line *e = table_slot(t, j);
-        if (e->tag == tag && e->line == line)
-            return e;
-        if (!e->tag) {
-            e->line = line;
-            e->tag = (uint16_t)tag;
-            t->count++;
-            return e;
-        }
+    struct mc_rec *e = gcr_column_at(r->owners, id);
+    if (e->unit_p1 == unit + 1)
+        return e;
+    if (!e->unit_p1) {
+        e->unit_p1 = (uint16_t)(unit + 1);
+        return e;
     }
+    uint32_t pair = gcr_idmap_get(&r->pairs, (uint64_t)unit << 32 | id);
+    return pair == GCR_IDMAP_NONE ? NULL : gcr_column_at(r->others, pair);
 }
 
 /* ------------------------------------------------------------ shadow LRU */
@@ -212,7 +125,7 @@ static struct mc_line *table_get(struct mc_table *t, uint64_t line, uint32_t tag
  *
  * Layout, chosen to touch few host cache lines per access:
  *  - nodes: one 16-byte node per line of capacity (line, valid sectors, time
- *    of its last access). A line is found through its mc_line record's node
+ *    of its last access). A line is found through its mc_rec record's node
  *    index, never by a search, so a shadow hit reads one node.
  *  - ring: the LRU order as a time line. Each shadow counts its accesses
  *    (`now`); ring[t mod W] names the node whose last access was at time t,
@@ -332,7 +245,7 @@ static inline void shadow_stamp(struct mc_shadow *s, uint32_t i)
 /* Installs rec's line (absent) as the most recently used, evicting the LRU
  * line if full, and names its node in the record. The evicted line's record
  * keeps its now stale index. */
-static uint32_t shadow_allocate(struct mc_shadow *s, struct mc_line *rec)
+static uint32_t shadow_allocate(struct mc_shadow *s, struct mc_rec *rec, uint64_t line)
 {
     uint32_t i;
     if (s->count == s->capacity) {
@@ -355,7 +268,7 @@ static uint32_t shadow_allocate(struct mc_shadow *s, struct mc_line *rec)
         }
         s->count++;
     }
-    s->nodes[i].line = rec->line;
+    s->nodes[i].line = line;
     s->nodes[i].valid = 0;
     shadow_stamp(s, i);
     rec->node = (uint16_t)i;
@@ -365,17 +278,18 @@ static uint32_t shadow_allocate(struct mc_shadow *s, struct mc_line *rec)
 /* One request for rec's line; true if it hits (line present, every
  * requested sector valid). The state changes mirror src/cache/cache.c's
  * read_access / write_access. */
-static bool shadow_access(struct mc_shadow *s, struct mc_line *rec, uint32_t mask, bool is_write)
+static bool shadow_access(struct mc_shadow *s, struct mc_rec *rec, uint64_t line, uint32_t mask,
+                          bool is_write)
 {
     mask &= s->full_mask;
     struct mc_node *n = s->nodes;
-    uint32_t i = shadow_resident(s, rec->node, rec->line);
+    uint32_t i = shadow_resident(s, rec->node, line);
     if (!i) { /* line absent */
         if (!is_write) {
-            i = shadow_allocate(s, rec);
+            i = shadow_allocate(s, rec, line);
             n[i].valid = s->sectored ? mask : s->full_mask;
         } else if (s->write_policy != GCR_WRITE_EVICT && s->write_alloc != GCR_WALLOC_NONE) {
-            i = shadow_allocate(s, rec);
+            i = shadow_allocate(s, rec, line);
             uint32_t fetched = s->write_alloc == GCR_WALLOC_FETCH
                                    ? (s->sectored ? mask : s->full_mask) : 0;
             n[i].valid = fetched | mask;
@@ -401,56 +315,51 @@ static bool shadow_access(struct mc_shadow *s, struct mc_line *rec, uint32_t mas
 
 /* ------------------------------------------------------------------ events */
 
-/* Classifies one access: probes its record, feeds the shadow, counts. */
-static void mc_process(struct miss_classes *mc, const struct mc_pending *p)
+/* Classifies one access: finds its record, feeds the shadow, counts. */
+static void mc_access(struct miss_classes *mc, const struct gcr_event *ev, int level)
 {
-    struct mc_level *lv = &mc->lv[p->level];
-    struct mc_line *e = table_get(&lv->seen, p->line, p->unit + 1, p->hash);
+    struct mc_level *lv = &mc->lv[level];
+    uint32_t unit = ev->unit;
+    /* Line addresses are multiples of the (single, coalescer-wide) line size
+     * already; the mask only makes the shadow's assumption explicit. */
+    uint64_t line = ev->line_addr & lv->line_mask;
+    struct mc_rec *e = record_get(&lv->rec, ev->line_id, unit);
     if (!e) {
         mc->oom = 1;
         return;
     }
-    bool shadow_hit = shadow_access(&lv->shadow[p->unit], e, p->sector_mask, p->is_write);
-    struct mc_counts *c = &lv->kernel[p->unit];
-    int w = p->is_write;
+    bool shadow_hit = shadow_access(&lv->shadow[unit], e, line, ev->sector_mask, ev->is_write);
+    struct mc_counts *c = &lv->kernel[unit];
+    int w = ev->is_write;
     c->accesses[w]++;
-    if (p->miss) {
+    if (ev->access->outcome != GCR_HIT) {
         c->misses[w]++;
         /* Compulsory: a requested sector (in an unsectored cache: the line) this
          * instance was never asked for since the run began. */
-        bool first = lv->sectored ? (p->sector_mask & ~e->seen) != 0 : e->seen == 0;
+        bool first = lv->sectored ? (ev->sector_mask & ~e->seen) != 0 : e->seen == 0;
         int k = first ? MC_COMPULSORY
                       : !shadow_hit ? MC_CAPACITY : MC_CONFLICT;
         c->c3[w][k]++;
-        if (p->level == MC_L1) {
+        if (level == MC_L1) {
             const struct mc_requester *r = record_requester(e);
             int l = first ? MC_COMPULSORY
                     : r->kernel != mc->kernel_seq ? MC_INTER_KERNEL
-                    : r->cta != p->cta            ? MC_INTER_CTA
-                    : r->warp != p->warp          ? MC_INTRA_CTA
+                    : r->cta != ev->cta           ? MC_INTER_CTA
+                    : r->warp != (uint16_t)ev->warp ? MC_INTRA_CTA
                                                   : MC_INTRA_WARP;
             c->loc[w][l]++;
         }
     }
-    e->seen |= lv->sectored ? p->sector_mask : UINT32_MAX;
-    if (p->level == MC_L1)
-        *record_requester(e) = (struct mc_requester){.cta = p->cta, .warp = p->warp,
+    e->seen |= lv->sectored ? ev->sector_mask : UINT32_MAX;
+    if (level == MC_L1)
+        *record_requester(e) = (struct mc_requester){.cta = ev->cta, .warp = (uint16_t)ev->warp,
                                                       .kernel = mc->kernel_seq};
-}
-
-/* Processes every waiting access, oldest first. */
-static void mc_drain(struct miss_classes *mc)
-{
-    struct mc_pipeline *q = &mc->pipe;
-    for (; q->count; q->count--, q->head = (q->head + 1) & (MC_LAG - 1))
-        mc_process(mc, &q->q[q->head]);
 }
 
 static void mc_on_event(void *self, const struct gcr_event *ev)
 {
     struct miss_classes *mc = self;
     if (ev->kind == GCR_EV_KERNEL_END) {
-        mc_drain(mc); /* they belong to the kernel that ends, before the flush below */
         mc->kernel_seq++;
         /* The L1s are invalidated right after this event: so are their shadows. */
         if (mc->info->config->l1_invalidate_at_kernel_end)
@@ -459,30 +368,27 @@ static void mc_on_event(void *self, const struct gcr_event *ev)
         return;
     }
     int level = ev->kind == GCR_EV_L1_ACCESS ? MC_L1 : MC_L2;
-    struct mc_level *lv = &mc->lv[level];
+    if (ev->unit < mc->lv[level].units)
+        mc_access(mc, ev, level);
+}
+
+/* The record is a chain of loads from memory too large for the host's
+ * caches: the owner record (which the bus fetches before stage 0), then
+ * what it names (stage 1): the record of a pair, or the shadow node. */
+static void mc_prefetch(void *self, const struct gcr_event *ev, int stage)
+{
+    struct miss_classes *mc = self;
+    (void)stage; /* stage 1 only */
+    if (ev->line_id == GCR_IDMAP_NONE)
+        return;
+    struct mc_level *lv = &mc->lv[ev->kind == GCR_EV_L1_ACCESS ? MC_L1 : MC_L2];
     if (ev->unit >= lv->units)
         return;
-    struct mc_pipeline *q = &mc->pipe;
-    if (q->count == MC_LAG) { /* full: the oldest leaves first, freeing its place */
-        mc_process(mc, &q->q[q->head]);
-        q->head = (q->head + 1) & (MC_LAG - 1);
-        q->count--;
-    }
-    struct mc_pending *p = &q->q[(q->head + q->count++) & (MC_LAG - 1)];
-    /* Line addresses are multiples of the (single, coalescer-wide) line size
-     * already; the mask only makes the shadow's assumption explicit. */
-    p->line = ev->line_addr & lv->line_mask;
-    p->hash = table_hash(p->line, ev->unit + 1);
-    p->unit = ev->unit;
-    p->cta = ev->cta;
-    p->warp = (uint16_t)ev->warp;
-    p->sector_mask = ev->sector_mask;
-    p->level = (uint8_t)level;
-    p->is_write = ev->is_write;
-    p->miss = ev->access->outcome != GCR_HIT;
-    /* The home slot: by the time this access is processed it is in the host's
-     * cache (if the table grows meanwhile the hint is merely wasted). */
-    __builtin_prefetch(table_slot(&lv->seen, table_home(&lv->seen, p->hash)), 1);
+    const struct mc_rec *e = gcr_column_at(lv->rec.owners, ev->line_id);
+    if (e->unit_p1 && e->unit_p1 != ev->unit + 1)
+        gcr_idmap_prefetch(&lv->rec.pairs, (uint64_t)ev->unit << 32 | ev->line_id);
+    else if (e->node)
+        __builtin_prefetch(&lv->shadow[ev->unit].nodes[e->node]);
 }
 
 /* ------------------------------------------------------------------ create */
@@ -497,8 +403,8 @@ static void mc_destroy(void *self)
         for (uint32_t u = 0; lv->shadow && u < lv->units; u++)
             shadow_free(&lv->shadow[u]);
         free(lv->shadow);
-        if (lv->seen.slots)
-            table_free(&lv->seen);
+        if (lv->rec.others)
+            gcr_idmap_fini(&lv->rec.pairs);
         free(lv->kernel);
         free(lv->total);
     }
@@ -506,8 +412,8 @@ static void mc_destroy(void *self)
 }
 
 static int level_init(struct mc_level *lv, uint32_t units, const struct gcr_cache_geometry *real,
-                      size_t record_bytes, const char *level, const struct gcr_sim_info *info,
-                      struct gcr_err *err)
+                      size_t record_bytes, unsigned access_kind, const char *level,
+                      const struct gcr_sim_info *info, struct gcr_err *err)
 {
     if (units > MC_MAX_UNITS)
         return gcr_fail(err, GCR_E_UNSUPPORTED,
@@ -526,8 +432,18 @@ static int level_init(struct mc_level *lv, uint32_t units, const struct gcr_cach
     lv->shadow = calloc(units ? units : 1, sizeof *lv->shadow);
     lv->kernel = calloc(units ? units : 1, sizeof *lv->kernel);
     lv->total = calloc(units ? units : 1, sizeof *lv->total);
-    if (!lv->shadow || !lv->kernel || !lv->total || table_init(&lv->seen, 4096, record_bytes) != 0)
+    if (!lv->shadow || !lv->kernel || !lv->total)
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
+    lv->rec.lines = info->lines;
+    if (!(lv->rec.owners = gcr_idmap_add_column(info->lines, record_bytes, err)))
+        return -1;
+    lv->rec.owners->prefetch_kinds = access_kind; /* the bus fetches the record ahead */
+    if (gcr_idmap_init(&lv->rec.pairs, 0, 0, err) != 0)
+        return -1;
+    if (!(lv->rec.others = gcr_idmap_add_column(&lv->rec.pairs, record_bytes, err))) {
+        gcr_idmap_fini(&lv->rec.pairs);
+        return -1;
+    }
     for (uint32_t u = 0; u < units; u++)
         if (shadow_init(&lv->shadow[u], real, lv->shadow_lines) != 0)
             return gcr_fail(err, GCR_E_NOMEM, "out of memory");
@@ -548,11 +464,11 @@ static int mc_create(void **self, const json_t *options, const struct gcr_sim_in
     if (!mc)
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     mc->info = info;
-    const size_t l1_record = sizeof(struct mc_line) + sizeof(struct mc_requester);
-    if (level_init(&mc->lv[MC_L1], info->num_l1s, &info->config->l1, l1_record, "L1D", info,
-                   err) != 0 ||
+    const size_t l1_record = sizeof(struct mc_rec) + sizeof(struct mc_requester);
+    if (level_init(&mc->lv[MC_L1], info->num_l1s, &info->config->l1, l1_record,
+                   GCR_EV_L1_ACCESS, "L1D", info, err) != 0 ||
         level_init(&mc->lv[MC_L2], info->num_l2_slices, &info->config->l2,
-                   sizeof(struct mc_line), "L2 slice", info, err) != 0) {
+                   sizeof(struct mc_rec), GCR_EV_L2_ACCESS, "L2 slice", info, err) != 0) {
         mc_destroy(mc);
         return -1;
     }
@@ -611,7 +527,6 @@ static json_t *level_json(const struct mc_level *lv, const struct mc_counts *per
 
 static int mc_report(struct miss_classes *mc, json_t *section, bool kernel, struct gcr_err *err)
 {
-    mc_drain(mc);
     if (mc->oom)
         return gcr_fail(err, GCR_E_NOMEM, "miss_classes: out of memory");
     for (int l = 0; l < MC_LEVELS; l++) {
@@ -647,6 +562,8 @@ const struct gcr_analysis_ops gcr_analysis_miss_classes = {
     .subscribe = GCR_EV_L1_ACCESS | GCR_EV_L2_ACCESS | GCR_EV_KERNEL_END,
     .create = mc_create,
     .on_event = mc_on_event,
+    .prefetch = mc_prefetch,
+    .prefetch_stage1 = GCR_EV_L1_ACCESS | GCR_EV_L2_ACCESS,
     .report_kernel = mc_report_kernel,
     .report_total = mc_report_total,
     .destroy = mc_destroy,
