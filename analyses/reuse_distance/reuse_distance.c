@@ -2,15 +2,24 @@
  * all SMs together, with the miss-ratio curve it predicts for fully
  * associative LRU caches. Definitions and report layout: README.md.
  *
- * Exact distances (Bennett-Kruskal): a hash map gives each key its last
- * access time, and the times that are still some key's last access are
- * marked in a bitmap with a Fenwick tree over 512-time blocks; the distance
- * of an access is the number of marked times after the key's previous time.
- * Times are renumbered (compacted) when they run out, so memory follows the
- * number of distinct keys, not the trace length. Accesses are prefetched on
- * arrival and applied RD_LAG accesses later (access_key). Sampling (SHARDS)
- * keeps a key iff hash(key) mod P < T. Why each structure touches few host
- * cache lines: struct rd_stack, access_key, and README.md ("Method", "Cost"). */
+ * Exact distances (Bennett-Kruskal): each key (a line, or a sector in sector
+ * mode) remembers its last access time in each stream, and the times that
+ * are still some key's last access are marked in a bitmap with a Fenwick tree
+ * over 512-time blocks; the distance of an access is the number of marked
+ * times after the key's previous time. Sampling (SHARDS) keeps a key iff
+ * hash(key) mod P < T.
+ *
+ * Where the last times live (README.md, "Method" and "Cost"): in columns
+ * indexed by line ids (gcreplay/idmap.h), so an access reads no hash table of
+ * its own. Exact mode uses the replay's shared line ids, which the event
+ * brings; sampled mode numbers only the sampled lines, in a map of its own.
+ *  - global stream: one word per key, `global[id]`;
+ *  - per-SM streams: the line's first SM keeps its times inline in
+ *    `owners[id]` (most lines are only ever requested by one SM), any other
+ *    SM's in a column of (SM, line) pairs found through a private idmap.
+ * The time space of a stream grows with its accesses (1 bit each); when all
+ * streams together hold many more times than live keys, every stream is
+ * renumbered at once in one pass over the columns (compact_all). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,40 +38,38 @@
 /* Times are grouped in blocks of 512, one 64-byte host line of the bitmap. */
 #define RD_BLOCK_SHIFT 9
 #define RD_BLOCK_WORDS ((1u << RD_BLOCK_SHIFT) / 64)
-#define RD_MIN_CAP 1024 /* times; a multiple of the block size */
-#define RD_MIN_SLOTS 1024
+#define RD_MIN_CAP 4096u /* times; a power of two, a multiple of the block size */
+/* A stream's clock may not pass this (times are 32-bit; a request adds at
+ * most 32 times to a stream, so the check before each one leaves room). */
+#define RD_MAX_TIME (UINT32_C(1) << 31)
+/* Every stream is renumbered once the streams' clocks add up to more than
+ * RD_SLACK times their live keys plus RD_SLACK_FLOOR: a renumbering costs a
+ * pass over every key, so it comes at most every (RD_SLACK - 1) x keys
+ * accesses, while the bitmaps stay within about RD_SLACK bits per key. */
+#define RD_SLACK 16u
+#define RD_SLACK_FLOOR (UINT64_C(1) << 20)
 
-/* A key's entry in a stack's map: 16 bytes, four to a host line. */
-struct rd_slot {
-    uint64_t key;
-    uint32_t time_p1; /* last access time + 1; 0 marks a free slot (so zeroed memory is empty) */
-    uint32_t unused;
-};
-
-/* One access stream: key -> last time, and which times are still some key's
- * last access (the "live" times).
+/* One access stream's live times: bit t of `live` is set iff t is some key's
+ * last access time, and the number of live times of each 512-time block is
+ * kept in a Fenwick tree over blocks. The distance of a reuse whose previous
+ * access was at `last` is the number of live times after `last`: live keys
+ * minus (the live times of the blocks before last's, a Fenwick prefix) minus
+ * (the live times of last's block up to last, a popcount of one host line).
+ * The block Fenwick has one entry per 512 times, so it stays in the host's
+ * caches; a reuse touches one host line unlikely to be cached besides the
+ * key's own time: the bitmap line of its previous time.
  *
- * Live times are a bitmap, bit t set iff t is some key's last access time,
- * with the number of live times of each 512-time block kept in a Fenwick tree
- * over blocks. The distance of a reuse whose previous access was at `last` is
- * the number of live times after `last`: live keys minus (the live times of
- * the blocks before last's, a Fenwick prefix) minus (the live times of last's
- * block up to last, a popcount of one host line). The block Fenwick has one
- * entry per 512 times (32 KB for 4 M times), so it stays in the host's caches;
- * a reuse touches about two host lines unlikely to be cached: the key's map
- * slot and the bitmap line of its previous time. (A Fenwick tree over single
- * times, as before, walked ~2 x log2(times) entries scattered over megabytes,
- * and an owner array time -> slot cost a third cold line; renumbering the
- * times now finds each slot's new time from the bitmap instead, see
- * stack_compact.) */
+ * The clock runs on (`now`), the space doubling when it fills (a doubled
+ * Fenwick tree is the old one, zeros, and the total in its last entry).
+ * Times below `base` are dead: reset_at_kernel empties a stack by clearing
+ * its bits and moving base to now, without touching the keys' words. */
 struct rd_stack {
-    struct rd_slot *slots;
-    uint32_t slot_mask; /* map capacity - 1 (a power of two) */
-    uint32_t keys;      /* distinct keys = live times */
-    uint64_t *live;     /* bitmap over times 0..cap-1, 64-byte aligned */
+    uint64_t *live;     /* bitmap over times 0..cap-1 */
     uint32_t *fen;      /* Fenwick tree over blocks, 1-based: fen[1..cap/512] */
-    uint32_t cap;       /* times available before a compaction (multiple of 512) */
+    uint32_t cap;       /* a power of two >= RD_MIN_CAP */
     uint32_t now;       /* next time */
+    uint32_t base;      /* times before it belong to no key */
+    uint32_t keys;      /* live keys = live times */
     /* The Fenwick tree counts only the blocks before folded_blocks, whose
      * times are all in the past; the block `now` is filling is added once,
      * when `now` leaves it, so the +1 of every access costs no tree update.
@@ -71,60 +78,30 @@ struct rd_stack {
     uint32_t folded_live;
 };
 
-/* Zero-filled, 64-byte aligned memory of `bytes`; free with gcr_table_free. */
-static void *zalloc_aligned(size_t bytes)
-{
-    if (bytes >= ((size_t)2 << 20))
-        return gcr_table_alloc(bytes); /* page-aligned mapping, huge pages where possible */
-    bytes = (bytes + 63) & ~(size_t)63;
-    void *p = aligned_alloc(64, bytes);
-    if (p)
-        memset(p, 0, bytes);
-    return p;
-}
-
 static size_t live_bytes(uint32_t cap) { return (size_t)cap / 8; }
 static size_t fen_bytes(uint32_t cap) { return ((size_t)(cap >> RD_BLOCK_SHIFT) + 1) * sizeof(uint32_t); }
-static size_t slot_bytes(uint32_t mask) { return ((size_t)mask + 1) * sizeof(struct rd_slot); }
 
-/* Where the probe for a key hashed as h starts: the first slot of a host line
- * (the slots are 64-byte aligned, four to a line). Linear probing from there
- * finds most keys, and most free slots, in that one line; probing from h's
- * own slot would start, on average, 1.5 slots before the line's end and run
- * into the next line (a second miss, not prefetched) far more often. */
-#define RD_SLOTS_PER_LINE (64 / sizeof(struct rd_slot))
-static inline uint32_t home_slot(const struct rd_stack *s, uint64_t h)
+/* Zero-filled memory (huge pages for the large ones); free with gcr_table_free. */
+static void *zalloc(size_t bytes)
 {
-    return (uint32_t)h & s->slot_mask & ~(uint32_t)(RD_SLOTS_PER_LINE - 1);
+    return gcr_table_alloc(bytes);
 }
 
-static int stack_init(struct rd_stack *s)
+static int stack_init(struct rd_stack *s, uint32_t cap)
 {
     memset(s, 0, sizeof *s);
-    s->slot_mask = RD_MIN_SLOTS - 1;
-    s->cap = RD_MIN_CAP;
-    s->slots = zalloc_aligned(slot_bytes(s->slot_mask));
-    s->live = zalloc_aligned(live_bytes(s->cap));
-    s->fen = zalloc_aligned(fen_bytes(s->cap));
-    return s->slots && s->live && s->fen ? 0 : -1;
+    s->cap = cap;
+    s->live = zalloc(live_bytes(cap));
+    s->fen = zalloc(fen_bytes(cap));
+    return s->live && s->fen ? 0 : -1;
 }
 
 static void stack_free(struct rd_stack *s)
 {
-    gcr_table_free(s->slots, slot_bytes(s->slot_mask));
     gcr_table_free(s->live, live_bytes(s->cap));
     gcr_table_free(s->fen, fen_bytes(s->cap));
-}
-
-static void stack_clear(struct rd_stack *s)
-{
-    memset(s->slots, 0, slot_bytes(s->slot_mask));
-    memset(s->live, 0, live_bytes(s->cap));
-    memset(s->fen, 0, fen_bytes(s->cap));
-    s->keys = 0;
-    s->now = 0;
-    s->folded_blocks = 0;
-    s->folded_live = 0;
+    s->live = NULL;
+    s->fen = NULL;
 }
 
 static inline void fen_add(uint32_t *fen, uint32_t nblocks, uint32_t block, int32_t v)
@@ -158,122 +135,61 @@ static inline uint32_t live_in_block_before(const uint64_t *live, uint32_t t)
     return n;
 }
 
-/* Renumbers the live times 0..keys-1 in order and grows the time space so at
- * least three times as many new times are free as there are live ones
- * (amortised O(1)). A compaction scans the whole map, so it should be rare;
- * a time costs one bit (plus 1/128 byte of Fenwick tree), a key 32 bytes of
- * map, so spare times are cheap: with 3 x keys of them a compaction comes
- * at most every 3 x keys accesses instead of every keys.
- * A slot's new time is the rank of its old one among the live times: the live
- * times of the blocks before its block (a prefix sum over blocks) plus those
- * of its block before it (a popcount). */
-static int stack_compact(struct rd_stack *s)
+static uint32_t block_live(const uint64_t *live, uint32_t b)
 {
-    uint32_t cap = s->cap;
-    while (cap < 4 * (uint64_t)s->keys + RD_MIN_CAP) {
-        if (cap > UINT32_MAX / 2)
-            return -1; /* times are 32-bit: about 2^30 distinct keys at most */
-        cap *= 2;
-    }
-    uint32_t old_blocks = s->cap >> RD_BLOCK_SHIFT, new_blocks = cap >> RD_BLOCK_SHIFT;
-    uint32_t *before = malloc((size_t)old_blocks * sizeof *before);
-    uint64_t *live = zalloc_aligned(live_bytes(cap));
-    uint32_t *fen = zalloc_aligned(fen_bytes(cap));
-    if (!before || !live || !fen) {
-        free(before);
+    uint32_t n = 0;
+    for (uint32_t w = 0; w < RD_BLOCK_WORDS; w++)
+        n += gcr_bits_popcount64(live[(size_t)b * RD_BLOCK_WORDS + w]);
+    return n;
+}
+
+/* Doubles the time space. */
+static int stack_grow(struct rd_stack *s)
+{
+    uint32_t cap = s->cap * 2;
+    uint64_t *live = zalloc(live_bytes(cap));
+    uint32_t *fen = zalloc(fen_bytes(cap));
+    if (!live || !fen) {
         gcr_table_free(live, live_bytes(cap));
         gcr_table_free(fen, fen_bytes(cap));
         return -1;
     }
-    uint32_t sum = 0;
-    for (uint32_t b = 0; b < old_blocks; b++) {
-        before[b] = sum;
-        for (uint32_t w = 0; w < RD_BLOCK_WORDS; w++)
-            sum += gcr_bits_popcount64(s->live[(size_t)b * RD_BLOCK_WORDS + w]);
-    }
-    for (uint32_t i = 0; i <= s->slot_mask; i++) {
-        uint32_t tp1 = s->slots[i].time_p1;
-        if (tp1) {
-            uint32_t t = tp1 - 1;
-            s->slots[i].time_p1 = before[t >> RD_BLOCK_SHIFT] + live_in_block_before(s->live, t) + 1;
-        }
-    }
-    /* The live times are now 0..keys-1: whole blocks, then a partial one. */
-    for (uint32_t w = 0; w < s->keys / 64; w++)
-        live[w] = UINT64_MAX;
-    if (s->keys % 64)
-        live[s->keys / 64] = (UINT64_C(1) << (s->keys % 64)) - 1;
-    /* The whole blocks are folded into the tree; the partial one is where
-     * `now` continues. */
-    uint32_t folded = s->keys >> RD_BLOCK_SHIFT;
-    for (uint32_t b = 0; b < folded; b++)
-        fen[b + 1] = 1u << RD_BLOCK_SHIFT;
-    /* Linear-time Fenwick build from the block counts. */
-    for (uint32_t i = 1; i <= new_blocks; i++) {
-        uint32_t parent = i + (i & -i);
-        if (parent <= new_blocks)
-            fen[parent] += fen[i];
-    }
-    free(before);
-    gcr_table_free(s->live, live_bytes(s->cap));
-    gcr_table_free(s->fen, fen_bytes(s->cap));
+    memcpy(live, s->live, live_bytes(s->cap));
+    memcpy(fen, s->fen, fen_bytes(s->cap));
+    /* Entry 2n covers every block: the total; those between n and 2n cover
+     * only new, empty blocks. */
+    fen[cap >> RD_BLOCK_SHIFT] = s->folded_live;
+    stack_free(s);
     s->live = live;
     s->fen = fen;
     s->cap = cap;
-    s->now = s->keys;
-    s->folded_blocks = folded;
-    s->folded_live = folded << RD_BLOCK_SHIFT;
     return 0;
 }
 
-static int stack_grow_map(struct rd_stack *s)
+/* One access to the key whose last time + 1 is *tp1 (0: none). Returns its
+ * stack distance: the number of distinct other keys since its previous
+ * access, or UINT64_MAX if first. */
+static uint64_t stack_access(struct rd_stack *s, uint32_t *tp1, int *oom)
 {
-    uint32_t n = (s->slot_mask + 1) * 2;
-    struct rd_slot *slots = zalloc_aligned(slot_bytes(n - 1));
-    if (!slots)
-        return -1;
-    for (uint32_t i = 0; i <= s->slot_mask; i++) {
-        if (!s->slots[i].time_p1)
-            continue;
-        uint32_t j = (uint32_t)gcr_hash_splitmix64(s->slots[i].key) & (n - 1) &
-                     ~(uint32_t)(RD_SLOTS_PER_LINE - 1); /* home_slot in the new map */
-        while (slots[j].time_p1)
-            j = (j + 1) & (n - 1);
-        slots[j] = s->slots[i];
-    }
-    gcr_table_free(s->slots, slot_bytes(s->slot_mask));
-    s->slots = slots;
-    s->slot_mask = n - 1;
-    return 0;
-}
-
-/* One access to key (hashed as h). Returns its stack distance: the number of
- * distinct other keys since its previous access, or UINT64_MAX if first. */
-static uint64_t stack_access(struct rd_stack *s, uint64_t key, uint64_t h, int *oom)
-{
-    if (s->now == s->cap && stack_compact(s) != 0) {
+    if (s->now == s->cap && stack_grow(s) != 0) {
         *oom = 1;
         return UINT64_MAX;
     }
-    uint32_t j = home_slot(s, h);
-    while (s->slots[j].time_p1 && s->slots[j].key != key)
-        j = (j + 1) & s->slot_mask;
     uint64_t d;
     uint32_t t = s->now++;
     uint32_t nblocks = s->cap >> RD_BLOCK_SHIFT;
     if (t >> RD_BLOCK_SHIFT > s->folded_blocks) {
         /* t starts a new block: fold the previous one, now complete, into the
          * tree. (now advances one time per access and starts at a block's
-         * start after a compaction or clear, so one block at most.) */
+         * start after a renumbering, so one block at most.) */
         uint32_t b = s->folded_blocks++;
-        uint32_t n = 0;
-        for (uint32_t w = 0; w < RD_BLOCK_WORDS; w++)
-            n += gcr_bits_popcount64(s->live[(size_t)b * RD_BLOCK_WORDS + w]);
+        uint32_t n = block_live(s->live, b);
         fen_add(s->fen, nblocks, b, (int32_t)n);
         s->folded_live += n;
     }
-    if (s->slots[j].time_p1) {
-        uint32_t last = s->slots[j].time_p1 - 1;
+    uint32_t v = *tp1;
+    if (v && v - 1 >= s->base) {
+        uint32_t last = v - 1;
         uint32_t block = last >> RD_BLOCK_SHIFT;
         bool folded = block < s->folded_blocks;
         /* Live times after last: all but those up to and including last. */
@@ -287,15 +203,91 @@ static uint64_t stack_access(struct rd_stack *s, uint64_t key, uint64_t h, int *
     } else {
         d = UINT64_MAX;
         s->keys++;
-        s->slots[j].key = key;
     }
-    s->slots[j].time_p1 = t + 1;
+    *tp1 = t + 1;
     s->live[t >> 6] |= UINT64_C(1) << (t & 63);
-    /* Load at most 1/2 keeps linear probing short. */
-    if (d == UINT64_MAX && 2 * s->keys > s->slot_mask && stack_grow_map(s) != 0)
-        *oom = 1;
     return d;
 }
+
+/* Empties the stack (reset_at_kernel): no live time, every key's word dead. */
+static void stack_reset(struct rd_stack *s)
+{
+    memset(s->live, 0, live_bytes(s->cap));
+    memset(s->fen, 0, fen_bytes(s->cap));
+    s->base = s->now;
+    s->keys = 0;
+    s->folded_live = 0;
+}
+
+/* The rank of each block's first time among the live times: what a key's
+ * time becomes when the stack is renumbered 0, 1, 2, ... in order. */
+static uint32_t *stack_ranks(const struct rd_stack *s)
+{
+    uint32_t blocks = s->cap >> RD_BLOCK_SHIFT;
+    uint32_t *before = malloc((size_t)blocks * sizeof *before);
+    if (!before)
+        return NULL;
+    uint32_t sum = 0;
+    for (uint32_t b = 0; b < blocks; b++) {
+        before[b] = sum;
+        sum += block_live(s->live, b);
+    }
+    return before;
+}
+
+/* The key word *tp1 in the renumbered stack: its rank + 1, or 0 if dead. */
+static inline void renumber(const struct rd_stack *s, const uint32_t *before, uint32_t *tp1)
+{
+    uint32_t v = *tp1;
+    if (!v || v - 1 < s->base) {
+        *tp1 = 0;
+        return;
+    }
+    uint32_t t = v - 1;
+    *tp1 = before[t >> RD_BLOCK_SHIFT] + live_in_block_before(s->live, t) + 1;
+}
+
+/* After every key word of s was renumbered: the live times are now
+ * 0..keys-1 (whole blocks, then a partial one) in a space of its own size. */
+static int stack_rebuild(struct rd_stack *s)
+{
+    uint32_t cap = RD_MIN_CAP;
+    while (cap < 2 * (uint64_t)s->keys)
+        cap *= 2;
+    uint64_t *live = zalloc(live_bytes(cap));
+    uint32_t *fen = zalloc(fen_bytes(cap));
+    if (!live || !fen) {
+        gcr_table_free(live, live_bytes(cap));
+        gcr_table_free(fen, fen_bytes(cap));
+        return -1;
+    }
+    for (uint32_t w = 0; w < s->keys / 64; w++)
+        live[w] = UINT64_MAX;
+    if (s->keys % 64)
+        live[s->keys / 64] = (UINT64_C(1) << (s->keys % 64)) - 1;
+    /* The whole blocks are folded into the tree; the partial one is where
+     * `now` continues. */
+    uint32_t folded = s->keys >> RD_BLOCK_SHIFT, blocks = cap >> RD_BLOCK_SHIFT;
+    for (uint32_t b = 0; b < folded; b++)
+        fen[b + 1] = 1u << RD_BLOCK_SHIFT;
+    /* Linear-time Fenwick build from the block counts. */
+    for (uint32_t i = 1; i <= blocks; i++) {
+        uint32_t parent = i + (i & -i);
+        if (parent <= blocks)
+            fen[parent] += fen[i];
+    }
+    stack_free(s);
+    s->live = live;
+    s->fen = fen;
+    s->cap = cap;
+    s->now = s->keys;
+    s->base = 0;
+    s->folded_blocks = folded;
+    s->folded_live = folded << RD_BLOCK_SHIFT;
+    return 0;
+}
+
+/* ------------------------------------------------------------- histograms */
 
 /* ------------------------------------------------------------- histograms */
 
@@ -314,18 +306,6 @@ struct rd_hist {
 struct rd_stream {
     struct rd_stack stack;
     struct rd_hist kernel, total;
-};
-
-/* How many sampled accesses wait between the prefetch of their map slots and
- * their application to the stacks. The replay does roughly 100 ns of other
- * work per L1 access, and a slot missed in every host cache costs about as
- * much, so a few accesses of lag would do; 16 leaves margin for bursts
- * (one warp instruction emits up to 32 requests back to back). */
-#define RD_LAG 16
-
-struct rd_pending {
-    uint64_t key, hash;
-    uint32_t sm;
 };
 
 struct reuse_distance {
@@ -347,13 +327,40 @@ struct reuse_distance {
      * rather than in the streams' histograms so that an access the sample
      * drops touches one small array and no stream. */
     uint64_t *kernel_accesses;
-    /* Sampled accesses not yet applied to the stacks, oldest first (a ring).
-     * See access_key: applying an access RD_LAG accesses after its map slots
-     * were prefetched hides the latency of those slots. */
-    struct rd_pending pending[RD_LAG];
-    uint32_t pending_head, pending_count;
+
+    /* Where the keys' last times are (see the top of the file). A column
+     * word holds a time + 1 (0: none); `spl` words per line, one per
+     * sector in sector mode. */
+    uint32_t spl;
+    struct gcr_idmap *ids;     /* the shared line ids, or own_ids when sampling */
+    struct gcr_idmap own_ids;  /* sampled mode: sampled lines only */
+    bool own_ids_used;
+    struct gcr_column *global; /* line id -> spl words of the global stream */
+    struct gcr_column *owners; /* line id -> its first SM + 1, then spl words of its stream */
+    struct gcr_idmap pairs;    /* (SM, line id) -> pair id, for the other SMs */
+    bool pairs_used;
+    struct gcr_column *others; /* pair id -> spl words of that SM's stream */
+    /* For renumbering: the clocks of all streams together and their keys. */
+    uint64_t clock_total, keys_total;
+    uint32_t clock_max;
     int oom;
 };
+
+/* The word of the key (line `id`, sector `k`) in SM sm's stream. */
+static uint32_t *sm_word(struct reuse_distance *rd, uint32_t id, uint32_t sm, uint32_t k)
+{
+    uint32_t *o = gcr_column_at(rd->owners, id);
+    if (o[0] == sm + 1)
+        return &o[1 + k];
+    if (!o[0]) {
+        o[0] = sm + 1;
+        return &o[1 + k];
+    }
+    uint32_t pair = gcr_idmap_get(&rd->pairs, (uint64_t)sm << 32 | id);
+    if (pair == GCR_IDMAP_NONE)
+        return NULL;
+    return (uint32_t *)gcr_column_at(rd->others, pair) + k;
+}
 
 static void hist_add(struct rd_hist *to, const struct rd_hist *from)
 {
@@ -384,87 +391,102 @@ static inline void record(const struct reuse_distance *rd, struct rd_hist *h, ui
     h->by_mrc[k]++;
 }
 
-/* Second prefetch stage: if key's slot is in its home line (the line the
- * first stage prefetched), prefetch the bitmap line of the key's last time,
- * the one line its reuse will read besides the slot. Looks no further than
- * that line, so it never waits for memory it did not ask for. The slot may
- * change before the access is applied (an access in between to the same key
- * makes its last time recent, its bitmap line already cached); a stale hint
- * costs nothing but the prefetch. */
-static inline void prefetch_last_time(const struct rd_stack *s, uint64_t key, uint64_t h)
+/* One access of stream `st` to the key whose word is w. */
+static void stream_access(struct reuse_distance *rd, uint32_t st, uint32_t *w)
 {
-    const struct rd_slot *line = &s->slots[home_slot(s, h)];
-    for (uint32_t i = 0; i < RD_SLOTS_PER_LINE && line[i].time_p1; i++)
-        if (line[i].key == key) {
-            __builtin_prefetch(&s->live[(line[i].time_p1 - 1) >> 6], 1);
+    struct rd_stream *s = &rd->streams[st];
+    if (!w) {
+        rd->oom = 1;
+        return;
+    }
+    uint32_t keys = s->stack.keys;
+    record(rd, &s->kernel, stack_access(&s->stack, w, &rd->oom));
+    rd->keys_total += s->stack.keys - keys;
+    rd->clock_total++;
+    if (s->stack.now > rd->clock_max)
+        rd->clock_max = s->stack.now;
+}
+
+/* Renumbers every stream at once (struct rd_stack): one pass over each
+ * column's key words, each turned into its rank among its stream's live
+ * times. */
+static int compact_all(struct reuse_distance *rd)
+{
+    uint32_t **before = calloc(rd->nstreams, sizeof *before);
+    int rc = before ? 0 : -1;
+    for (uint32_t i = 0; rc == 0 && i < rd->nstreams; i++)
+        if (!(before[i] = stack_ranks(&rd->streams[i].stack)))
+            rc = -1;
+    const struct rd_stack *g = &rd->streams[rd->nstreams - 1].stack;
+    for (uint32_t id = 0; rc == 0 && id < rd->ids->count; id++) {
+        uint32_t *w = gcr_column_at(rd->global, id);
+        for (uint32_t k = 0; k < rd->spl; k++)
+            renumber(g, before[rd->nstreams - 1], &w[k]);
+        uint32_t *o = gcr_column_at(rd->owners, id);
+        for (uint32_t k = 0; o[0] && k < rd->spl; k++)
+            renumber(&rd->streams[o[0] - 1].stack, before[o[0] - 1], &o[1 + k]);
+    }
+    /* Pairs: the map's keys say which SM's stream a pair's words belong to. */
+    for (uint32_t i = 0; rc == 0 && rd->pairs_used && i <= rd->pairs.mask; i++) {
+        const struct gcr_idmap_slot *slot = &rd->pairs.slots[i];
+        if (!slot->stored || !slot->ids.id_p1)
+            continue;
+        uint32_t sm = (uint32_t)((slot->stored - 1) >> 32);
+        uint32_t *w = gcr_column_at(rd->others, slot->ids.id_p1 - 1);
+        for (uint32_t k = 0; k < rd->spl; k++)
+            renumber(&rd->streams[sm].stack, before[sm], &w[k]);
+    }
+    rd->clock_total = rd->clock_max = 0;
+    for (uint32_t i = 0; rc == 0 && i < rd->nstreams; i++) {
+        struct rd_stack *s = &rd->streams[i].stack;
+        rc = stack_rebuild(s);
+        rd->clock_total += s->now;
+        if (s->now > rd->clock_max)
+            rd->clock_max = s->now;
+    }
+    for (uint32_t i = 0; before && i < rd->nstreams; i++)
+        free(before[i]);
+    free(before);
+    return rc;
+}
+
+/* One L1 request: each of its keys is an access of the global stream and of
+ * the requesting SM's. */
+static void on_access(struct reuse_distance *rd, const struct gcr_event *ev)
+{
+    uint32_t sm = ev->sm;
+    bool per_sm = sm < rd->nstreams - 1;
+    uint32_t keys = rd->sector ? (uint32_t)__builtin_popcount(ev->sector_mask) : 1;
+    rd->kernel_accesses[rd->nstreams - 1] += keys;
+    if (per_sm)
+        rd->kernel_accesses[sm] += keys;
+    /* Room for this request's times in every stream, and a renumbering once
+     * the clocks run far ahead of the live keys. */
+    if (rd->clock_max >= RD_MAX_TIME - 64 ||
+        rd->clock_total > RD_SLACK * rd->keys_total + RD_SLACK_FLOOR) {
+        if (compact_all(rd) != 0) {
+            rd->oom = 1;
             return;
         }
-}
-
-/* Applies one sampled access to the global stream and to its SM's. */
-static void apply_access(struct reuse_distance *rd, const struct rd_pending *a)
-{
-    struct rd_stream *g = &rd->streams[rd->nstreams - 1];
-    record(rd, &g->kernel, stack_access(&g->stack, a->key, a->hash, &rd->oom));
-    if (a->sm < rd->nstreams - 1) {
-        struct rd_stream *p = &rd->streams[a->sm];
-        record(rd, &p->kernel, stack_access(&p->stack, a->key, a->hash, &rd->oom));
     }
-}
-
-/* Applies every pending access, in order; needed before any report or reset. */
-static void drain_pending(struct reuse_distance *rd)
-{
-    for (; rd->pending_count; rd->pending_count--) {
-        apply_access(rd, &rd->pending[rd->pending_head]);
-        rd->pending_head = (rd->pending_head + 1) % RD_LAG;
-    }
-}
-
-/* One access by SM `sm` to `key`.
- *
- * The stacks' map slots are spread over tables much larger than the host's
- * caches (tens of MB for a run with millions of distinct lines), so reading
- * a key's slot is a miss to DRAM that the out-of-order core cannot hide
- * behind the replay's work: the dependent probe comes right after. The
- * access is therefore software-pipelined: its slots in the global and the
- * SM's map are prefetched now and the access is applied RD_LAG accesses
- * later, in the same order, so the results are exactly those of applying it
- * at once (drain_pending runs before every report and reset). A prefetch made
- * stale by a map growth in between only costs the miss it was meant to hide. */
-static inline void access_key(struct reuse_distance *rd, uint32_t sm, uint64_t key)
-{
-    rd->kernel_accesses[rd->nstreams - 1]++;
-    if (sm < rd->nstreams - 1)
-        rd->kernel_accesses[sm]++;
-    uint64_t h = gcr_hash_splitmix64(key);
-    /* The sampling decision uses the high hash bits, the map the low ones, so
-     * the sampled keys still spread over the whole map. It comes before any
-     * stack is touched, so a dropped access costs only the hash. */
-    if (rd->rate < 1.0 && (h >> (64 - RD_SAMPLE_BITS)) >= rd->threshold)
-        return;
-    const struct rd_stack *gs = &rd->streams[rd->nstreams - 1].stack;
-    __builtin_prefetch(&gs->slots[home_slot(gs, h)], 1);
-    if (sm < rd->nstreams - 1) {
-        const struct rd_stack *ps = &rd->streams[sm].stack;
-        __builtin_prefetch(&ps->slots[home_slot(ps, h)], 1);
-    }
-    if (rd->pending_count == RD_LAG) {
-        apply_access(rd, &rd->pending[rd->pending_head]);
-        rd->pending_head = (rd->pending_head + 1) % RD_LAG;
-        rd->pending_count--;
-    }
-    rd->pending[(rd->pending_head + rd->pending_count) % RD_LAG] =
-        (struct rd_pending){.key = key, .hash = h, .sm = sm};
-    rd->pending_count++;
-    /* The access queued RD_LAG / 2 ago: its slot lines have had time to
-     * arrive; start fetching the bitmap lines its application will read. */
-    if (rd->pending_count > RD_LAG / 2) {
-        const struct rd_pending *a =
-            &rd->pending[(rd->pending_head + rd->pending_count - 1 - RD_LAG / 2) % RD_LAG];
-        prefetch_last_time(&rd->streams[rd->nstreams - 1].stack, a->key, a->hash);
-        if (a->sm < rd->nstreams - 1)
-            prefetch_last_time(&rd->streams[a->sm].stack, a->key, a->hash);
+    uint32_t id = GCR_IDMAP_NONE;
+    for (uint32_t m = rd->sector ? ev->sector_mask : 1; m; m &= m - 1) {
+        uint32_t k = rd->sector ? (uint32_t)__builtin_ctz(m) : 0;
+        uint64_t key = ev->line_addr + (uint64_t)k * rd->info->sector_bytes;
+        /* The sampling decision uses the high hash bits; it comes before any
+         * stack is touched, so a dropped access costs only the hash. */
+        if (rd->rate < 1.0 &&
+            (gcr_hash_splitmix64(key) >> (64 - RD_SAMPLE_BITS)) >= rd->threshold)
+            continue;
+        if (id == GCR_IDMAP_NONE)
+            id = rd->own_ids_used ? gcr_idmap_get(&rd->own_ids, ev->line_addr) : ev->line_id;
+        if (id == GCR_IDMAP_NONE) {
+            rd->oom = 1;
+            return;
+        }
+        stream_access(rd, rd->nstreams - 1, (uint32_t *)gcr_column_at(rd->global, id) + k);
+        if (per_sm)
+            stream_access(rd, sm, sm_word(rd, id, sm, k));
     }
 }
 
@@ -472,21 +494,45 @@ static void rd_on_event(void *self, const struct gcr_event *ev)
 {
     struct reuse_distance *rd = self;
     if (ev->kind == GCR_EV_KERNEL_BEGIN) {
-        drain_pending(rd);
         if (rd->reset_at_kernel)
-            for (uint32_t i = 0; i < rd->nstreams; i++)
-                stack_clear(&rd->streams[i].stack);
+            for (uint32_t i = 0; i < rd->nstreams; i++) {
+                rd->keys_total -= rd->streams[i].stack.keys;
+                stack_reset(&rd->streams[i].stack);
+            }
         return;
     }
-    if (ev->kind != GCR_EV_L1_ACCESS)
+    if (ev->kind == GCR_EV_L1_ACCESS)
+        on_access(rd, ev);
+}
+
+/* An access reads, per stream, the key's word (the bus fetches the line's
+ * column entries before stage 0) and the bitmap line of the key's previous
+ * time (stage 1, once the word is cached); another SM's word is in a pair,
+ * whose map slot stage 1 fetches instead. Exact mode only: a sampled access
+ * is cheap. */
+static void rd_prefetch(void *self, const struct gcr_event *ev, int stage)
+{
+    struct reuse_distance *rd = self;
+    (void)stage; /* stage 1 of L1 accesses only */
+    if (ev->line_id == GCR_IDMAP_NONE || rd->own_ids_used)
         return;
-    if (!rd->sector) {
-        access_key(rd, ev->sm, ev->line_addr);
+    uint32_t id = ev->line_id, sm = ev->sm;
+    bool per_sm = sm < rd->nstreams - 1;
+    const uint32_t *g = gcr_column_at(rd->global, id);
+    const uint32_t *o = gcr_column_at(rd->owners, id);
+    uint32_t k = rd->sector && ev->sector_mask ? (uint32_t)__builtin_ctz(ev->sector_mask) : 0;
+    const struct rd_stack *gs = &rd->streams[rd->nstreams - 1].stack;
+    if (g[k] && g[k] - 1 >= gs->base && g[k] - 1 < gs->cap)
+        __builtin_prefetch(&gs->live[(g[k] - 1) >> 6], 1);
+    if (!per_sm || !o[0])
+        return;
+    if (o[0] != sm + 1) {
+        gcr_idmap_prefetch(&rd->pairs, (uint64_t)sm << 32 | id);
         return;
     }
-    for (uint32_t m = ev->sector_mask; m; m &= m - 1)
-        access_key(rd, ev->sm,
-                   ev->line_addr + (uint64_t)__builtin_ctz(m) * rd->info->sector_bytes);
+    const struct rd_stack *ps = &rd->streams[sm].stack;
+    if (o[1 + k] && o[1 + k] - 1 >= ps->base && o[1 + k] - 1 < ps->cap)
+        __builtin_prefetch(&ps->live[(o[1 + k] - 1) >> 6], 1);
 }
 
 /* ------------------------------------------------------------------ create */
@@ -496,18 +542,6 @@ static int opt_fail(struct gcr_err *err, const struct gcr_sim_info *info, const 
 {
     return gcr_fail(err, GCR_E_CONFIG, "%s: $.analyses.reuse_distance.%s: %s",
                     info->config->origin, key, what);
-}
-
-static void rd_destroy(void *self)
-{
-    struct reuse_distance *rd = self;
-    if (!rd)
-        return;
-    for (uint32_t i = 0; rd->streams && i < rd->nstreams; i++)
-        stack_free(&rd->streams[i].stack);
-    free(rd->streams);
-    free(rd->kernel_accesses);
-    free(rd);
 }
 
 static int parse_options(struct reuse_distance *rd, const json_t *options,
@@ -558,6 +592,22 @@ static int parse_options(struct reuse_distance *rd, const json_t *options,
     return 0;
 }
 
+static void rd_destroy(void *self)
+{
+    struct reuse_distance *rd = self;
+    if (!rd)
+        return;
+    for (uint32_t i = 0; rd->streams && i < rd->nstreams; i++)
+        stack_free(&rd->streams[i].stack);
+    free(rd->streams);
+    free(rd->kernel_accesses);
+    if (rd->pairs_used)
+        gcr_idmap_fini(&rd->pairs);
+    if (rd->own_ids_used)
+        gcr_idmap_fini(&rd->own_ids);
+    free(rd);
+}
+
 static int rd_create(void **self, const json_t *options, const struct gcr_sim_info *info,
                      struct gcr_err *err)
 {
@@ -590,10 +640,36 @@ static int rd_create(void **self, const json_t *options, const struct gcr_sim_in
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     }
     for (uint32_t i = 0; i < rd->nstreams; i++)
-        if (stack_init(&rd->streams[i].stack) != 0) {
+        if (stack_init(&rd->streams[i].stack, RD_MIN_CAP) != 0) {
             rd_destroy(rd);
             return gcr_fail(err, GCR_E_NOMEM, "out of memory");
         }
+    /* The keys' words: in columns of the shared line ids, or, sampling, of
+     * ids of the sampled lines only (so memory follows the sample). */
+    rd->spl = keys_per_line;
+    rd->ids = info->lines;
+    if (rd->rate < 1.0) {
+        unsigned shift = (unsigned)__builtin_ctz(info->line_bytes ? info->line_bytes : 1);
+        if (gcr_idmap_init(&rd->own_ids, shift, 0, err) != 0) {
+            rd_destroy(rd);
+            return -1;
+        }
+        rd->own_ids_used = true;
+        rd->ids = &rd->own_ids;
+    }
+    if (gcr_idmap_init(&rd->pairs, 0, 0, err) != 0) {
+        rd_destroy(rd);
+        return -1;
+    }
+    rd->pairs_used = true;
+    if (!(rd->global = gcr_idmap_add_column(rd->ids, rd->spl * sizeof(uint32_t), err)) ||
+        !(rd->owners = gcr_idmap_add_column(rd->ids, (1 + rd->spl) * sizeof(uint32_t), err)) ||
+        !(rd->others = gcr_idmap_add_column(&rd->pairs, rd->spl * sizeof(uint32_t), err))) {
+        rd_destroy(rd);
+        return -1;
+    }
+    /* The bus fetches a request's words ahead (columns of the shared map only). */
+    rd->global->prefetch_kinds = rd->owners->prefetch_kinds = GCR_EV_L1_ACCESS;
     *self = rd;
     return 0;
 }
@@ -647,7 +723,6 @@ static json_t *hist_json(const struct reuse_distance *rd, const struct rd_hist *
 static int rd_report(struct reuse_distance *rd, json_t *section, bool kernel,
                      struct gcr_err *err)
 {
-    drain_pending(rd);
     if (rd->oom)
         return gcr_fail(err, GCR_E_NOMEM, "reuse_distance: out of memory");
     json_object_set_new(section, "granularity", json_string(rd->sector ? "sector" : "line"));
@@ -691,6 +766,8 @@ const struct gcr_analysis_ops gcr_analysis_reuse_distance = {
     .subscribe = GCR_EV_L1_ACCESS | GCR_EV_KERNEL_BEGIN,
     .create = rd_create,
     .on_event = rd_on_event,
+    .prefetch = rd_prefetch,
+    .prefetch_stage1 = GCR_EV_L1_ACCESS,
     .report_kernel = rd_report_kernel,
     .report_total = rd_report_total,
     .destroy = rd_destroy,

@@ -290,6 +290,51 @@ static void cyclic(void)
     ops->destroy(rd);
 }
 
+/* Two SMs sweeping the same 64 lines in turn, over two kernels (the second
+ * reset at its start), long enough that the time spaces are renumbered
+ * several times (once the streams' clocks pass 16 times their live keys
+ * plus 2^20): every reuse stays at distance 63 in the global stream and in
+ * each SM's, whose second SM keeps its times as (SM, line) pairs. In sector
+ * mode each line is four keys. */
+static void renumbering(void)
+{
+    enum { K = 64, ROUNDS = 4400 }; /* 2 x 64 x 4400 = 563,200 accesses a kernel */
+    for (int sector = 0; sector < 2; sector++) {
+        struct gcr_sim_info info = info_for(2);
+        void *rd = make(sector ? "{\"reset_at_kernel\": true, \"granularity\": \"sector\"}"
+                               : "{\"reset_at_kernel\": true}",
+                        &info);
+        uint32_t keys = sector ? 4 : 1;
+        for (int kernel = 0; kernel < 2; kernel++) {
+            struct gcr_event begin = {.kind = GCR_EV_KERNEL_BEGIN, .sm = UINT32_MAX};
+            test_deliver(ops, rd, &begin);
+            for (int r = 0; r < ROUNDS; r++)
+                for (uint32_t sm = 0; sm < 2; sm++)
+                    for (int i = 0; i < K; i++)
+                        access_(rd, sm, LINE(i), sector ? 0xf : 1);
+            struct gcr_err err = {0};
+            json_t *k = json_object();
+            CHECK(ops->report_kernel(rd, k, &err) == 0);
+            uint64_t n = (uint64_t)ROUNDS * K * keys; /* accesses of one SM */
+            /* Every reuse is at distance 63 (bucket 6: 32..63); by sectors,
+             * 4 x 64 - 1 = 255 (bucket 8: 128..255). */
+            const char *bucket = sector ? "distance_log2.8" : "distance_log2.6";
+            char path[64];
+            snprintf(path, sizeof path, "global.%s", bucket);
+            CHECK_EQ_U(jget(k, "global.cold"), K * keys);
+            CHECK_EQ_U(jget(k, path), 2 * n - K * keys);
+            for (int sm = 0; sm < 2; sm++) {
+                snprintf(path, sizeof path, "per_sm.%d.cold", sm);
+                CHECK_EQ_U(jget(k, path), K * keys);
+                snprintf(path, sizeof path, "per_sm.%d.%s", sm, bucket);
+                CHECK_EQ_U(jget(k, path), n - K * keys);
+            }
+            json_decref(k);
+        }
+        ops->destroy(rd);
+    }
+}
+
 /* The same long stream, exact and sampled at 1 %: every point of the global
  * and per-SM miss-ratio curves within 0.02. Per SM, phases of loops over
  * working sets of several sizes, some shared between SMs, plus random noise. */
@@ -431,6 +476,7 @@ int main(void)
     naive_compare();
     naive_compare_sms_kernels();
     cyclic();
+    renumbering();
     options();
     replay();
     sampled_vs_exact();
