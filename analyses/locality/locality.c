@@ -3,221 +3,19 @@
  * misses another L1 of the same cluster could have served (the line was
  * resident there at that moment). See README.md for the exact definitions.
  *
- * Two open-addressing tables follow residency through the replay's events:
- * L2-resident line -> SM whose request installed it, and (line, cluster) ->
- * the L1s of the cluster holding the line. Entries are deleted when lines
- * leave (backward-shift deletion, no tombstones), so both stay as large as the
- * caches' contents. */
+ * Residency follows the replay's events, in columns of the shared line ids
+ * (gcreplay/idmap.h): the SM whose request installed each L2-resident line,
+ * and which L1s hold each line (../common/holders.h: one word per line, up
+ * to four holders in it). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/table_memory.h"
+#include "../common/holders.h"
 #include "core/bits.h"
 #include "gcreplay/analysis.h"
 
 #define NO_SM UINT32_MAX     /* installed by a write-back: no requesting SM */
 #define MAX_CLUSTER 64       /* members of a cluster are bits of one word */
-/* The L2 map stores the filling SM + 1 in 32 bits: a write-back's NO_SM
- * (UINT32_MAX) becomes 0, SM k becomes k + 1 (at most 4096 SMs: 13 bits). */
-#define L2_VALUE_BITS 13
-
-/* A map line -> value (L2: filling SM; L1: bit per L1 of the cluster holding
- * the line) in open addressing: linear probing, backward-shift deletion.
- *
- * A slot is one 64-bit word, eight to a host cache line, whenever the line
- * fits: the line number (line address / line bytes) plus one in the high
- * 64 - vbits bits, the value in the low vbits (0 = empty slot, so fresh zeroed
- * memory is an empty table). The L2 map's values are SM + 1 (13 bits); an L1
- * map's are the cluster's bitmask (cluster_size bits). That halves the tables
- * against a key word plus a value word, so they compete less with the caches
- * the replay itself models for the host's cache. A line that does not fit (an
- * unaligned address, a line number too large, a cluster wider than the key
- * leaves room for) turns the table "wide" for good: two words per slot, key =
- * line address | 1 and the value. Both layouts hold the same map. */
-struct table {
-    uint64_t *slots;
-    size_t cap;     /* power of two, slots */
-    size_t count;
-    unsigned shift; /* log2 of the line size */
-    unsigned vbits; /* value bits of a one-word slot */
-    bool wide;      /* two words per slot */
-};
-
-#define NOT_FOUND SIZE_MAX
-
-static inline size_t words_of(const struct table *t)
-{
-    return t->wide ? 2 : 1;
-}
-
-/* The key of line in t's layout (never 0), or 0 if the line does not fit a one-word slot. */
-static inline uint64_t key_of(const struct table *t, uint64_t line)
-{
-    if (t->wide)
-        return line | 1; /* line addresses are aligned, so bit 0 is free */
-    uint64_t number = line >> t->shift;
-    if ((number << t->shift) != line || number + 1 >= (1ull << (64 - t->vbits)))
-        return 0;
-    return number + 1;
-}
-
-static inline uint64_t slot_key(const struct table *t, size_t i)
-{
-    return t->wide ? t->slots[2 * i] : t->slots[i] >> t->vbits;
-}
-
-static inline uint64_t slot_value(const struct table *t, size_t i)
-{
-    return t->wide ? t->slots[2 * i + 1] : t->slots[i] & ((1ull << t->vbits) - 1);
-}
-
-static inline void slot_set_value(struct table *t, size_t i, uint64_t v)
-{
-    if (t->wide)
-        t->slots[2 * i + 1] = v;
-    else
-        t->slots[i] = (t->slots[i] >> t->vbits << t->vbits) | v;
-}
-
-static inline size_t home(const struct table *t, uint64_t key)
-{
-    return (size_t)gcr_hash_fmix64(key) & (t->cap - 1);
-}
-
-static int table_init(struct table *t, size_t cap, unsigned shift, unsigned vbits, bool wide)
-{
-    *t = (struct table){.cap = cap, .shift = shift, .vbits = vbits, .wide = wide || vbits >= 32};
-    t->slots = gcr_table_alloc(cap * words_of(t) * sizeof *t->slots);
-    return t->slots ? 0 : -1;
-}
-
-static void table_free(struct table *t)
-{
-    gcr_table_free(t->slots, t->cap * words_of(t) * sizeof *t->slots);
-    t->slots = NULL;
-}
-
-/* Rebuilds t at capacity cap, wide if asked (or already). */
-static int table_rebuild(struct table *t, size_t cap, bool wide)
-{
-    struct table bigger;
-    if (table_init(&bigger, cap, t->shift, t->vbits, wide || t->wide) != 0)
-        return -1;
-    for (size_t i = 0; i < t->cap; i++) {
-        if (!slot_key(t, i))
-            continue;
-        /* The line back from the key in t's layout. */
-        uint64_t line = t->wide ? slot_key(t, i) & ~1ull : (slot_key(t, i) - 1) << t->shift;
-        uint64_t key = key_of(&bigger, line);
-        size_t j = home(&bigger, key);
-        while (slot_key(&bigger, j))
-            j = (j + 1) & (bigger.cap - 1);
-        if (bigger.wide) {
-            bigger.slots[2 * j] = key;
-            bigger.slots[2 * j + 1] = slot_value(t, i);
-        } else {
-            bigger.slots[j] = key << bigger.vbits | slot_value(t, i);
-        }
-    }
-    bigger.count = t->count;
-    table_free(t);
-    *t = bigger;
-    return 0;
-}
-
-static size_t table_find(const struct table *t, uint64_t line)
-{
-    uint64_t key = key_of(t, line);
-    if (!key)
-        return NOT_FOUND; /* a one-word table holds only lines that fit */
-    size_t mask = t->cap - 1;
-    if (!t->wide) { /* the common layout, without the per-slot layout test */
-        for (size_t i = home(t, key);; i = (i + 1) & mask) {
-            uint64_t k = t->slots[i] >> t->vbits;
-            if (k == key)
-                return i;
-            if (!k)
-                return NOT_FOUND;
-        }
-    }
-    for (size_t i = home(t, key);; i = (i + 1) & mask) {
-        uint64_t k = t->slots[2 * i];
-        if (k == key)
-            return i;
-        if (!k)
-            return NOT_FOUND;
-    }
-}
-
-/* The slot of line, inserted with value 0 if absent; NOT_FOUND if out of
- * memory. The tables are sized for the caches' contents, so growing is rare. */
-static size_t table_get(struct table *t, uint64_t line)
-{
-    uint64_t key = key_of(t, line);
-    if (!key) {
-        if (table_rebuild(t, t->cap, true) != 0)
-            return NOT_FOUND;
-        key = key_of(t, line);
-    }
-    /* One probe run: the line's slot, or the free slot that ends the run. */
-    size_t mask = t->cap - 1, i = home(t, key);
-    if (t->wide) {
-        for (; t->slots[2 * i]; i = (i + 1) & mask)
-            if (t->slots[2 * i] == key)
-                return i;
-    } else {
-        for (; t->slots[i]; i = (i + 1) & mask)
-            if (t->slots[i] >> t->vbits == key)
-                return i;
-    }
-    if ((t->count + 1) * 10 > t->cap * 7) {
-        if (table_rebuild(t, t->cap * 2, false) != 0)
-            return NOT_FOUND;
-        return table_get(t, line);
-    }
-    if (t->wide) {
-        t->slots[2 * i] = key;
-        t->slots[2 * i + 1] = 0;
-    } else {
-        t->slots[i] = key << t->vbits;
-    }
-    t->count++;
-    return i;
-}
-
-/* Removes slot hole, shifting later members of its probe run back so that
- * lookups never need tombstones. */
-static void table_remove(struct table *t, size_t hole)
-{
-    size_t mask = t->cap - 1;
-    if (!t->wide) { /* the common layout: move whole words */
-        uint64_t *w = t->slots;
-        for (size_t j = (hole + 1) & mask; w[j]; j = (j + 1) & mask) {
-            size_t h = home(t, w[j] >> t->vbits);
-            /* The entry at j may move to the hole only if its home is not in (hole, j]. */
-            bool stays = hole <= j ? (h > hole && h <= j) : (h > hole || h <= j);
-            if (!stays) {
-                w[hole] = w[j];
-                hole = j;
-            }
-        }
-        w[hole] = 0;
-        t->count--;
-        return;
-    }
-    for (size_t j = (hole + 1) & mask; t->slots[2 * j]; j = (j + 1) & mask) {
-        size_t h = home(t, t->slots[2 * j]);
-        bool stays = hole <= j ? (h > hole && h <= j) : (h > hole || h <= j);
-        if (!stays) {
-            t->slots[2 * hole] = t->slots[2 * j];
-            t->slots[2 * hole + 1] = t->slots[2 * j + 1];
-            hole = j;
-        }
-    }
-    t->slots[2 * hole] = 0;
-    t->slots[2 * hole + 1] = 0;
-    t->count--;
-}
 
 struct locality_counts {
     uint64_t l2_reads;      /* L2 read requests from SMs */
@@ -231,29 +29,19 @@ struct locality_counts {
 
 struct locality {
     uint32_t cluster_size, num_l1s, num_clusters;
-    struct table l2;
-    struct table *l1; /* per cluster: line -> the cluster's L1s holding it */
+    struct gcr_column *filler;  /* line id -> SM that installed it in L2 + 1 (0: none) */
+    struct gcr_column *holders; /* line id -> the L1s holding it */
+    struct gcr_holders_pool pool;
     bool failed; /* out of memory while observing: reported at the kernel's end */
     struct locality_counts kernel, total;
 };
-
-static size_t pow2_at_least(uint64_t n)
-{
-    size_t c = 1024;
-    while (c < n && c < ((size_t)1 << 40))
-        c *= 2;
-    return c;
-}
 
 static void locality_destroy(void *self)
 {
     struct locality *lo = self;
     if (!lo)
         return;
-    table_free(&lo->l2);
-    for (uint32_t c = 0; lo->l1 && c < lo->num_clusters; c++)
-        table_free(&lo->l1[c]);
-    free(lo->l1);
+    gcr_holders_pool_free(&lo->pool);
     free(lo);
 }
 
@@ -278,61 +66,51 @@ static int locality_create(void **self, const json_t *options, const struct gcr_
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     lo->cluster_size = (uint32_t)cluster_size;
     lo->num_l1s = info->num_l1s;
-    /* Start at twice the caches' line capacity: no growth in a normal run. */
-    const struct gcr_config *cfg = info->config;
-    uint64_t l2_lines = (uint64_t)info->num_l2_slices * cfg->l2.sets * cfg->l2.ways;
-    uint64_t cluster_lines = (uint64_t)lo->cluster_size * cfg->l1.sets * cfg->l1.ways;
     lo->num_clusters = (info->num_l1s + lo->cluster_size - 1) / lo->cluster_size;
-    lo->l1 = calloc(lo->num_clusters ? lo->num_clusters : 1, sizeof *lo->l1);
-    unsigned shift = gcr_bits_ctz32(info->line_bytes ? info->line_bytes : 1);
-    bool ok = lo->l1 && table_init(&lo->l2, pow2_at_least(2 * l2_lines), shift, L2_VALUE_BITS,
-                                   false) == 0;
-    for (uint32_t c = 0; ok && c < lo->num_clusters; c++)
-        ok = table_init(&lo->l1[c], pow2_at_least(2 * cluster_lines), shift, lo->cluster_size,
-                        false) == 0;
-    if (!ok) {
-        locality_destroy(lo);
-        return gcr_fail(err, GCR_E_NOMEM, "out of memory");
+    if (info->num_l1s > GCR_HOLDERS_MAX_INSTANCES) {
+        free(lo);
+        return gcr_fail(err, GCR_E_CONFIG, "%s: $.analyses.locality: at most %u L1 instances "
+                        "(the organisation has %u)", info->config->origin,
+                        GCR_HOLDERS_MAX_INSTANCES, info->num_l1s);
     }
+    gcr_holders_pool_init(&lo->pool, info->num_l1s);
+    if (!(lo->filler = gcr_idmap_add_column(info->lines, sizeof(uint32_t), err)) ||
+        !(lo->holders = gcr_idmap_add_column(info->lines, sizeof(uint64_t), err))) {
+        locality_destroy(lo);
+        return -1;
+    }
+    /* The bus fetches what an event reads before delivering it. */
+    lo->filler->prefetch_kinds = GCR_EV_L2_ACCESS | GCR_EV_L2_EVICT;
+    lo->holders->prefetch_kinds = GCR_EV_L1_ACCESS | GCR_EV_L1_EVICT;
     *self = lo;
     return 0;
-}
-
-/* Stores v in slot i of line's entry, turning the table wide first if v does
- * not fit a one-word slot; returns false if out of memory. */
-static bool table_put(struct table *t, size_t i, uint64_t line, uint64_t v)
-{
-    if (!t->wide && v >> t->vbits) {
-        if (table_rebuild(t, t->cap, true) != 0)
-            return false;
-        i = table_find(t, line);
-    }
-    slot_set_value(t, i, v);
-    return true;
 }
 
 static void on_l2_access(struct locality *lo, const struct gcr_event *ev)
 {
     const struct gcr_access *a = ev->access;
-    if (ev->sm != NO_SM && !ev->is_write) {
+    bool counted = ev->sm != NO_SM && !ev->is_write;
+    if (counted)
         lo->kernel.l2_reads++;
-        if (a->outcome == GCR_HIT) {
-            lo->kernel.l2_read_hits++;
-            size_t i = table_find(&lo->l2, ev->line_addr);
-            uint32_t filler = i == NOT_FOUND ? NO_SM : (uint32_t)slot_value(&lo->l2, i) - 1u;
-            if (filler == NO_SM)
-                lo->kernel.l2_no_sm++;
-            else if (filler == ev->sm)
-                lo->kernel.l2_intra++;
-            else
-                lo->kernel.l2_inter++;
-        }
+    if (!(counted && a->outcome == GCR_HIT) && !a->allocated)
+        return;
+    if (ev->line_id == GCR_IDMAP_NONE) {
+        lo->failed = true;
+        return;
     }
-    if (a->allocated) {
-        size_t i = table_get(&lo->l2, ev->line_addr);
-        if (i == NOT_FOUND || !table_put(&lo->l2, i, ev->line_addr, (uint32_t)(ev->sm + 1u)))
-            lo->failed = true;
+    uint32_t *filler = gcr_column_at(lo->filler, ev->line_id);
+    if (counted && a->outcome == GCR_HIT) {
+        lo->kernel.l2_read_hits++;
+        uint32_t sm = *filler - 1u; /* 0: none, NO_SM */
+        if (sm == NO_SM)
+            lo->kernel.l2_no_sm++;
+        else if (sm == ev->sm)
+            lo->kernel.l2_intra++;
+        else
+            lo->kernel.l2_inter++;
     }
+    if (a->allocated)
+        *filler = ev->sm + 1u; /* a write-back's NO_SM becomes 0: none */
 }
 
 static void on_l1_access(struct locality *lo, const struct gcr_event *ev)
@@ -345,40 +123,27 @@ static void on_l1_access(struct locality *lo, const struct gcr_event *ev)
         return; /* not an L1 instance of the organisation: nothing to track */
     if (!read_miss && !a->allocated)
         return; /* a hit (or a write that installs nothing) changes no residency */
-    struct table *t = &lo->l1[ev->unit / lo->cluster_size];
-    uint64_t me = 1ull << (ev->unit % lo->cluster_size);
-    if (!a->allocated) {
-        size_t i = table_find(t, ev->line_addr);
-        if (i != NOT_FOUND && (slot_value(t, i) & ~me))
-            lo->kernel.l1_servable++;
-        return;
-    }
-    /* One probe finds the holders before the install adds this L1 (none for a new entry). */
-    size_t i = table_get(t, ev->line_addr);
-    if (i == NOT_FOUND) {
+    if (ev->line_id == GCR_IDMAP_NONE) {
         lo->failed = true;
         return;
     }
-    uint64_t holders = slot_value(t, i);
-    if (read_miss && (holders & ~me))
+    uint64_t *h = gcr_column_at(lo->holders, ev->line_id);
+    /* The holders before the install adds this L1. */
+    uint32_t first = ev->unit - ev->unit % lo->cluster_size;
+    if (read_miss && gcr_holders_any_in(&lo->pool, *h, first, lo->cluster_size, ev->unit))
         lo->kernel.l1_servable++;
-    if (!table_put(t, i, ev->line_addr, holders | me))
+    if (a->allocated && !gcr_holders_has(&lo->pool, *h, ev->unit) &&
+        gcr_holders_add(&lo->pool, h, ev->unit) != 0)
         lo->failed = true;
 }
 
 static void on_l1_evict(struct locality *lo, const struct gcr_event *ev)
 {
-    if (ev->unit >= lo->num_l1s)
+    if (ev->unit >= lo->num_l1s || ev->line_id == GCR_IDMAP_NONE)
         return;
-    struct table *t = &lo->l1[ev->unit / lo->cluster_size];
-    size_t i = table_find(t, ev->line_addr);
-    if (i == NOT_FOUND)
-        return;
-    uint64_t left = slot_value(t, i) & ~(1ull << (ev->unit % lo->cluster_size));
-    if (left)
-        slot_set_value(t, i, left);
-    else
-        table_remove(t, i);
+    uint64_t *h = gcr_column_at(lo->holders, ev->line_id);
+    if (gcr_holders_has(&lo->pool, *h, ev->unit))
+        gcr_holders_remove(&lo->pool, h, ev->unit);
 }
 
 static void locality_on_event(void *self, const struct gcr_event *ev)
@@ -388,12 +153,10 @@ static void locality_on_event(void *self, const struct gcr_event *ev)
     case GCR_EV_L2_ACCESS:
         on_l2_access(lo, ev);
         break;
-    case GCR_EV_L2_EVICT: {
-        size_t i = table_find(&lo->l2, ev->line_addr);
-        if (i != NOT_FOUND)
-            table_remove(&lo->l2, i);
+    case GCR_EV_L2_EVICT:
+        if (ev->line_id != GCR_IDMAP_NONE)
+            *(uint32_t *)gcr_column_at(lo->filler, ev->line_id) = 0;
         break;
-    }
     case GCR_EV_L1_ACCESS:
         on_l1_access(lo, ev);
         break;
