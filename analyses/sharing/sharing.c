@@ -1,45 +1,45 @@
 /* sharing: which SMs, clusters of SMs and chips touch each line of a kernel,
  * and SAC's true / false / not-shared split (see README.md for definitions).
  *
- * Per kernel, one open-addressing table holds every distinct line touched.
- * What decides the cost is not arithmetic but host cache lines: the table
- * holds millions of lines, so each line a kernel touches for the first time
- * is a miss to DRAM (~100 ns). The design keeps that to one host line per
- * touched line, and hides most of its latency:
+ * What decides the cost is not arithmetic but host cache lines: a kernel
+ * touches millions of lines, so each line touched for the first time is a
+ * miss. The design keeps that to one host line per touched line:
  *
- * - A line slot is 16 bytes (4 per host line): the key and one word saying
- *   everything about the common line, touched by one SM of one chip on one
- *   contiguous byte range (lo..hi). A line touched by a second SM or chip, or
- *   on bytes that are not one range, gets an extended record (X_* words in
- *   `exts`: chips, the union and the first chip's bytes, the set of SMs; 64
- *   bytes for 128-byte lines and 80 SMs). Bytes of chips
- *   other than a line's first live in a third table keyed by (line, chip),
- *   and only until the line is known to have a byte touched by two chips:
- *   after that, per-chip bytes no longer change any result.
- * - Updates are applied a few lines late. An instruction's lines are hashed
- *   and their slots prefetched when it issues, and applied after about
- *   APPLY_LAG more lines, while the replay models the caches in between, so
- *   the miss overlaps useful work. Every result is a union, a set or a
- *   count, and the "some byte touched by two chips" test does not depend on
- *   the order in which chips came (the second chip to touch a byte always
- *   sees the first one's), so the order of updates changes nothing.
- * - Tables grow by moving slots sequentially (see struct table).
+ * - A line's state is 16 bytes in a column of the replay's shared line ids
+ *   (gcreplay/idmap.h): the kernel it was last touched in, and one word
+ *   saying everything about the common line, touched by one SM of one chip
+ *   on one contiguous byte range (lo..hi). A line first touched just now
+ *   finds its state next to that of the lines touched just before it. A line
+ *   touched by a second SM or chip, or on bytes that are not one range, gets
+ *   an extended record (X_* words in `exts`: chips, the union and the first
+ *   chip's bytes, the set of SMs; 64 bytes for 128-byte lines and 80 SMs).
+ *   Bytes of chips other than a line's first live in a table keyed by (line,
+ *   chip), and only until the line is known to have a byte touched by two
+ *   chips: after that, per-chip bytes no longer change any result.
+ * - The state of a line from an earlier kernel is stale, not cleared: the
+ *   kernel's lines are listed as they are first touched, and that list is
+ *   all the kernel's end reads and clears.
+ * - The replay's event bus calls the prefetch hook some events before an
+ *   instruction is delivered: it fetches the id slots, then the states, of
+ *   the instruction's lines.
  * - Clusters, pages and histograms are derived at the kernel's end in one
- *   sequential pass over the slots (page records are prefetched
- *   PREFETCH_AHEAD lines ahead); tables are sized to what the kernel touched
- *   and cleared in proportion. */
+ *   pass over the kernel's lines (page records are prefetched PREFETCH_AHEAD
+ *   lines ahead). Every figure is a union, a set or a count, and the "some
+ *   byte touched by two chips" test does not depend on the order in which
+ *   chips came (the second chip to touch a byte always sees the first one's),
+ *   so the order of the lines changes nothing. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/table_memory.h"
 #include "core/bits.h"
+#include "core/chunks.h"
+#include "core/table_memory.h"
 #include "gcreplay/analysis.h"
 
 #define MASK_WORDS 4                /* byte masks: lines of up to 256 bytes */
 #define MAX_CHIPS 64                /* chip sets are one 64-bit word */
 #define MAX_BUCKETS 34              /* histogram buckets: 1, 2, 3-4, ..., up to 2^32 */
-#define RING 64                     /* pending line updates (a power of two; small: hot in L1) */
-#define APPLY_LAG 16                /* lines between prefetching a slot and updating it */
+#define RING 64                     /* line updates of one instruction (a power of two) */
 #define PREFETCH_AHEAD 16           /* page slots prefetched ahead when summing up */
 
 /* A table of fixed-size slots of `words` 64-bit words; word 0 is the key
@@ -186,12 +186,14 @@ static int table_reset(struct table *t, size_t min_cap)
     return 0;
 }
 
-/* Line slot: two words, L_KEY and L_ENTRY. The entry of a common line (one
- * SM, one chip, one contiguous byte range) packs all of it:
+/* A line's state: two words, L_KERNEL (the kernel sequence number + 1 of
+ * the kernel that last touched it; another value means untouched this
+ * kernel) and L_ENTRY. The entry of a common line (one SM, one chip, one
+ * contiguous byte range) packs all of it:
  *   bits 0-7 first byte touched, 8-15 last byte touched (lines <= 256 bytes),
  *   16-21 chip, 24-55 SM;
  * any other line's entry is ENTRY_EXT | the index of its extended record. */
-enum { L_KEY = 0, L_ENTRY = 1, L_WORDS = 2 };
+enum { L_KERNEL = 0, L_ENTRY = 1, L_WORDS = 2 };
 #define ENTRY_EXT (1ull << 63)
 #define ENTRY_OWNER_SHIFT 16 /* chip and SM: the bits two updates must share to stay common */
 
@@ -238,7 +240,6 @@ struct sharing_counts {
 /* One line touched by one instruction, waiting to be applied. */
 struct pending {
     uint64_t line;
-    uint64_t hash; /* table_hash(&lines, key_of(line), 0) */
     uint32_t sm;
     uint8_t chip;
     uint8_t lo, hi;  /* first and last byte touched */
@@ -246,15 +247,25 @@ struct pending {
     uint64_t mask[MASK_WORDS];
 };
 
+/* A line touched this kernel: its address (for its page) and id. */
+struct touched {
+    uint64_t line;
+    uint32_t id;
+};
+
 struct sharing {
     uint32_t num_sms, cluster_size, num_clusters, chips;
     uint32_t line_bytes, page_bytes;
     uint32_t sm_words, mask_words;
     uint64_t kernel_ctas; /* of the current kernel: chips get contiguous blocks */
-    struct table lines, others, pages;
+    struct gcr_idmap *ids;   /* the shared line ids */
+    struct gcr_column *col;  /* line id -> L_WORDS words */
+    uint64_t kernel_p1;      /* this kernel's sequence number + 1 */
+    struct gcr_chunks touched; /* this kernel's lines (struct touched), in order of first touch */
+    struct table others, pages;
     uint64_t *exts;           /* extended line records, ext_words each */
     size_t ext_count, ext_cap, ext_words;
-    struct pending ring[RING]; /* pending updates: ring[tail % RING] .. ring[head % RING] */
+    struct pending ring[RING]; /* this instruction's updates: ring[tail % RING] .. ring[head % RING] */
     size_t head, tail;
     bool failed; /* out of memory while observing: reported at the kernel's end */
     struct sharing_counts kernel, total;
@@ -288,7 +299,7 @@ static void sharing_destroy(void *self)
     struct sharing *s = self;
     if (!s)
         return;
-    table_free(&s->lines);
+    gcr_chunks_free(&s->touched);
     table_free(&s->others);
     table_free(&s->pages);
     gcr_table_free(s->exts, s->ext_cap * s->ext_words * sizeof *s->exts);
@@ -333,8 +344,14 @@ static int sharing_create(void **self, const json_t *options, const struct gcr_s
     s->mask_words = (info->line_bytes + 63) / 64;
     s->ext_words = X_UNION + 2 * s->mask_words + s->sm_words;
     /* Seeds: any distinct constants (see struct table). */
-    if (table_init(&s->lines, MIN_CAP, L_WORDS, false, 0) != 0 ||
-        table_init(&s->others, MIN_CAP, O_MASK + s->mask_words, true, 0x5bd1e9955bd1e995ull) != 0 ||
+    s->ids = info->lines;
+    s->kernel_p1 = 1;
+    gcr_chunks_init(&s->touched, sizeof(struct touched));
+    if (!(s->col = gcr_idmap_add_column(info->lines, L_WORDS * sizeof(uint64_t), err))) {
+        free(s);
+        return -1;
+    }
+    if (table_init(&s->others, MIN_CAP, O_MASK + s->mask_words, true, 0x5bd1e9955bd1e995ull) != 0 ||
         table_init(&s->pages, MIN_CAP, P_WORDS, false, 0xc2b2ae3d27d4eb4full) != 0) {
         sharing_destroy(s);
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
@@ -441,27 +458,30 @@ static void ext_update(struct sharing *s, uint64_t *x, const struct pending *p)
     x[X_UNION + 2 * mw + p->sm / 64] |= 1ull << (p->sm % 64);
 }
 
-/* table_get for the line table, with the probe of a present line inlined. */
-static inline uint64_t *line_get(struct table *t, uint64_t key, uint64_t hash, bool *inserted)
+/* The state of `line` this kernel (a fresh one, listed, if the line was not
+ * touched yet this kernel); NULL if out of memory. */
+static uint64_t *line_state(struct sharing *s, uint64_t line, bool *fresh)
 {
-    size_t i = (size_t)(hash >> t->shift);
-    for (;;) {
-        uint64_t *sl = t->slots + i * L_WORDS;
-        if (sl[L_KEY] == key) {
-            *inserted = false;
-            return sl;
-        }
-        if (!sl[L_KEY])
-            return table_get(t, key, 0, hash, inserted);
-        i = (i + 1) & (t->cap - 1);
-    }
+    uint32_t id = gcr_idmap_get(s->ids, line);
+    if (id == GCR_IDMAP_NONE)
+        return NULL;
+    uint64_t *l = gcr_column_at(s->col, id);
+    *fresh = l[L_KERNEL] != s->kernel_p1;
+    if (!*fresh)
+        return l;
+    struct touched *t = gcr_chunks_push(&s->touched);
+    if (!t)
+        return NULL;
+    *t = (struct touched){line, id};
+    l[L_KERNEL] = s->kernel_p1;
+    return l;
 }
 
 /* One line touched by one instruction: update the line's sets and bytes. */
 static void apply(struct sharing *s, const struct pending *p)
 {
     bool fresh;
-    uint64_t *l = line_get(&s->lines, key_of(p->line), p->hash, &fresh);
+    uint64_t *l = line_state(s, p->line, &fresh);
     if (!l) {
         s->failed = true;
         return;
@@ -509,8 +529,6 @@ static struct pending *pending_push(struct sharing *s, uint64_t line, uint32_t s
         apply_pending(s, RING - 1); /* an instruction touching many lines */
     struct pending *p = &s->ring[s->head++ % RING];
     p->line = line;
-    p->hash = table_hash(&s->lines, key_of(line), 0);
-    table_prefetch(&s->lines, p->hash);
     p->sm = sm;
     p->chip = (uint8_t)chip;
     return p;
@@ -610,7 +628,7 @@ static void on_insn(struct sharing *s, const struct gcr_event *ev)
         for (size_t j = first > s->tail ? first : s->tail; j < s->head; j++)
             pending_range_of_mask(&s->ring[j % RING], mw);
     }
-    apply_pending(s, APPLY_LAG);
+    apply_pending(s, 0);
 }
 
 static void sharing_on_event(void *self, const struct gcr_event *ev)
@@ -622,6 +640,49 @@ static void sharing_on_event(void *self, const struct gcr_event *ev)
         /* Chips get contiguous blocks of CTAs, as SAC's distributed
          * scheduling (the replay's own rule, gcreplay/chips.h). */
         s->kernel_ctas = gcr_kernel_ctas(ev->kernel);
+    }
+}
+
+/* Asks the CPU for what applying one line will read: its id slot (stage 0),
+ * then its state (stage 1). */
+static inline void prefetch_line(const struct sharing *s, uint64_t line, int stage)
+{
+    if (stage == 0) {
+        gcr_idmap_prefetch(s->ids, line);
+        return;
+    }
+    uint32_t id = gcr_idmap_find(s->ids, line);
+    if (id != GCR_IDMAP_NONE)
+        __builtin_prefetch(gcr_column_at(s->col, id), 1);
+}
+
+/* The lines of an instruction, before it is delivered: a coalesced one's
+ * (the replay's stride hint) lie between its first and last bytes, any
+ * other's are its lanes'. */
+static void sharing_prefetch(void *self, const struct gcr_event *ev, int stage)
+{
+    const struct sharing *s = self;
+    const struct gcr_warp_insn *in = ev->insn; /* both stages of instructions only */
+    if ((in->space != GCR_SPACE_GLOBAL && in->space != GCR_SPACE_LOCAL) || !in->active_mask)
+        return;
+    const uint64_t lb = s->line_bytes;
+    uint64_t a0 = in->addr[gcr_bits_ctz32(in->active_mask)];
+    if (in->strided) {
+        uint64_t span = (uint64_t)(gcr_bits_popcount32(in->active_mask) - 1) *
+                        (in->stride < 0 ? 0 - (uint64_t)in->stride : (uint64_t)in->stride);
+        uint64_t lo = in->stride < 0 ? a0 - span : a0, hi = lo + span + in->width - 1;
+        if (hi < lo || (hi - lo) / lb > 4) /* wrapped, or scattered: not worth it */
+            return;
+        for (uint64_t line = lo & ~(lb - 1); line <= hi; line += lb)
+            prefetch_line(s, line, stage);
+        return;
+    }
+    uint64_t last = UINT64_MAX;
+    for (uint32_t m = in->active_mask; m; m &= m - 1) {
+        uint64_t line = in->addr[gcr_bits_ctz32(m)] & ~(lb - 1);
+        if (line != last)
+            prefetch_line(s, line, stage);
+        last = line;
     }
 }
 
@@ -683,33 +744,34 @@ static int summarise(struct sharing *s, struct gcr_err *err)
 {
     struct sharing_counts *k = &s->kernel;
     uint64_t page_mask = ~((uint64_t)s->page_bytes - 1);
-    /* Lines in slot order; their pages' slots (at random) are prefetched
+    /* The kernel's lines, in the order they were first touched; their
+     * states and their pages' slots (at random) are prefetched
      * PREFETCH_AHEAD lines before they are needed. */
     const uint64_t *line[PREFETCH_AHEAD];
     uint64_t page_key[PREFETCH_AHEAD], page_hash[PREFETCH_AHEAD];
-    size_t seen = 0, done = 0;
-    for (size_t i = 0; i <= s->lines.cap; i++) {
-        if (i < s->lines.cap) {
-            const uint64_t *l = s->lines.slots + i * L_WORDS;
-            if (!l[L_KEY])
-                continue;
-            size_t j = seen++ % PREFETCH_AHEAD;
-            line[j] = l;
-            page_key[j] = key_of(l[L_KEY] & page_mask);
+    size_t done = 0;
+    const size_t n = s->touched.count;
+    for (size_t i = 0; i <= n; i++) {
+        if (i < n) {
+            const struct touched *t = gcr_chunks_at(&s->touched, i);
+            size_t j = i % PREFETCH_AHEAD;
+            line[j] = gcr_column_at(s->col, t->id);
+            __builtin_prefetch(line[j]);
+            page_key[j] = key_of(t->line & page_mask);
             page_hash[j] = table_hash(&s->pages, page_key[j], 0);
             table_prefetch(&s->pages, page_hash[j]);
-            if (seen - done < PREFETCH_AHEAD)
+            if (i + 1 - done < PREFETCH_AHEAD)
                 continue;
         }
         /* At the end, all the lines still waiting; otherwise the oldest. */
-        while (done < seen) {
+        while (done < i + (i < n)) {
             size_t j = done++ % PREFETCH_AHEAD;
             bool fresh;
             uint64_t *p = table_get(&s->pages, page_key[j], 0, page_hash[j], &fresh);
             if (!p)
                 return gcr_fail(err, GCR_E_NOMEM, "analysis sharing: out of memory");
             summarise_line(s, line[j], p, fresh);
-            if (i < s->lines.cap)
+            if (i < n)
                 break;
         }
     }
@@ -725,9 +787,11 @@ static int summarise(struct sharing *s, struct gcr_err *err)
          * touched some other line of its page. */
         k->sac[several_chips ? 1 : 0] += (p[P_INFO] >> PAGE_COUNT_SHIFT) * s->line_bytes;
     }
+    /* The next kernel's stamp leaves every line's state stale. */
+    s->kernel_p1++;
+    gcr_chunks_clear(&s->touched);
     s->ext_count = 0;
-    if (table_reset(&s->lines, MIN_CAP) != 0 || table_reset(&s->others, MIN_CAP) != 0 ||
-        table_reset(&s->pages, MIN_CAP) != 0)
+    if (table_reset(&s->others, MIN_CAP) != 0 || table_reset(&s->pages, MIN_CAP) != 0)
         return gcr_fail(err, GCR_E_NOMEM, "analysis sharing: out of memory");
     return 0;
 }
@@ -810,6 +874,9 @@ const struct gcr_analysis_ops gcr_analysis_sharing = {
     .insn_stride_hint = true,
     .create = sharing_create,
     .on_event = sharing_on_event,
+    .prefetch = sharing_prefetch,
+    .prefetch_stage0 = GCR_EV_INSN,
+    .prefetch_stage1 = GCR_EV_INSN,
     .report_kernel = sharing_report_kernel,
     .report_total = sharing_report_total,
     .destroy = sharing_destroy,
