@@ -87,21 +87,41 @@ static void *zalloc(size_t bytes)
     return gcr_table_alloc(bytes);
 }
 
-static int stack_init(struct rd_stack *s, uint32_t cap)
-{
-    memset(s, 0, sizeof *s);
-    s->cap = cap;
-    s->live = zalloc(live_bytes(cap));
-    s->fen = zalloc(fen_bytes(cap));
-    return s->live && s->fen ? 0 : -1;
-}
-
 static void stack_free(struct rd_stack *s)
 {
     gcr_table_free(s->live, live_bytes(s->cap));
     gcr_table_free(s->fen, fen_bytes(s->cap));
     s->live = NULL;
     s->fen = NULL;
+}
+
+/* A zero-filled time space of cap times (bitmap and tree) in *live and
+ * *fen, or -1 with nothing allocated. */
+static int space_alloc(uint32_t cap, uint64_t **live, uint32_t **fen)
+{
+    *live = zalloc(live_bytes(cap));
+    *fen = zalloc(fen_bytes(cap));
+    if (*live && *fen)
+        return 0;
+    gcr_table_free(*live, live_bytes(cap));
+    gcr_table_free(*fen, fen_bytes(cap));
+    return -1;
+}
+
+/* s's time space becomes (live, fen) of cap times, the old one freed. */
+static void space_replace(struct rd_stack *s, uint64_t *live, uint32_t *fen, uint32_t cap)
+{
+    stack_free(s);
+    s->live = live;
+    s->fen = fen;
+    s->cap = cap;
+}
+
+static int stack_init(struct rd_stack *s, uint32_t cap)
+{
+    memset(s, 0, sizeof *s);
+    s->cap = cap;
+    return space_alloc(cap, &s->live, &s->fen);
 }
 
 static inline void fen_add(uint32_t *fen, uint32_t nblocks, uint32_t block, int32_t v)
@@ -147,22 +167,16 @@ static uint32_t block_live(const uint64_t *live, uint32_t b)
 static int stack_grow(struct rd_stack *s)
 {
     uint32_t cap = s->cap * 2;
-    uint64_t *live = zalloc(live_bytes(cap));
-    uint32_t *fen = zalloc(fen_bytes(cap));
-    if (!live || !fen) {
-        gcr_table_free(live, live_bytes(cap));
-        gcr_table_free(fen, fen_bytes(cap));
+    uint64_t *live;
+    uint32_t *fen;
+    if (space_alloc(cap, &live, &fen) != 0)
         return -1;
-    }
     memcpy(live, s->live, live_bytes(s->cap));
     memcpy(fen, s->fen, fen_bytes(s->cap));
     /* Entry 2n covers every block: the total; those between n and 2n cover
      * only new, empty blocks. */
     fen[cap >> RD_BLOCK_SHIFT] = s->folded_live;
-    stack_free(s);
-    s->live = live;
-    s->fen = fen;
-    s->cap = cap;
+    space_replace(s, live, fen, cap);
     return 0;
 }
 
@@ -254,13 +268,10 @@ static int stack_rebuild(struct rd_stack *s)
     uint32_t cap = RD_MIN_CAP;
     while (cap < 2 * (uint64_t)s->keys)
         cap *= 2;
-    uint64_t *live = zalloc(live_bytes(cap));
-    uint32_t *fen = zalloc(fen_bytes(cap));
-    if (!live || !fen) {
-        gcr_table_free(live, live_bytes(cap));
-        gcr_table_free(fen, fen_bytes(cap));
+    uint64_t *live;
+    uint32_t *fen;
+    if (space_alloc(cap, &live, &fen) != 0)
         return -1;
-    }
     for (uint32_t w = 0; w < s->keys / 64; w++)
         live[w] = UINT64_MAX;
     if (s->keys % 64)
@@ -276,10 +287,7 @@ static int stack_rebuild(struct rd_stack *s)
         if (parent <= blocks)
             fen[parent] += fen[i];
     }
-    stack_free(s);
-    s->live = live;
-    s->fen = fen;
-    s->cap = cap;
+    space_replace(s, live, fen, cap);
     s->now = s->keys;
     s->base = 0;
     s->folded_blocks = folded;
