@@ -5,10 +5,10 @@
  * touches millions of lines, so each line touched for the first time is a
  * miss. The design keeps that to one host line per touched line:
  *
- * - A line's state is 16 bytes in a column of the replay's shared line ids
- *   (gcreplay/idmap.h): the kernel it was last touched in, and one word
- *   saying everything about the common line, touched by one SM of one chip
- *   on one contiguous byte range (lo..hi). A line first touched just now
+ * - A line's state is one word in a column of the replay's shared line ids
+ *   (gcreplay/idmap.h): the kernel it was last touched in, and everything
+ *   about the common line, touched by one SM of one chip on one contiguous
+ *   byte range (lo..hi). A line first touched just now
  *   finds its state next to that of the lines touched just before it. A line
  *   touched by a second SM or chip, or on bytes that are not one range, gets
  *   an extended record (X_* words in `exts`: chips, the union and the first
@@ -186,25 +186,32 @@ static int table_reset(struct table *t, size_t min_cap)
     return 0;
 }
 
-/* A line's state: two words, L_KERNEL (the kernel sequence number + 1 of
- * the kernel that last touched it; another value means untouched this
- * kernel) and L_ENTRY. The entry of a common line (one SM, one chip, one
- * contiguous byte range) packs all of it:
+/* A line's state is one word: the kernel that last touched it (its stamp,
+ * in bits 47-62; another stamp means untouched this kernel) and its entry.
+ * The entry of a common line (one SM, one chip, one contiguous byte range)
+ * packs all of it:
  *   bits 0-7 first byte touched, 8-15 last byte touched (lines <= 256 bytes),
- *   16-21 chip, 24-55 SM;
- * any other line's entry is ENTRY_EXT | the index of its extended record. */
-enum { L_KERNEL = 0, L_ENTRY = 1, L_WORDS = 2 };
+ *   16-21 chip, 22-34 SM (the configuration allows at most 4096 SMs);
+ * any other line's entry is ENTRY_EXT | the index of its extended record.
+ * Stamps are 1..STAMP_MAX, kernel after kernel; when they run out, every
+ * line's word is cleared, so a stale stamp is never mistaken for the
+ * current one. */
+#define STAMP_SHIFT 47
+#define STAMP_MAX 0xffffu
 #define ENTRY_EXT (1ull << 63)
+#define ENTRY_BITS ((1ull << STAMP_SHIFT) - 1) /* of a common entry, or an index */
 #define ENTRY_OWNER_SHIFT 16 /* chip and SM: the bits two updates must share to stay common */
 
 static inline uint64_t entry_make(uint32_t sm, uint32_t chip, uint32_t lo, uint32_t hi)
 {
-    return lo | (uint64_t)hi << 8 | (uint64_t)chip << 16 | (uint64_t)sm << 24;
+    return lo | (uint64_t)hi << 8 | (uint64_t)chip << 16 | (uint64_t)sm << 22;
 }
+static inline uint64_t entry_of(uint64_t word) { return word & (ENTRY_EXT | ENTRY_BITS); }
+static inline uint32_t stamp_of(uint64_t word) { return (uint32_t)(word >> STAMP_SHIFT) & STAMP_MAX; }
 static inline uint32_t entry_lo(uint64_t e) { return (uint32_t)(e & 0xff); }
 static inline uint32_t entry_hi(uint64_t e) { return (uint32_t)(e >> 8 & 0xff); }
 static inline uint32_t entry_chip(uint64_t e) { return (uint32_t)(e >> 16 & 0x3f); }
-static inline uint32_t entry_sm(uint64_t e) { return (uint32_t)(e >> 24); }
+static inline uint32_t entry_sm(uint64_t e) { return (uint32_t)(e >> 22 & 0x1fff); }
 
 /* Extended line record (words of `exts`, ext_words each): the chips that
  * touched the line (bit per chip); the first chip (bits 0-7) and whether some
@@ -259,8 +266,8 @@ struct sharing {
     uint32_t sm_words, mask_words;
     uint64_t kernel_ctas; /* of the current kernel: chips get contiguous blocks */
     struct gcr_idmap *ids;   /* the shared line ids */
-    struct gcr_column *col;  /* line id -> L_WORDS words */
-    uint64_t kernel_p1;      /* this kernel's sequence number + 1 */
+    struct gcr_column *col;  /* line id -> its word */
+    uint64_t stamp;          /* this kernel's stamp, shifted to its bits */
     struct gcr_chunks touched; /* this kernel's lines (struct touched), in order of first touch */
     struct table others, pages;
     uint64_t *exts;           /* extended line records, ext_words each */
@@ -345,9 +352,9 @@ static int sharing_create(void **self, const json_t *options, const struct gcr_s
     s->ext_words = X_UNION + 2 * s->mask_words + s->sm_words;
     /* Seeds: any distinct constants (see struct table). */
     s->ids = info->lines;
-    s->kernel_p1 = 1;
+    s->stamp = (uint64_t)1 << STAMP_SHIFT;
     gcr_chunks_init(&s->touched, sizeof(struct touched));
-    if (!(s->col = gcr_idmap_add_column(info->lines, L_WORDS * sizeof(uint64_t), err))) {
+    if (!(s->col = gcr_idmap_add_column(info->lines, sizeof(uint64_t), err))) {
         free(s);
         return -1;
     }
@@ -398,7 +405,7 @@ static uint64_t *ext_new(struct sharing *s, uint64_t *l, uint32_t first_chip)
     uint64_t *x = s->exts + s->ext_count * s->ext_words;
     memset(x, 0, s->ext_words * sizeof *x);
     x[X_FLAGS] = first_chip;
-    l[L_ENTRY] = ENTRY_EXT | s->ext_count;
+    *l = s->stamp | ENTRY_EXT | s->ext_count;
     s->ext_count++;
     return x;
 }
@@ -407,7 +414,7 @@ static uint64_t *ext_new(struct sharing *s, uint64_t *l, uint32_t first_chip)
  * SM and one chip touched it, so the first chip's bytes are all its bytes. */
 static uint64_t *ext_from_entry(struct sharing *s, uint64_t *l)
 {
-    uint64_t e = l[L_ENTRY];
+    uint64_t e = entry_of(*l);
     uint64_t *x = ext_new(s, l, entry_chip(e));
     if (!x)
         return NULL;
@@ -466,14 +473,14 @@ static uint64_t *line_state(struct sharing *s, uint64_t line, bool *fresh)
     if (id == GCR_IDMAP_NONE)
         return NULL;
     uint64_t *l = gcr_column_at(s->col, id);
-    *fresh = l[L_KERNEL] != s->kernel_p1;
+    *fresh = (*l & ((uint64_t)STAMP_MAX << STAMP_SHIFT)) != s->stamp;
     if (!*fresh)
         return l;
     struct touched *t = gcr_chunks_push(&s->touched);
     if (!t)
         return NULL;
     *t = (struct touched){line, id};
-    l[L_KERNEL] = s->kernel_p1;
+    *l = s->stamp;
     return l;
 }
 
@@ -487,10 +494,10 @@ static void apply(struct sharing *s, const struct pending *p)
         return;
     }
     uint64_t *x;
-    uint64_t e = l[L_ENTRY];
+    uint64_t e = entry_of(*l);
     if (fresh) {
         if (p->contiguous) {
-            l[L_ENTRY] = entry_make(p->sm, p->chip, p->lo, p->hi);
+            *l = s->stamp | entry_make(p->sm, p->chip, p->lo, p->hi);
             return;
         }
         x = ext_new(s, l, p->chip);
@@ -501,12 +508,12 @@ static void apply(struct sharing *s, const struct pending *p)
             entry_lo(e) <= p->hi + 1u) {
             uint32_t lo = p->lo < entry_lo(e) ? p->lo : entry_lo(e);
             uint32_t hi = p->hi > entry_hi(e) ? p->hi : entry_hi(e);
-            l[L_ENTRY] = entry_make(p->sm, p->chip, lo, hi);
+            *l = s->stamp | entry_make(p->sm, p->chip, lo, hi);
             return;
         }
         x = ext_from_entry(s, l);
     } else {
-        x = s->exts + (e & ~ENTRY_EXT) * s->ext_words;
+        x = s->exts + (e & ENTRY_BITS) * s->ext_words;
     }
     if (!x) {
         s->failed = true;
@@ -692,7 +699,7 @@ static void summarise_line(struct sharing *s, const uint64_t *l, uint64_t *page,
 {
     struct sharing_counts *k = &s->kernel;
     const uint32_t mw = s->mask_words;
-    uint64_t e = l[L_ENTRY];
+    uint64_t e = entry_of(*l);
     unsigned sms = 1, clusters = 1, chips = 1, nbytes;
     uint64_t chip_set;
     bool byte_shared = false;
@@ -700,7 +707,7 @@ static void summarise_line(struct sharing *s, const uint64_t *l, uint64_t *page,
         nbytes = entry_hi(e) - entry_lo(e) + 1;
         chip_set = 1ull << entry_chip(e);
     } else {
-        const uint64_t *x = s->exts + (e & ~ENTRY_EXT) * s->ext_words;
+        const uint64_t *x = s->exts + (e & ENTRY_BITS) * s->ext_words;
         nbytes = 0;
         for (uint32_t w = 0; w < mw; w++)
             nbytes += gcr_bits_popcount64(x[X_UNION + w]);
@@ -788,7 +795,12 @@ static int summarise(struct sharing *s, struct gcr_err *err)
         k->sac[several_chips ? 1 : 0] += (p[P_INFO] >> PAGE_COUNT_SHIFT) * s->line_bytes;
     }
     /* The next kernel's stamp leaves every line's state stale. */
-    s->kernel_p1++;
+    if (stamp_of(s->stamp) == STAMP_MAX) {
+        for (uint32_t id = 0; id < s->ids->count; id++)
+            *(uint64_t *)gcr_column_at(s->col, id) = 0;
+        s->stamp = 0;
+    }
+    s->stamp += (uint64_t)1 << STAMP_SHIFT;
     gcr_chunks_clear(&s->touched);
     s->ext_count = 0;
     if (table_reset(&s->others, MIN_CAP) != 0 || table_reset(&s->pages, MIN_CAP) != 0)

@@ -20,10 +20,11 @@
  *
  * Keys are grouped: keys that differ only in bits [key_shift, key_shift +
  * group_bits) share one entry of a hash table of groups, which holds their
- * 2^group_bits ids (a "leaf"). The line map groups 32 consecutive lines, so
- * a stream of lines probes the table once per 32 lines, and costs 4 bytes of
- * leaf per line instead of a 16-byte slot at a load below 0.6. With
- * group_bits 0 the table holds the ids themselves.
+ * 2^group_bits ids (a "leaf"). The line map groups 64 consecutive lines (8
+ * KB of 128-byte lines), so a stream of lines probes the table once per 64
+ * lines, and costs 4 bytes of leaf per line instead of a 16-byte slot at a
+ * load below 0.6 (and a table of groups small enough to stay in the host's
+ * caches). With group_bits 0 the table holds the ids themselves.
  *
  * Keys are multiples of 2^key_shift whose group (key >> (key_shift +
  * group_bits)) is not UINT64_MAX. Ids are 0, 1, 2, ... in order of first

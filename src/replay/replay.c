@@ -241,8 +241,8 @@ int gcr_replay_create(struct gcr_replay **out, const struct gcr_config *cfg, str
     }
 
     if (nan) {
-        /* Lines are grouped 32 to an entry: streams of lines probe once per 32. */
-        if (gcr_idmap_init(&rp->lines, (unsigned)__builtin_ctz(cfg->line_bytes), 5, err) != 0) {
+        /* Lines are grouped 64 to an entry: streams of lines probe once per 64. */
+        if (gcr_idmap_init(&rp->lines, (unsigned)__builtin_ctz(cfg->line_bytes), 6, err) != 0) {
             gcr_replay_destroy(rp);
             return -1;
         }

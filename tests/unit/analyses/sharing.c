@@ -1,6 +1,7 @@
 /* Sharing analysis: tiny traces whose sharing is known by construction.
  * One one-warp CTA per SM (round-robin puts CTA c on SM c); with the default
  * 4 chips and n CTAs, chip = c / ceil(n / 4). */
+#include "analysis_util.h"
 #include "replay/replay_util.h"
 
 #define A 0x100000ull /* 4-KB aligned */
@@ -314,8 +315,48 @@ static void bad_options(void)
     unlink(t.path);
 }
 
+/* A line's state names the kernel that last touched it with a 16-bit stamp;
+ * when the stamps wrap, every state is cleared. Line X is touched by SM 0 in
+ * the first kernel and by SM 1 in the 65536th, which has the first kernel's
+ * stamp again: one SM, not two. (Driven directly: 65536 replays would take
+ * minutes.) */
+static void stamps_wrap(void)
+{
+    extern const struct gcr_analysis_ops gcr_analysis_sharing;
+    const struct gcr_analysis_ops *ops = &gcr_analysis_sharing;
+    struct gcr_config cfg = {.origin = "cfg.json"};
+    struct gcr_sim_info info = {.config = &cfg, .num_sms = 2, .num_l1s = 2, .num_l2_slices = 1,
+                                .line_bytes = 128, .sector_bytes = 32, .lines = test_lines()};
+    struct gcr_err err = {0};
+    json_t *o = json_object();
+    void *sh = NULL;
+    CHECK(ops->create(&sh, o, &info, &err) == 0);
+    json_decref(o);
+    struct gcr_kernel_begin kb = {.grid = {2, 1, 1}, .block = {32, 1, 1}, .name = "k"};
+    struct gcr_warp_insn in = {.space = GCR_SPACE_GLOBAL, .width = 4, .active_mask = 1};
+    for (uint32_t k = 1; k <= 65536; k++) {
+        struct gcr_event begin = {.kind = GCR_EV_KERNEL_BEGIN, .kernel = &kb, .sm = UINT32_MAX};
+        test_deliver(ops, sh, &begin);
+        uint32_t sm = k == 65536 ? 1 : 0;
+        in.cta = sm;
+        in.addr[0] = k == 1 || k == 65536 ? A : A + 0x10000;
+        struct gcr_event ev = {.kind = GCR_EV_INSN, .insn = &in, .sm = sm, .cta = sm};
+        test_deliver(ops, sh, &ev);
+        json_t *section = json_object();
+        CHECK(ops->report_kernel(sh, section, &err) == 0);
+        if (k == 65536) {
+            CHECK_EQ_U(jget(section, "lines"), 1);
+            CHECK_EQ_U(jget(section, "sms_per_line.1"), 1);
+            CHECK_EQ_U(jget(section, "sms_per_line.2"), 0);
+        }
+        json_decref(section);
+    }
+    ops->destroy(sh);
+}
+
 int main(void)
 {
+    stamps_wrap();
     (void)tb_nonmem;
     (void)jreal;
     read_by_all();
