@@ -19,9 +19,10 @@
  * - The state of a line from an earlier kernel is stale, not cleared: the
  *   kernel's lines are listed as they are first touched, and that list is
  *   all the kernel's end reads and clears.
- * - The replay's event bus calls the prefetch hook some events before an
- *   instruction is delivered: it fetches the id slots, then the states, of
- *   the instruction's lines.
+ * - The replay's event bus looks up the line of an instruction's first
+ *   active lane, and fetches its state, before delivering the instruction
+ *   (its other lines, if any, are usually in the same 64-line group, whose
+ *   ids the lookup leaves at hand).
  * - Clusters, pages and histograms are derived at the kernel's end in one
  *   pass over the kernel's lines (page records are prefetched PREFETCH_AHEAD
  *   lines ahead). Every figure is a union, a set or a count, and the "some
@@ -266,6 +267,8 @@ struct sharing {
     uint32_t sm_words, mask_words;
     uint64_t kernel_ctas; /* of the current kernel: chips get contiguous blocks */
     struct gcr_idmap *ids;   /* the shared line ids */
+    uint64_t insn_line;      /* the line of the instruction being applied's first lane */
+    uint32_t insn_id;        /* ... and its id, from the event (the bus looked it up) */
     struct gcr_column *col;  /* line id -> its word */
     uint64_t stamp;          /* this kernel's stamp, shifted to its bits */
     struct gcr_chunks touched; /* this kernel's lines (struct touched), in order of first touch */
@@ -358,6 +361,8 @@ static int sharing_create(void **self, const json_t *options, const struct gcr_s
         free(s);
         return -1;
     }
+    /* The bus fetches the state of an instruction's first line ahead. */
+    s->col->prefetch_kinds = GCR_EV_INSN;
     if (table_init(&s->others, MIN_CAP, O_MASK + s->mask_words, true, 0x5bd1e9955bd1e995ull) != 0 ||
         table_init(&s->pages, MIN_CAP, P_WORDS, false, 0xc2b2ae3d27d4eb4full) != 0) {
         sharing_destroy(s);
@@ -469,7 +474,9 @@ static void ext_update(struct sharing *s, uint64_t *x, const struct pending *p)
  * touched yet this kernel); NULL if out of memory. */
 static uint64_t *line_state(struct sharing *s, uint64_t line, bool *fresh)
 {
-    uint32_t id = gcr_idmap_get(s->ids, line);
+    uint32_t id = line == s->insn_line && s->insn_id != GCR_IDMAP_NONE
+                      ? s->insn_id
+                      : gcr_idmap_get(s->ids, line);
     if (id == GCR_IDMAP_NONE)
         return NULL;
     uint64_t *l = gcr_column_at(s->col, id);
@@ -567,6 +574,8 @@ static void on_insn(struct sharing *s, const struct gcr_event *ev)
         return;
     const uint32_t sm = ev->sm;
     const uint32_t chip = gcr_chip_of_cta(in->cta, s->kernel_ctas, s->chips);
+    s->insn_line = ev->line_addr;
+    s->insn_id = ev->line_id;
     const uint64_t lb = s->line_bytes;
     const size_t first = s->head; /* this instruction's updates: first .. head */
     /* The common coalesced case: the replay's stride hint says the lanes
@@ -647,49 +656,6 @@ static void sharing_on_event(void *self, const struct gcr_event *ev)
         /* Chips get contiguous blocks of CTAs, as SAC's distributed
          * scheduling (the replay's own rule, gcreplay/chips.h). */
         s->kernel_ctas = gcr_kernel_ctas(ev->kernel);
-    }
-}
-
-/* Asks the CPU for what applying one line will read: its id slot (stage 0),
- * then its state (stage 1). */
-static inline void prefetch_line(const struct sharing *s, uint64_t line, int stage)
-{
-    if (stage == 0) {
-        gcr_idmap_prefetch(s->ids, line);
-        return;
-    }
-    uint32_t id = gcr_idmap_find(s->ids, line);
-    if (id != GCR_IDMAP_NONE)
-        __builtin_prefetch(gcr_column_at(s->col, id), 1);
-}
-
-/* The lines of an instruction, before it is delivered: a coalesced one's
- * (the replay's stride hint) lie between its first and last bytes, any
- * other's are its lanes'. */
-static void sharing_prefetch(void *self, const struct gcr_event *ev, int stage)
-{
-    const struct sharing *s = self;
-    const struct gcr_warp_insn *in = ev->insn; /* both stages of instructions only */
-    if ((in->space != GCR_SPACE_GLOBAL && in->space != GCR_SPACE_LOCAL) || !in->active_mask)
-        return;
-    const uint64_t lb = s->line_bytes;
-    uint64_t a0 = in->addr[gcr_bits_ctz32(in->active_mask)];
-    if (in->strided) {
-        uint64_t span = (uint64_t)(gcr_bits_popcount32(in->active_mask) - 1) *
-                        (in->stride < 0 ? 0 - (uint64_t)in->stride : (uint64_t)in->stride);
-        uint64_t lo = in->stride < 0 ? a0 - span : a0, hi = lo + span + in->width - 1;
-        if (hi < lo || (hi - lo) / lb > 4) /* wrapped, or scattered: not worth it */
-            return;
-        for (uint64_t line = lo & ~(lb - 1); line <= hi; line += lb)
-            prefetch_line(s, line, stage);
-        return;
-    }
-    uint64_t last = UINT64_MAX;
-    for (uint32_t m = in->active_mask; m; m &= m - 1) {
-        uint64_t line = in->addr[gcr_bits_ctz32(m)] & ~(lb - 1);
-        if (line != last)
-            prefetch_line(s, line, stage);
-        last = line;
     }
 }
 
@@ -886,9 +852,6 @@ const struct gcr_analysis_ops gcr_analysis_sharing = {
     .insn_stride_hint = true,
     .create = sharing_create,
     .on_event = sharing_on_event,
-    .prefetch = sharing_prefetch,
-    .prefetch_stage0 = GCR_EV_INSN,
-    .prefetch_stage1 = GCR_EV_INSN,
     .report_kernel = sharing_report_kernel,
     .report_total = sharing_report_total,
     .destroy = sharing_destroy,

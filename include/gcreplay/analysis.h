@@ -65,9 +65,11 @@ struct gcr_event {
     uint32_t unit;                       /* cache instance index at its level */
     uint64_t line_addr;
     /* The id of line_addr in gcr_sim_info.lines (gcreplay/idmap.h), for the
-     * L1/L2 access and eviction events an analysis receives, when some
-     * analysis keeps per-line state there (has added a column at create);
-     * otherwise, or if memory ran out, GCR_IDMAP_NONE. */
+     * L1/L2 access and eviction events an analysis receives, and for
+     * GCR_EV_INSN (line_addr then being the line of the first active lane,
+     * in the global or local space), when some analysis keeps per-line state
+     * there (has added a column at create); otherwise, or if memory ran
+     * out, GCR_IDMAP_NONE. */
     uint32_t line_id;
     uint32_t sector_mask;
     bool is_write;

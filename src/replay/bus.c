@@ -3,15 +3,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Events between the stages (see bus.h). At ~100 ns of replay work per
- * event, BUS_LAG events give a prefetch about 1.5 us to arrive: several DRAM
- * latencies, for bursts (one instruction emits up to 32 accesses back to
- * back). BUS_RING holds every stage and a batch, a power of two. */
-enum { BUS_LAG = 16, BUS_BATCH = 16, BUS_RING = 64 };
-_Static_assert(2 * BUS_LAG + BUS_BATCH < BUS_RING, "the ring holds every stage");
+/* Events per batch (see bus.h): at ~100 ns of replay work per event, a
+ * stage's loads get 1.5 us to arrive, several DRAM latencies. BUS_RING holds
+ * the five stages' batches and the one filling, a power of two. */
+enum { BUS_BATCH = 16, BUS_STAGES = 5, BUS_RING = 128 };
+_Static_assert(BUS_BATCH * (BUS_STAGES + 1) <= BUS_RING, "the ring holds every stage");
+_Static_assert(BUS_BATCH <= 32, "a batch's positions are bits of a 32-bit word");
 
-/* Events about one cache line: they get the line's id. */
-#define LINE_KINDS (GCR_EV_L1_ACCESS | GCR_EV_L2_ACCESS | GCR_EV_L1_EVICT | GCR_EV_L2_EVICT)
+/* Events about one cache line: they get the line's id (an instruction's is
+ * the line of its first active lane, in the global or local space). */
+#define LINE_KINDS (GCR_EV_L1_ACCESS | GCR_EV_L2_ACCESS | GCR_EV_L1_EVICT | GCR_EV_L2_EVICT | \
+                    GCR_EV_INSN)
 
 void gcr_bus_add(struct gcr_bus *bus, const struct gcr_analysis_ops *ops, void *self, bool sync)
 {
@@ -166,23 +168,28 @@ static void copy_insn(struct gcr_warp_insn *to, const volatile struct gcr_warp_i
 
 /* ---- the stages ---- */
 
-static inline void prefetch_stage(struct gcr_bus *bus, const struct gcr_event *ev, int stage)
+static inline void prefetch_stage(struct gcr_bus *bus, const struct gcr_bus_item *it, int stage)
 {
-    unsigned b = (unsigned)__builtin_ctz((unsigned)ev->kind) & 7;
-    for (size_t i = 0; i < bus->nhooked[stage][b]; i++) {
-        const struct gcr_bus_sub *sub = bus->hooked[stage][b][i];
-        sub->ops->prefetch(sub->self, ev, stage);
+    for (size_t i = 0; i < bus->nhooked[stage][it->kind_bit]; i++) {
+        const struct gcr_bus_sub *sub = bus->hooked[stage][it->kind_bit][i];
+        sub->ops->prefetch(sub->self, &it->ev, stage);
     }
 }
 
-/* The oldest just-emitted event's id word, if its line's group is known:
- * leaves never move (the line map groups lines, so its ids are in leaves),
- * so the pointer stays valid until the event is resolved. */
-static void find(struct gcr_bus *bus)
+/* Stage 1: the line's slot in the line map. */
+static inline void fetch_slot(struct gcr_bus *bus, const struct gcr_bus_item *it)
 {
-    struct gcr_bus_item *it = &bus->ring[bus->found++ % BUS_RING];
+    if (it->has_line)
+        gcr_idmap_prefetch(bus->lines, it->ev.line_addr);
+}
+
+/* Stage 2: the event's id word, if its line's group is known: leaves never
+ * move (the line map groups lines, so its ids are in leaves), so the pointer
+ * stays valid until the event is resolved. */
+static void find(struct gcr_bus *bus, struct gcr_bus_item *it)
+{
     it->id_word = NULL;
-    if (!((unsigned)it->ev.kind & LINE_KINDS) || !bus->lines || !bus->lines->group_bits)
+    if (!it->has_line)
         return;
     uint32_t offset;
     uint32_t *ids = gcr_idmap_ids(bus->lines, it->ev.line_addr, false, &offset);
@@ -192,39 +199,35 @@ static void find(struct gcr_bus *bus)
     }
 }
 
-/* Stage 0 of the oldest found event: its line id (a new line gets one now),
- * the columns its kind reads, then the hooks' first prefetches. */
-static void resolve(struct gcr_bus *bus)
+/* Stage 3: the line id (a new line gets one now), the columns its kind
+ * reads, then the hooks' stage 0. */
+static void resolve(struct gcr_bus *bus, struct gcr_bus_item *it)
 {
-    struct gcr_bus_item *it = &bus->ring[bus->stage0++ % BUS_RING];
-    struct gcr_event *ev = &it->ev;
-    unsigned kind = (unsigned)ev->kind;
-    if ((kind & LINE_KINDS) && bus->lines) {
+    if (it->has_line) {
         uint32_t id = it->id_word && *it->id_word ? *it->id_word - 1
-                                                  : gcr_idmap_get(bus->lines, ev->line_addr);
-        ev->line_id = id;
+                                                  : gcr_idmap_get(bus->lines, it->ev.line_addr);
+        it->ev.line_id = id;
         if (id != GCR_IDMAP_NONE) {
-            unsigned b = (unsigned)__builtin_ctz(kind);
             size_t chunk = id >> GCR_COLUMN_CHUNK_SHIFT, at = id & (GCR_COLUMN_CHUNK_IDS - 1);
-            for (size_t c = 0; c < bus->nfetch[b]; c++)
-                __builtin_prefetch(bus->fetch[b][c]->chunks[chunk] + at * bus->fetch[b][c]->elem,
-                                   1);
+            struct gcr_column *const *cols = bus->fetch[it->kind_bit];
+            for (size_t c = 0; c < bus->nfetch[it->kind_bit]; c++)
+                __builtin_prefetch(cols[c]->chunks[chunk] + at * cols[c]->elem, 1);
         }
     }
-    prefetch_stage(bus, ev, 0);
+    prefetch_stage(bus, it, 0);
 }
 
-/* Delivers the n <= BUS_BATCH events from head to each queued subscriber in
- * turn: the positions of the batch's events of each kind are bits of one
+/* Stage 5: the n <= BUS_BATCH events from head, to each queued subscriber
+ * in turn: the positions of the batch's events of each kind are bits of one
  * word, so a subscriber visits only its own events, in order. */
 static void deliver(struct gcr_bus *bus, uint64_t n)
 {
-    _Static_assert(BUS_BATCH <= 32, "positions are bits of a 32-bit word");
     const struct gcr_event *evs[BUS_BATCH];
     uint32_t at_kind[8] = {0};
     for (uint64_t k = 0; k < n; k++) {
-        evs[k] = &bus->ring[(bus->head + k) % BUS_RING].ev;
-        at_kind[__builtin_ctz((unsigned)evs[k]->kind) & 7] |= UINT32_C(1) << k;
+        const struct gcr_bus_item *it = &bus->ring[(bus->head + k) % BUS_RING];
+        evs[k] = &it->ev;
+        at_kind[it->kind_bit] |= UINT32_C(1) << k;
     }
     for (size_t i = 0; i < bus->nlagged; i++) {
         const struct gcr_bus_sub *sub = bus->lagged[i];
@@ -238,26 +241,43 @@ static void deliver(struct gcr_bus *bus, uint64_t n)
     bus->head += n;
 }
 
-/* The item at the tail is complete: queue it and move every stage on. */
-static inline void advance(struct gcr_bus *bus, const struct gcr_bus_item *it)
+/* A batch is complete: every event in flight moves one stage on, the
+ * events of stage k being those emitted at least k batches ago (after a
+ * flush, which takes every event through every stage, the stages wait for
+ * the tail to pass them again). */
+static void advance(struct gcr_bus *bus)
 {
-    if (((unsigned)it->ev.kind & LINE_KINDS) && bus->lines)
-        gcr_idmap_prefetch(bus->lines, it->ev.line_addr);
-    bus->tail++;
-    if (bus->tail - bus->found > BUS_LAG / 2)
-        find(bus);
-    if (bus->found - bus->stage0 > BUS_LAG / 2)
-        resolve(bus);
-    if (bus->stage0 - bus->stage1 > BUS_LAG)
-        prefetch_stage(bus, &bus->ring[bus->stage1++ % BUS_RING].ev, 1);
-    if (bus->stage1 - bus->head >= BUS_BATCH)
-        deliver(bus, BUS_BATCH);
+    const uint64_t t = bus->tail;
+    for (; bus->slotted < t; bus->slotted++)
+        fetch_slot(bus, &bus->ring[bus->slotted % BUS_RING]);
+    for (; bus->found + BUS_BATCH < t; bus->found++)
+        find(bus, &bus->ring[bus->found % BUS_RING]);
+    for (; bus->resolved + 2 * BUS_BATCH < t; bus->resolved++)
+        resolve(bus, &bus->ring[bus->resolved % BUS_RING]);
+    for (; bus->staged + 3 * BUS_BATCH < t; bus->staged++)
+        prefetch_stage(bus, &bus->ring[bus->staged % BUS_RING], 1);
+    while (bus->head + 4 * BUS_BATCH < t) {
+        uint64_t n = t - 4 * BUS_BATCH - bus->head;
+        deliver(bus, n < BUS_BATCH ? n : BUS_BATCH);
+    }
+}
+
+/* The item at the tail is complete: queue it. */
+static inline void commit(struct gcr_bus *bus, struct gcr_bus_item *it)
+{
+    it->kind_bit = (uint8_t)__builtin_ctz((unsigned)it->ev.kind);
+    if (++bus->tail % BUS_BATCH == 0)
+        advance(bus);
 }
 
 /* ---- emission ---- */
 
 void gcr_bus_emit(struct gcr_bus *bus, struct gcr_event *ev)
 {
+    if (ev->kind == GCR_EV_INSN) {
+        gcr_bus_emit_insn(bus, ev->sm, ev->insn);
+        return;
+    }
     ev->step = bus->step;
     ev->kernel = bus->kernel;
     if (bus->sync_mask & (unsigned)ev->kind)
@@ -276,11 +296,10 @@ void gcr_bus_emit(struct gcr_bus *bus, struct gcr_event *ev)
     /* The instruction an access came from is the replay's, overwritten by the
      * next one: queued subscribers see it with GCR_EV_INSN only. */
     it->ev.insn = NULL;
-    if (ev->kind == GCR_EV_INSN) {
-        copy_insn(&bus->insns[at], ev->insn, bus->insn_all_lanes);
-        it->ev.insn = &bus->insns[at];
-    }
-    advance(bus, it);
+    /* Cache events come through gcr_bus_emit_cache: the others are about
+     * no line. */
+    it->has_line = false;
+    commit(bus, it);
 }
 
 void gcr_bus_emit_cache(struct gcr_bus *bus, enum gcr_event_kind kind, uint32_t unit,
@@ -305,7 +324,8 @@ void gcr_bus_emit_cache(struct gcr_bus *bus, enum gcr_event_kind kind, uint32_t 
     it->ev.kernel = bus->kernel;
     if (a)
         copy_access(&it->access, a);
-    advance(bus, it);
+    it->has_line = bus->lines != NULL;
+    commit(bus, it);
 }
 
 void gcr_bus_emit_insn(struct gcr_bus *bus, uint32_t sm, const struct gcr_warp_insn *insn)
@@ -321,22 +341,30 @@ void gcr_bus_emit_insn(struct gcr_bus *bus, uint32_t sm, const struct gcr_warp_i
         return;
     uint64_t at = bus->tail % BUS_RING;
     struct gcr_bus_item *it = &bus->ring[at];
+    const struct gcr_warp_insn *in = &bus->insns[at];
     copy_insn(&bus->insns[at], insn, bus->insn_all_lanes);
-    gcr_event_fill(&it->ev, GCR_EV_INSN, 0, sm, bus->insns[at].cta, bus->insns[at].warp,
-                   &bus->insns[at], 0, 0, false, NULL);
+    /* The line of the first active lane, for the accesses' spaces. */
+    it->has_line = bus->lines && in->active_mask &&
+                   (in->space == GCR_SPACE_GLOBAL || in->space == GCR_SPACE_LOCAL);
+    uint64_t line = it->has_line ? in->addr[__builtin_ctz(in->active_mask)] >>
+                                       bus->lines->key_shift << bus->lines->key_shift
+                                 : 0;
+    gcr_event_fill(&it->ev, GCR_EV_INSN, 0, sm, in->cta, in->warp, in, line, 0, false, NULL);
     it->ev.step = bus->step;
     it->ev.kernel = bus->kernel;
-    advance(bus, it);
+    commit(bus, it);
 }
 
 void gcr_bus_flush(struct gcr_bus *bus)
 {
-    while (bus->found < bus->tail)
-        find(bus);
-    while (bus->stage0 < bus->found)
-        resolve(bus);
-    while (bus->stage1 < bus->stage0)
-        prefetch_stage(bus, &bus->ring[bus->stage1++ % BUS_RING].ev, 1);
-    while (bus->head < bus->stage1)
-        deliver(bus, bus->stage1 - bus->head < BUS_BATCH ? bus->stage1 - bus->head : BUS_BATCH);
+    for (; bus->slotted < bus->tail; bus->slotted++)
+        fetch_slot(bus, &bus->ring[bus->slotted % BUS_RING]);
+    for (; bus->found < bus->tail; bus->found++)
+        find(bus, &bus->ring[bus->found % BUS_RING]);
+    for (; bus->resolved < bus->tail; bus->resolved++)
+        resolve(bus, &bus->ring[bus->resolved % BUS_RING]);
+    for (; bus->staged < bus->tail; bus->staged++)
+        prefetch_stage(bus, &bus->ring[bus->staged % BUS_RING], 1);
+    while (bus->head < bus->tail)
+        deliver(bus, bus->tail - bus->head < BUS_BATCH ? bus->tail - bus->head : BUS_BATCH);
 }

@@ -6,17 +6,21 @@
  * per-line state for it into the host's caches. Per-line state of millions
  * of lines does not fit those caches; read when the event is delivered, each
  * cold line would stall the replay for a DRAM latency. Read ahead, the
- * misses overlap the replay's own work:
+ * misses overlap the replay's own work.
  *
- *   emit: fill the queue slot, prefetch the line's slot in the line map
- *   BUS_LAG / 2 events later: read the slot (now cached), prefetch the word
- *     of its group's leaf that holds the line's id
- *   BUS_LAG / 2 events later: read the id (now cached); prefetch the
- *     elements of the columns that declare they are read for such events
- *     (gcr_column.prefetch_kinds), and call stage 0 of the prefetch hooks
- *   BUS_LAG events later: stage 1 of the hooks (state that a column names)
- *   then: deliver, BUS_BATCH events at a time, subscriber by subscriber
+ * The queue moves in batches of BUS_BATCH events: each time a batch is
+ * complete, every batch in flight moves one stage on (the newest first
+ * gets its map slots prefetched):
  *
+ *   1. prefetch each line's slot in the line map
+ *   2. read the slot (now cached), prefetch the leaf word holding the id
+ *   3. read the id (now cached); prefetch the elements of the columns that
+ *      declare they are read for such events (gcr_column.prefetch_kinds);
+ *      stage 0 of the analyses' prefetch hooks
+ *   4. stage 1 of the hooks (state that a column element names)
+ *   5. deliver, subscriber by subscriber
+ *
+ * so each stage's loads have a batch's worth of the replay's work to arrive.
  * Delivering a batch to one subscriber after the other keeps each analysis's
  * code and data hot while it runs, instead of switching between analyses at
  * every event. The queue is flushed before any report (gcr_bus_flush), so
@@ -40,6 +44,8 @@ struct gcr_bus_item {
     struct gcr_event ev;
     struct gcr_access access;
     uint32_t *id_word; /* where the line map keeps the line's id + 1, once found */
+    bool has_line;     /* the event is about a line (it gets an id) */
+    uint8_t kind_bit;  /* log2 of ev.kind */
 };
 
 struct gcr_bus {
@@ -50,9 +56,8 @@ struct gcr_bus {
     struct gcr_bus_sub *subs;
     size_t nsubs;
     /* Built by gcr_bus_start: the queued subscribers, those of them with a
-     * prefetch hook, and, per kind of cache event (by bit number), the
-     * columns of the line map to prefetch (the loops of every event run
-     * over these). */
+     * prefetch hook, and, per event kind (by bit number), the columns of the
+     * line map to prefetch (the loops of every event run over these). */
     struct gcr_bus_sub **lagged;
     size_t nlagged;
     struct gcr_bus_sub **hooked[2][8]; /* [stage][kind]: the subscribers to call */
@@ -62,13 +67,12 @@ struct gcr_bus {
     uint64_t step;
     const struct gcr_kernel_begin *kernel;
     /* The queue: a ring of BUS_RING items (and instruction copies), with
-     * monotonic counters: [head, stage1) prefetched twice and waiting for
-     * delivery, [stage1, stage0) resolved, [stage0, found) with their id
-     * word found, [found, tail) just emitted. */
+     * monotonic counters, each up to which events went through a stage:
+     * head <= staged <= resolved <= found <= slotted <= tail. */
     struct gcr_idmap *lines;
     struct gcr_bus_item *ring;
     struct gcr_warp_insn *insns;
-    uint64_t head, stage1, stage0, found, tail;
+    uint64_t head, staged, resolved, found, slotted, tail;
 };
 
 static inline bool gcr_bus_wants(const struct gcr_bus *bus, enum gcr_event_kind kind)

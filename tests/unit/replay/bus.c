@@ -1,9 +1,9 @@
 /* The event bus's queue (src/replay/bus.h): analyses get every event they
  * subscribed to, in emission order, late but before any report (flush),
  * with copies of what the replay reuses (the access result, the
- * instruction), each cache event's line id from the shared line map, and
- * both prefetch stages before delivery; synchronous subscribers get events
- * at once. */
+ * instruction), each cache event's and instruction's line id from the
+ * shared line map, and both prefetch stages before delivery; synchronous
+ * subscribers get events at once. */
 #include "check.h"
 #include "replay/bus.h"
 
@@ -147,10 +147,51 @@ static void queue(bool with_column)
         bad += a.id[i] != want;
     }
     CHECK_EQ_U(bad, 0);
+    /* An instruction's is its first lane's line: 0x5000 and 0x5080 here. */
+    for (uint32_t k = 0; k < b.n; k++)
+        if (b.outcome[k] == 99)
+            bad += b.id[k] != (with_column ? gcr_idmap_find(&lines, b.lane0[k] & ~(uint64_t)127)
+                                           : GCR_IDMAP_NONE);
+    CHECK_EQ_U(bad, 0);
     if (with_column)
-        CHECK_EQ_U(lines.count, 37);
+        CHECK_EQ_U(lines.count, 37 + 2);
     gcr_bus_flush(&bus); /* nothing left: delivers nothing more */
     CHECK_EQ_U(a.n, N);
+    gcr_bus_fini(&bus);
+    gcr_idmap_fini(&lines);
+}
+
+/* Events keep their order and every stage across flushes at any point of
+ * a batch (a report can come at any event). */
+static void flushes(void)
+{
+    struct gcr_err err = {0};
+    struct gcr_idmap lines;
+    CHECK(gcr_idmap_init(&lines, 7, 6, &err) == 0);
+    CHECK(gcr_idmap_add_column(&lines, 4, &err) != NULL);
+    struct gcr_bus_sub subs[1];
+    struct gcr_bus bus = {.subs = subs};
+    static struct log a;
+    memset(&a, 0, sizeof a);
+    gcr_bus_add(&bus, &queued_a, &a, false);
+    CHECK(gcr_bus_start(&bus, &lines) == 0);
+    struct gcr_access acc = {0};
+    int sent = 0;
+    const int chunk[] = {5, 50, 1, 16, 33, 95};
+    for (size_t c = 0; c < sizeof chunk / sizeof *chunk; c++) {
+        for (int i = 0; i < chunk[c]; i++, sent++)
+            gcr_bus_emit_cache(&bus, GCR_EV_L1_ACCESS, 0, 0, 0, 0, NULL, line_of(sent), 1, false,
+                               &acc);
+        gcr_bus_flush(&bus);
+        CHECK_EQ_U(a.n, sent);
+    }
+    int bad = 0;
+    for (int i = 0; i < sent; i++)
+        bad += a.line[i] != line_of(i) || a.id[i] != gcr_idmap_find(&lines, line_of(i));
+    CHECK_EQ_U(bad, 0);
+    CHECK_EQ_U(a.stage0, sent);
+    CHECK_EQ_U(a.stage1, sent);
+    CHECK_EQ_U(a.stage_errors, 0);
     gcr_bus_fini(&bus);
     gcr_idmap_fini(&lines);
 }
@@ -184,6 +225,7 @@ int main(void)
 {
     queue(true);
     queue(false);
+    flushes();
     stride_hint();
     CHECK_DONE();
 }
