@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: unit, CLI and golden tests in an optimised build, the
-# same tests under AddressSanitizer + UndefinedBehaviorSanitizer, and a short
-# bounded libFuzzer run of the native trace reader (clang). Warnings are errors.
+# same tests under AddressSanitizer + UndefinedBehaviorSanitizer, a short
+# bounded libFuzzer run of the native trace reader (clang), and the analysis
+# thread under ThreadSanitizer. Warnings are errors.
 # Ends with "N passed, N failed" and exits non-zero if anything failed.
 set -u
 cd "$(dirname "$0")/.."
@@ -73,6 +74,22 @@ if command -v clang >/dev/null && CC=clang setup "$out/fuzz" --buildtype=debug -
   suite "fuzz (clang, libFuzzer)" "$out/fuzz" --suite fuzz
 else
   failed=$((failed + 1)); echo "clang fuzz build failed (or clang is missing)"
+fi
+
+# The analyses' thread (src/replay/bus.h) under ThreadSanitizer: the queue's
+# unit test and a threaded run of every analysis compared with an unthreaded
+# one. Only what they need is built.
+tsan=$out/tsan
+if { [ -f "$tsan/build.ninja" ] && meson setup --reconfigure "$tsan" --buildtype=debug \
+       -Db_sanitize=thread -Db_lundef=false -Dwerror=true >"$tsan.setup.log" 2>&1 ||
+     meson setup "$tsan" --buildtype=debug -Db_sanitize=thread -Db_lundef=false \
+       -Dwerror=true >"$tsan.setup.log" 2>&1; } &&
+   ninja -C "$tsan" tests/test-replay-bus src/gcreplay >"$tsan.build.log" 2>&1; then
+  export TSAN_OPTIONS=halt_on_error=1
+  suite "ThreadSanitizer (analysis thread)" "$tsan" --no-rebuild replay-bus cli-analysis-thread
+else
+  cat "$tsan.setup.log" "$tsan.build.log" 2>/dev/null | tail -20
+  failed=$((failed + 1)); echo "ThreadSanitizer build failed"
 fi
 
 if [ "$skipped" -gt 0 ]; then

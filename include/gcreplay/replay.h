@@ -8,6 +8,7 @@
 #define GCREPLAY_REPLAY_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "gcreplay/config.h"
@@ -27,6 +28,12 @@ typedef void (*gcr_progress_fn)(void *ctx, const struct gcr_progress *p);
 
 int gcr_replay_create(struct gcr_replay **out, const struct gcr_config *cfg, struct gcr_err *err);
 void gcr_replay_set_progress(struct gcr_replay *rp, gcr_progress_fn fn, void *ctx);
+/* Runs the configured analyses on a thread of their own, beside the replay
+ * (or back on the replay's, with on false). The report is the same, byte
+ * for byte; the replay runs alongside the analyses instead of between
+ * their events. Call before the first trace; without analyses it does
+ * nothing. */
+int gcr_replay_set_analysis_thread(struct gcr_replay *rp, bool on, struct gcr_err *err);
 /* Replays every kernel of the trace. On error the replay must not be used further. */
 int gcr_replay_trace(struct gcr_replay *rp, struct gcr_reader *r, struct gcr_err *err);
 /* The report: {"gcreplay", "config", "traces", "kernels": [...], "total": {...}}.

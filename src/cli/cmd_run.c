@@ -1,6 +1,11 @@
+/* sched_getaffinity: the CPUs this process may run on (a job scheduler's
+ * cpuset included), not the machine's. */
+#define _GNU_SOURCE
 #include <getopt.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "gcreplay/config.h"
@@ -8,7 +13,7 @@
 
 static const char usage[] =
     "usage: gcreplay run --config FILE [--json OUT.json] [--format NAME] [--timing] [--quiet]\n"
-    "                    TRACE...\n"
+    "                    [--analysis-thread auto|on|off] TRACE...\n"
     "\n"
     "Replays the traces, in order, through the caches the config describes and prints\n"
     "a table of per-kernel and total statistics on stdout.\n"
@@ -19,6 +24,9 @@ static const char usage[] =
     "  -t, --timing        estimate cycles with the timing backend (as the config's\n"
     "                      timing.enabled; see src/timing/README.md)\n"
     "  -q, --quiet         no table on stdout, no progress on stderr\n"
+    "  --analysis-thread W run the config's analyses on a thread of their own, beside\n"
+    "                      the replay: on, off, or auto (default: on when this process\n"
+    "                      may use two CPUs or more). The report is the same either way\n"
     "  -h, --help          this text\n";
 
 int cmd_run(int argc, char **argv)
@@ -26,10 +34,11 @@ int cmd_run(int argc, char **argv)
     static const struct option opts[] = {
         {"config", required_argument, NULL, 'c'}, {"json", required_argument, NULL, 'j'},
         {"format", required_argument, NULL, 'f'}, {"quiet", no_argument, NULL, 'q'},
-        {"timing", no_argument, NULL, 't'},
+        {"timing", no_argument, NULL, 't'},       {"analysis-thread", required_argument, NULL, 'a'},
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
     const char *config_path = NULL, *json_path = NULL, *format = NULL;
     bool quiet = false, timing = false;
+    const char *thread_mode = "auto";
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "c:j:f:tqh", opts, NULL)) != -1) {
@@ -39,6 +48,7 @@ int cmd_run(int argc, char **argv)
         case 'f': format = optarg; break;
         case 'q': quiet = true; break;
         case 't': timing = true; break;
+        case 'a': thread_mode = optarg; break;
         case 'h': fputs(usage, stdout); return CLI_OK;
         default: return cli_usage_error("run", "bad option");
         }
@@ -47,6 +57,15 @@ int cmd_run(int argc, char **argv)
         return cli_usage_error("run", "--config FILE is required");
     if (optind >= argc)
         return cli_usage_error("run", "no trace given");
+    if (strcmp(thread_mode, "auto") != 0 && strcmp(thread_mode, "on") != 0 &&
+        strcmp(thread_mode, "off") != 0)
+        return cli_usage_error("run", "--analysis-thread must be auto, on or off, got '%s'",
+                               thread_mode);
+    /* auto: a second thread pays off only with a second CPU to run on. */
+    cpu_set_t cpus;
+    bool thread = strcmp(thread_mode, "on") == 0 ||
+                  (strcmp(thread_mode, "auto") == 0 &&
+                   sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) >= 2);
 
     struct gcr_err err = {0};
     struct gcr_config cfg;
@@ -56,6 +75,11 @@ int cmd_run(int argc, char **argv)
         cfg.timing.enabled = true;
     struct gcr_replay *rp = NULL;
     if (gcr_replay_create(&rp, &cfg, &err) != 0) {
+        gcr_config_free(&cfg);
+        return cli_error(&err);
+    }
+    if (gcr_replay_set_analysis_thread(rp, thread, &err) != 0) {
+        gcr_replay_destroy(rp);
         gcr_config_free(&cfg);
         return cli_error(&err);
     }

@@ -1,12 +1,15 @@
 #include "replay/bus.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Events per batch (see bus.h): at ~100 ns of replay work per event, a
  * stage's loads get 1.5 us to arrive, several DRAM latencies. BUS_RING holds
- * the five stages' batches and the one filling, a power of two. */
-enum { BUS_BATCH = 16, BUS_STAGES = 5, BUS_RING = 128 };
+ * the five stages' batches and the one filling, a power of two. Threaded,
+ * the ring is larger, so that the replay rarely waits for the worker. */
+enum { BUS_BATCH = 16, BUS_STAGES = 5, BUS_RING = 128, BUS_RING_THREADED = 4096 };
 _Static_assert(BUS_BATCH * (BUS_STAGES + 1) <= BUS_RING, "the ring holds every stage");
 _Static_assert(BUS_BATCH <= 32, "a batch's positions are bits of a 32-bit word");
 
@@ -27,15 +30,20 @@ void gcr_bus_add(struct gcr_bus *bus, const struct gcr_analysis_ops *ops, void *
         bus->insn_all_lanes = true;
 }
 
-int gcr_bus_start(struct gcr_bus *bus, struct gcr_idmap *lines)
+static int worker_start(struct gcr_bus *bus);
+static void worker_stop(struct gcr_bus *bus);
+
+int gcr_bus_start(struct gcr_bus *bus, struct gcr_idmap *lines, bool threaded)
 {
     /* Ids are for per-line state: without a column, no analysis keeps any in
      * the shared map, and events need no id. */
     bus->lines = lines && lines->ncolumns ? lines : NULL;
     if (!bus->lag_mask)
         return 0;
-    bus->ring = calloc(BUS_RING, sizeof *bus->ring);
-    bus->insns = calloc(BUS_RING, sizeof *bus->insns);
+    size_t ring = threaded ? BUS_RING_THREADED : BUS_RING;
+    bus->ring_mask = ring - 1;
+    bus->ring = calloc(ring, sizeof *bus->ring);
+    bus->insns = calloc(ring, sizeof *bus->insns);
     bus->lagged = calloc(bus->nsubs, sizeof *bus->lagged);
     if (!bus->ring || !bus->insns || !bus->lagged)
         return -1;
@@ -64,11 +72,12 @@ int gcr_bus_start(struct gcr_bus *bus, struct gcr_idmap *lines)
             if (bus->lines->columns[c]->prefetch_kinds & (1u << b))
                 bus->fetch[b][bus->nfetch[b]++] = bus->lines->columns[c];
     }
-    return 0;
+    return threaded ? worker_start(bus) : 0;
 }
 
 void gcr_bus_fini(struct gcr_bus *bus)
 {
+    worker_stop(bus);
     free(bus->ring);
     free(bus->insns);
     free(bus->lagged);
@@ -85,6 +94,7 @@ void gcr_bus_fini(struct gcr_bus *bus)
     bus->insns = NULL;
     bus->lagged = NULL;
     bus->nlagged = 0;
+    bus->head = bus->staged = bus->resolved = bus->found = bus->slotted = bus->tail = 0;
 }
 
 static void deliver_sync(struct gcr_bus *bus, const struct gcr_event *ev)
@@ -225,7 +235,7 @@ static void deliver(struct gcr_bus *bus, uint64_t n)
     const struct gcr_event *evs[BUS_BATCH];
     uint32_t at_kind[8] = {0};
     for (uint64_t k = 0; k < n; k++) {
-        const struct gcr_bus_item *it = &bus->ring[(bus->head + k) % BUS_RING];
+        const struct gcr_bus_item *it = &bus->ring[(bus->head + k) & bus->ring_mask];
         evs[k] = &it->ev;
         at_kind[it->kind_bit] |= UINT32_C(1) << k;
     }
@@ -241,25 +251,167 @@ static void deliver(struct gcr_bus *bus, uint64_t n)
     bus->head += n;
 }
 
-/* A batch is complete: every event in flight moves one stage on, the
- * events of stage k being those emitted at least k batches ago (after a
- * flush, which takes every event through every stage, the stages wait for
- * the tail to pass them again). */
-static void advance(struct gcr_bus *bus)
+/* Every event before t moves on through the stages, those of stage k
+ * being the events at least k x lag before t: lag BUS_BATCH while the queue
+ * runs (each stage's loads then have a batch's worth of work to arrive), 0
+ * to take every event through every stage (a flush). After a flush the
+ * stages wait for t to pass them again. */
+static void run_stages(struct gcr_bus *bus, uint64_t t, uint64_t lag)
 {
-    const uint64_t t = bus->tail;
     for (; bus->slotted < t; bus->slotted++)
-        fetch_slot(bus, &bus->ring[bus->slotted % BUS_RING]);
-    for (; bus->found + BUS_BATCH < t; bus->found++)
-        find(bus, &bus->ring[bus->found % BUS_RING]);
-    for (; bus->resolved + 2 * BUS_BATCH < t; bus->resolved++)
-        resolve(bus, &bus->ring[bus->resolved % BUS_RING]);
-    for (; bus->staged + 3 * BUS_BATCH < t; bus->staged++)
-        prefetch_stage(bus, &bus->ring[bus->staged % BUS_RING], 1);
-    while (bus->head + 4 * BUS_BATCH < t) {
-        uint64_t n = t - 4 * BUS_BATCH - bus->head;
+        fetch_slot(bus, &bus->ring[bus->slotted & bus->ring_mask]);
+    for (; bus->found + lag < t; bus->found++)
+        find(bus, &bus->ring[bus->found & bus->ring_mask]);
+    for (; bus->resolved + 2 * lag < t; bus->resolved++)
+        resolve(bus, &bus->ring[bus->resolved & bus->ring_mask]);
+    for (; bus->staged + 3 * lag < t; bus->staged++)
+        prefetch_stage(bus, &bus->ring[bus->staged & bus->ring_mask], 1);
+    while (bus->head + 4 * lag < t) {
+        uint64_t n = t - 4 * lag - bus->head;
         deliver(bus, n < BUS_BATCH ? n : BUS_BATCH);
     }
+}
+
+/* ---- the analyses' thread ---- */
+
+/* The worker takes events through the stages as the replay publishes them.
+ * Each side waits for the other only when it must (the worker: no new event;
+ * the replay: a full ring, or a flush), first spinning briefly, then asleep
+ * on a condition variable: a sleeper sets its flag and checks again before
+ * sleeping, a waker updates its counter and then checks the flag (both
+ * sequentially consistent), so a wake-up is never lost. */
+struct gcr_bus_worker {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;       /* either side waits here */
+    _Atomic uint64_t published; /* events the replay has completed */
+    _Atomic uint64_t flush_to;  /* a flush: take every event before it through every stage */
+    _Atomic uint64_t consumed;  /* events the worker has delivered (its head) */
+    _Atomic bool stop;
+    _Atomic bool worker_asleep, replay_asleep;
+};
+
+/* Waits until ready(bus) holds, asleep if it takes long; *asleep is the
+ * waiter's flag. */
+static void wait_until(struct gcr_bus *bus, bool (*ready)(struct gcr_bus *),
+                       _Atomic bool *asleep)
+{
+    struct gcr_bus_worker *w = bus->worker;
+    for (int spin = 0; spin < 4000; spin++) {
+        if (ready(bus))
+            return;
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    }
+    pthread_mutex_lock(&w->lock);
+    atomic_store(asleep, true);
+    while (!ready(bus))
+        pthread_cond_wait(&w->wake, &w->lock);
+    atomic_store(asleep, false);
+    pthread_mutex_unlock(&w->lock);
+}
+
+static void wake(struct gcr_bus_worker *w, _Atomic bool *asleep)
+{
+    if (atomic_load(asleep)) {
+        pthread_mutex_lock(&w->lock);
+        pthread_cond_broadcast(&w->wake);
+        pthread_mutex_unlock(&w->lock);
+    }
+}
+
+/* The worker has something to do: events to take on, or an order to stop. */
+static bool work_ready(struct gcr_bus *bus)
+{
+    struct gcr_bus_worker *w = bus->worker;
+    uint64_t t = atomic_load(&w->published);
+    bool flush = atomic_load(&w->flush_to) == t;
+    return bus->head + (flush ? 0 : 4 * BUS_BATCH) < t || atomic_load(&w->stop);
+}
+
+static void *worker_main(void *arg)
+{
+    struct gcr_bus *bus = arg;
+    struct gcr_bus_worker *w = bus->worker;
+    for (;;) {
+        wait_until(bus, work_ready, &w->worker_asleep);
+        /* Stopping drops what is pending: the replay stops without a flush
+         * only when it gives up (an error), and the events may name state
+         * it has freed. */
+        if (atomic_load(&w->stop))
+            return NULL;
+        uint64_t t = atomic_load(&w->published);
+        bool flush = atomic_load(&w->flush_to) == t;
+        run_stages(bus, t, flush ? 0 : BUS_BATCH);
+        atomic_store(&w->consumed, bus->head);
+        wake(w, &w->replay_asleep);
+    }
+}
+
+static int worker_start(struct gcr_bus *bus)
+{
+    struct gcr_bus_worker *w = calloc(1, sizeof *w);
+    if (!w)
+        return -1;
+    if (pthread_mutex_init(&w->lock, NULL) != 0) {
+        free(w);
+        return -1;
+    }
+    if (pthread_cond_init(&w->wake, NULL) != 0) {
+        pthread_mutex_destroy(&w->lock);
+        free(w);
+        return -1;
+    }
+    bus->worker = w;
+    if (pthread_create(&w->thread, NULL, worker_main, bus) != 0) {
+        pthread_cond_destroy(&w->wake);
+        pthread_mutex_destroy(&w->lock);
+        free(w);
+        bus->worker = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+static void worker_stop(struct gcr_bus *bus)
+{
+    struct gcr_bus_worker *w = bus->worker;
+    if (!w)
+        return;
+    atomic_store(&w->stop, true);
+    wake(w, &w->worker_asleep);
+    pthread_join(w->thread, NULL);
+    pthread_cond_destroy(&w->wake);
+    pthread_mutex_destroy(&w->lock);
+    free(w);
+    bus->worker = NULL;
+}
+
+/* The ring has room for the next batch: the worker delivered far enough. */
+static bool room_ready(struct gcr_bus *bus)
+{
+    return bus->tail + BUS_BATCH <= atomic_load(&bus->worker->consumed) + bus->ring_mask + 1;
+}
+
+static bool flush_done(struct gcr_bus *bus)
+{
+    return atomic_load(&bus->worker->consumed) == bus->tail;
+}
+
+/* A batch is complete: threaded, the worker may take it; otherwise every
+ * event in flight moves one stage on. */
+static void advance(struct gcr_bus *bus)
+{
+    struct gcr_bus_worker *w = bus->worker;
+    if (!w) {
+        run_stages(bus, bus->tail, BUS_BATCH);
+        return;
+    }
+    atomic_store(&w->published, bus->tail);
+    wake(w, &w->worker_asleep);
+    if (!room_ready(bus))
+        wait_until(bus, room_ready, &w->replay_asleep);
 }
 
 /* The item at the tail is complete: queue it. */
@@ -284,7 +436,7 @@ void gcr_bus_emit(struct gcr_bus *bus, struct gcr_event *ev)
         deliver_sync(bus, ev);
     if (!(bus->lag_mask & (unsigned)ev->kind))
         return;
-    uint64_t at = bus->tail % BUS_RING;
+    uint64_t at = bus->tail & bus->ring_mask;
     struct gcr_bus_item *it = &bus->ring[at];
     copy_event(&it->ev, ev);
     it->ev.line_id = GCR_IDMAP_NONE; /* set at stage 0 for events about a line */
@@ -316,7 +468,7 @@ void gcr_bus_emit_cache(struct gcr_bus *bus, enum gcr_event_kind kind, uint32_t 
     }
     if (!(bus->lag_mask & (unsigned)kind))
         return;
-    struct gcr_bus_item *it = &bus->ring[bus->tail % BUS_RING];
+    struct gcr_bus_item *it = &bus->ring[bus->tail & bus->ring_mask];
     /* Without the instruction, as in gcr_bus_emit. */
     gcr_event_fill(&it->ev, kind, unit, sm, cta, warp, NULL, line, sectors, is_write,
                    a ? &it->access : NULL);
@@ -339,7 +491,7 @@ void gcr_bus_emit_insn(struct gcr_bus *bus, uint32_t sm, const struct gcr_warp_i
     }
     if (!(bus->lag_mask & GCR_EV_INSN))
         return;
-    uint64_t at = bus->tail % BUS_RING;
+    uint64_t at = bus->tail & bus->ring_mask;
     struct gcr_bus_item *it = &bus->ring[at];
     const struct gcr_warp_insn *in = &bus->insns[at];
     copy_insn(&bus->insns[at], insn, bus->insn_all_lanes);
@@ -357,14 +509,13 @@ void gcr_bus_emit_insn(struct gcr_bus *bus, uint32_t sm, const struct gcr_warp_i
 
 void gcr_bus_flush(struct gcr_bus *bus)
 {
-    for (; bus->slotted < bus->tail; bus->slotted++)
-        fetch_slot(bus, &bus->ring[bus->slotted % BUS_RING]);
-    for (; bus->found < bus->tail; bus->found++)
-        find(bus, &bus->ring[bus->found % BUS_RING]);
-    for (; bus->resolved < bus->tail; bus->resolved++)
-        resolve(bus, &bus->ring[bus->resolved % BUS_RING]);
-    for (; bus->staged < bus->tail; bus->staged++)
-        prefetch_stage(bus, &bus->ring[bus->staged % BUS_RING], 1);
-    while (bus->head < bus->tail)
-        deliver(bus, bus->tail - bus->head < BUS_BATCH ? bus->tail - bus->head : BUS_BATCH);
+    struct gcr_bus_worker *w = bus->worker;
+    if (w) {
+        atomic_store(&w->flush_to, bus->tail);
+        atomic_store(&w->published, bus->tail);
+        wake(w, &w->worker_asleep);
+        wait_until(bus, flush_done, &w->replay_asleep);
+        return;
+    }
+    run_stages(bus, bus->tail, 0);
 }

@@ -26,7 +26,14 @@
  * every event. The queue is flushed before any report (gcr_bus_flush), so
  * results are those of immediate delivery. Synchronous subscribers (the
  * timing model, which the replay consults as it goes) get every event at
- * once. */
+ * once.
+ *
+ * Threaded (gcr_bus_start's `threaded`): the replay only fills the queue,
+ * a larger ring, and a second thread (struct gcr_bus_worker) takes the
+ * events through the stages and the analyses, in the same order, so the
+ * results are the same. The replay publishes a batch when it is complete
+ * and waits only when the ring is full; a flush waits until the worker has
+ * delivered every event, after which the analyses can be read. */
 #ifndef GCREPLAY_REPLAY_BUS_H
 #define GCREPLAY_REPLAY_BUS_H
 
@@ -72,7 +79,9 @@ struct gcr_bus {
     struct gcr_idmap *lines;
     struct gcr_bus_item *ring;
     struct gcr_warp_insn *insns;
+    uint64_t ring_mask; /* ring size - 1 */
     uint64_t head, staged, resolved, found, slotted, tail;
+    struct gcr_bus_worker *worker; /* threaded: the analyses' thread; else NULL */
 };
 
 static inline bool gcr_bus_wants(const struct gcr_bus *bus, enum gcr_event_kind kind)
@@ -84,8 +93,10 @@ static inline bool gcr_bus_wants(const struct gcr_bus *bus, enum gcr_event_kind 
 void gcr_bus_add(struct gcr_bus *bus, const struct gcr_analysis_ops *ops, void *self, bool sync);
 
 /* Allocates the queue if some subscriber needs one; lines is the shared
- * line map (NULL if none). Returns -1 if out of memory. */
-int gcr_bus_start(struct gcr_bus *bus, struct gcr_idmap *lines);
+ * line map (NULL if none). Threaded: queued subscribers run on a thread of
+ * their own. Returns -1 if out of memory (or no thread could be started). */
+int gcr_bus_start(struct gcr_bus *bus, struct gcr_idmap *lines, bool threaded);
+/* Stops the thread (pending events are dropped) and frees the queue. */
 void gcr_bus_fini(struct gcr_bus *bus);
 
 /* An instruction or cache event (GCR_EV_INSN, an L1 or L2 access or

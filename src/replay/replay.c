@@ -278,7 +278,7 @@ int gcr_replay_create(struct gcr_replay **out, const struct gcr_config *cfg, str
         }
         gcr_bus_add(&rp->bus, an, self, false);
     }
-    if (gcr_bus_start(&rp->bus, rp->info.lines) != 0) {
+    if (gcr_bus_start(&rp->bus, rp->info.lines, false) != 0) {
         gcr_replay_destroy(rp);
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     }
@@ -298,10 +298,10 @@ void gcr_replay_destroy(struct gcr_replay *rp)
 {
     if (!rp)
         return;
+    gcr_bus_fini(&rp->bus); /* first: it may run the analyses on a thread */
     for (size_t i = 0; i < rp->bus.nsubs; i++)
         rp->bus.subs[i].ops->destroy(rp->bus.subs[i].self);
     free(rp->bus.subs);
-    gcr_bus_fini(&rp->bus);
     if (rp->info.lines)
         gcr_idmap_fini(rp->info.lines);
     if (rp->org_self)
@@ -326,6 +326,18 @@ void gcr_replay_destroy(struct gcr_replay *rp)
     json_decref(rp->kernels);
     json_decref(rp->traces);
     free(rp);
+}
+
+int gcr_replay_set_analysis_thread(struct gcr_replay *rp, bool on, struct gcr_err *err)
+{
+    if (!rp->bus.lag_mask || (rp->bus.worker != NULL) == on)
+        return 0;
+    if (rp->bus.tail)
+        return gcr_fail(err, GCR_E_INTERNAL, "the analysis thread is chosen before replaying");
+    gcr_bus_fini(&rp->bus);
+    if (gcr_bus_start(&rp->bus, rp->info.lines, on) != 0)
+        return gcr_fail(err, GCR_E_NOMEM, "could not start the analysis thread");
+    return 0;
 }
 
 void gcr_replay_set_progress(struct gcr_replay *rp, gcr_progress_fn fn, void *ctx)

@@ -8,9 +8,13 @@ round alike), and prints for each variant the best wall time, the best CPU
 time (user + system: time-sharing with other processes does not inflate it)
 and the peak RSS, each also as a ratio to the plain replay of the same run,
 and the median over rounds of the CPU-time ratio to that round's plain
-replay ("med x"). The best-of ratios hang on one lucky plain run; the
-median of per-round ratios is the steadier figure when the machine's speed
-drifts during the measurement.
+replay ("med x", and of the wall times, "med wx"). The best-of ratios hang
+on one lucky plain run; the median of per-round ratios is the steadier
+figure when the machine's speed drifts during the measurement. Every variant
+runs the analyses on the replay's thread (`--analysis-thread off`), so CPU
+times compare like for like; on a machine with two CPUs or more the "thread"
+variants add all six with the analyses on a thread of their own, where the
+wall time is what shrinks.
 
 The analyses' options are those of examples/configs/volta80-analyses.json;
 the config's caches come from --config. Variants:
@@ -47,8 +51,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def variants(base_cfg, analyses):
-    """(label, config dict) for every measured variant."""
+def variants(base_cfg, analyses, threads):
+    """(label, config dict, run options) for every measured variant."""
     def with_analyses(a):
         c = copy.deepcopy(base_cfg)
         c.pop("analyses", None)
@@ -56,20 +60,25 @@ def variants(base_cfg, analyses):
             c["analyses"] = a
         return c
 
-    out = [("plain", with_analyses(None))]
+    one = ["--analysis-thread", "off"]
+    out = [("plain", with_analyses(None), one)]
     for name in sorted(analyses):
-        out.append((name, with_analyses({name: analyses[name]})))
+        out.append((name, with_analyses({name: analyses[name]}), one))
     rd1 = dict(analyses.get("reuse_distance", {}), sampling_rate=0.01)
-    out.append(("reuse_distance@1%", with_analyses({"reuse_distance": rd1})))
-    out.append(("all", with_analyses(analyses)))
-    out.append(("all, rd@1%", with_analyses(dict(analyses, reuse_distance=rd1))))
+    out.append(("reuse_distance@1%", with_analyses({"reuse_distance": rd1}), one))
+    out.append(("all", with_analyses(analyses), one))
+    out.append(("all, rd@1%", with_analyses(dict(analyses, reuse_distance=rd1)), one))
+    if threads:
+        two = ["--analysis-thread", "on"]
+        out.append(("all, thread", with_analyses(analyses), two))
+        out.append(("all, rd@1%, thread", with_analyses(dict(analyses, reuse_distance=rd1)), two))
     return out
 
 
-def run_once(gcreplay, cfg_path, trace):
+def run_once(gcreplay, cfg_path, trace, extra):
     """(wall seconds, CPU seconds, peak RSS in MB) of one replay."""
     t0 = time.perf_counter()
-    p = subprocess.Popen([gcreplay, "run", "-q", "--config", cfg_path, trace],
+    p = subprocess.Popen([gcreplay, "run", "-q"] + extra + ["--config", cfg_path, trace],
                          stdout=subprocess.DEVNULL)
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t0
@@ -78,12 +87,12 @@ def run_once(gcreplay, cfg_path, trace):
     return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0
 
 
-def callgrind_counts(gcreplay, cfg_path, trace, workdir):
+def callgrind_counts(gcreplay, cfg_path, trace, extra, workdir):
     """(Ir, last-level data misses, estimated cycles) of one replay under callgrind."""
     out = os.path.join(workdir, "callgrind.out")
     r = subprocess.run(["valgrind", "--tool=callgrind", "--cache-sim=yes",
                         "--LL=4194304,16,64", f"--callgrind-out-file={out}",
-                        gcreplay, "run", "-q", "--config", cfg_path, trace],
+                        gcreplay, "run", "-q"] + extra + ["--config", cfg_path, trace],
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
         sys.exit(f"analyses_cost: callgrind run with {cfg_path} failed:\n{r.stderr}")
@@ -102,7 +111,10 @@ def main():
     ap.add_argument("--config", default=os.path.join(ROOT, "examples/configs/volta80.json"))
     ap.add_argument("--gcreplay", default=os.path.join(ROOT, "build/src/gcreplay"))
     ap.add_argument("--callgrind", action="store_true")
+    ap.add_argument("--no-thread", action="store_true",
+                    help="leave out the variants with the analyses on a thread of their own")
     args = ap.parse_args()
+    threads = not args.no_thread and len(os.sched_getaffinity(0)) >= 2
 
     with open(args.config) as f:
         base_cfg = json.load(f)
@@ -116,42 +128,45 @@ def main():
                        check=True, stdout=subprocess.DEVNULL)
         trace = os.path.join(work, f"bench-typical-{args.instructions}.gcrt")
         quarter = os.path.join(work, f"bench-typical-{args.instructions // 4}.gcrt")
-        vs = variants(base_cfg, analyses)
+        vs = variants(base_cfg, analyses, threads)
         paths = {}
-        for i, (label, cfg) in enumerate(vs):
+        for i, (label, cfg, _) in enumerate(vs):
             paths[label] = os.path.join(work, f"variant{i}.json")
             with open(paths[label], "w") as f:
                 json.dump(cfg, f)
 
-        best = {label: [float("inf"), float("inf"), 0.0] for label, _ in vs}
-        ratios = {label: [] for label, _ in vs}  # per round: CPU time / plain's
+        best = {label: [float("inf"), float("inf"), 0.0] for label, _, _ in vs}
+        ratios = {label: [] for label, _, _ in vs}  # per round: CPU time / plain's
+        wratios = {label: [] for label, _, _ in vs}  # per round: wall time / plain's
         for _ in range(args.rounds):
-            plain_cpu = None
-            for label, _ in vs:
-                wall, cpu, rss = run_once(args.gcreplay, paths[label], trace)
+            plain = None
+            for label, _, extra in vs:
+                wall, cpu, rss = run_once(args.gcreplay, paths[label], trace, extra)
                 b = best[label]
                 b[0], b[1], b[2] = min(b[0], wall), min(b[1], cpu), max(b[2], rss)
-                if plain_cpu is None:  # "plain" comes first in every round
-                    plain_cpu = cpu
-                ratios[label].append(cpu / plain_cpu if plain_cpu > 0 else float("nan"))
+                if plain is None:  # "plain" comes first in every round
+                    plain = (wall, cpu)
+                ratios[label].append(cpu / plain[1] if plain[1] > 0 else float("nan"))
+                wratios[label].append(wall / plain[0] if plain[0] > 0 else float("nan"))
         ir = {}
         if args.callgrind:
-            for label, _ in vs:
-                ir[label] = callgrind_counts(args.gcreplay, paths[label], quarter, work)
+            for label, _, extra in vs:
+                ir[label] = callgrind_counts(args.gcreplay, paths[label], quarter, extra, work)
 
     p = best["plain"]
     print(f"analyses cost: {args.instructions} warp memory instructions (typical mix), "
           f"config {os.path.relpath(args.config, ROOT)}, best of {args.rounds} interleaved rounds "
-          f"(med x: median of the per-round CPU-time ratios)")
+          f"(med x: median of the per-round CPU-time ratios; med wx: of the wall-time ones)")
     head = (f"{'variant':<20} {'wall-s':>7} {'x':>6} {'cpu-s':>7} {'x':>6} {'RSS-MB':>8} {'x':>6}"
-            f" {'med x':>6}")
+            f" {'med x':>6} {'med wx':>6}")
     if ir:
         head += f" | 1/4 trace: {'Ir':>13} {'x':>5} {'DLm':>10} {'x':>5} {'est-cyc':>13} {'x':>5}"
     print(head)
-    for label, _ in vs:
+    for label, _, _ in vs:
         b = best[label]
         line = (f"{label:<20} {b[0]:7.2f} {b[0] / p[0]:6.2f} {b[1]:7.2f} {b[1] / p[1]:6.2f} "
-                f"{b[2]:8.1f} {b[2] / p[2]:6.2f} {statistics.median(ratios[label]):6.2f}")
+                f"{b[2]:8.1f} {b[2] / p[2]:6.2f} {statistics.median(ratios[label]):6.2f} "
+                f"{statistics.median(wratios[label]):6.2f}")
         if ir:
             c, c0 = ir[label], ir["plain"]
             line += (f" |            {c[0]:13d} {c[0] / c0[0]:5.2f} {c[1]:10d} "

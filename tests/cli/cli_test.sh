@@ -114,6 +114,20 @@ assert a["kernels"] == b["kernels"] and a["total"] == b["total"] and a["config"]
 PY
   done
   ;;
+analysis-thread)
+  # Analyses on a thread of their own report exactly what they report on the
+  # replay's (several traces: kernels end, queues are flushed, state carries
+  # on), with and without the timing model (a synchronous subscriber).
+  for timing in "" --timing; do
+    for mode in on off; do
+      expect_exit 0 "$GCR" run -q $timing --analysis-thread "$mode" \
+        --config examples/configs/volta80-analyses.json --json "$work/thread-$mode.json" \
+        examples/traces/stencil.txt examples/traces/broadcast.txt ../shared/traces/accelsim/jacobi2d
+    done
+    cmp -s "$work/thread-on.json" "$work/thread-off.json" ||
+      fail "the analysis thread changed the report ($timing)"
+  done
+  ;;
 convert-roundtrip)
   for tr in examples/traces/vecadd.txt examples/traces/stencil.txt; do
     expect_exit 0 "$GCR" convert "$tr" "$work/t.gcrt"
@@ -202,6 +216,8 @@ usage)
   contains "$work/err" "--config"
   expect_exit 2 "$GCR" run --config examples/configs/volta80.json
   expect_exit 2 "$GCR" run --bogus
+  expect_exit 2 "$GCR" run --analysis-thread maybe --config examples/configs/volta80.json examples/traces/vecadd.txt
+  contains "$work/err" "auto, on or off"
   expect_exit 2 "$GCR" convert onlyone
   expect_exit 2 "$GCR" convert examples/traces/vecadd.txt "$work/out.unknownext"
   contains "$work/err" "extension"
