@@ -9,7 +9,7 @@
  * stage's loads get 1.5 us to arrive, several DRAM latencies. BUS_RING holds
  * the five stages' batches and the one filling, a power of two. Threaded,
  * the ring is larger, so that the replay rarely waits for the worker. */
-enum { BUS_BATCH = 16, BUS_STAGES = 5, BUS_RING = 128, BUS_RING_THREADED = 4096 };
+enum { BUS_BATCH = 16, BUS_STAGES = 5, BUS_RING = 128, BUS_RING_THREADED = 16384 };
 _Static_assert(BUS_BATCH * (BUS_STAGES + 1) <= BUS_RING, "the ring holds every stage");
 _Static_assert(BUS_BATCH <= 32, "a batch's positions are bits of a 32-bit word");
 
