@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/table_memory.h"
+
 /* Events per batch (see bus.h): at ~100 ns of replay work per event, a
  * stage's loads get 1.5 us to arrive, several DRAM latencies. BUS_RING holds
  * the five stages' batches and the one filling, a power of two. Threaded,
@@ -42,8 +44,9 @@ int gcr_bus_start(struct gcr_bus *bus, struct gcr_idmap *lines, bool threaded)
         return 0;
     size_t ring = threaded ? BUS_RING_THREADED : BUS_RING;
     bus->ring_mask = ring - 1;
-    bus->ring = calloc(ring, sizeof *bus->ring);
-    bus->insns = calloc(ring, sizeof *bus->insns);
+    /* Huge pages where large (the threaded ring): 4-KB page faults are slow here. */
+    bus->ring = gcr_table_alloc(ring * sizeof *bus->ring);
+    bus->insns = gcr_table_alloc(ring * sizeof *bus->insns);
     bus->lagged = calloc(bus->nsubs, sizeof *bus->lagged);
     if (!bus->ring || !bus->insns || !bus->lagged)
         return -1;
@@ -78,8 +81,8 @@ int gcr_bus_start(struct gcr_bus *bus, struct gcr_idmap *lines, bool threaded)
 void gcr_bus_fini(struct gcr_bus *bus)
 {
     worker_stop(bus);
-    free(bus->ring);
-    free(bus->insns);
+    gcr_table_free(bus->ring, (bus->ring_mask + 1) * sizeof *bus->ring);
+    gcr_table_free(bus->insns, (bus->ring_mask + 1) * sizeof *bus->insns);
     free(bus->lagged);
     for (unsigned b = 0; b < 8; b++) {
         free(bus->fetch[b]);
