@@ -52,6 +52,11 @@ struct gcr_cache {
     bool sectored;
     uint8_t write_policy;  /* enum gcr_write_policy */
     uint8_t write_alloc;   /* enum gcr_write_alloc */
+    /* The line of the last gcr_cache_prefetch, its bucket and set: the access
+     * that usually follows takes them from here instead of working them out
+     * again. UINT64_MAX (not line-aligned) before any. */
+    uint64_t hint_line;
+    uint32_t hint_bucket, hint_set;
     struct gcr_cache_stats stats;
     struct gcr_set_index index; /* the geometry's index function, prepared */
     struct gcr_cache_geometry geo;
@@ -63,7 +68,7 @@ struct gcr_cache {
     uint32_t *ref_count;
     uint64_t rng;         /* RANDOM: splitmix64 state */
 };
-_Static_assert(offsetof(struct gcr_cache, stats) <= 64,
+_Static_assert(offsetof(struct gcr_cache, hint_line) <= 64,
                "the fields every access reads should share one host cache line");
 
 /* ---- hash table ------------------------------------------------------------------------- */
@@ -286,7 +291,7 @@ static void report_victim(struct gcr_cache *c, const struct cache_line *l, struc
 static uint32_t allocate(struct gcr_cache *c, uint64_t line_addr, uint32_t b,
                          struct gcr_access *out)
 {
-    uint32_t set = gcr_set_index_of(&c->index, line_addr);
+    uint32_t set = line_addr == c->hint_line ? c->hint_set : gcr_set_index_of(&c->index, line_addr);
     uint32_t way, idx;
     struct cache_line *l;
     out->allocated = true;
@@ -370,6 +375,7 @@ struct gcr_cache *gcr_cache_create(const struct gcr_cache_geometry *g, struct gc
     uint32_t sectors = g->line_bytes / g->sector_bytes;
     c->full_mask = sectors == 32 ? UINT32_MAX : (UINT32_C(1) << sectors) - 1;
     c->rng = g->seed;
+    c->hint_line = UINT64_MAX;
 
     size_t nlines = (size_t)g->sets * g->ways;
     /* At least two buckets per line: chains stay short (a lookup reads 1.25
@@ -520,7 +526,7 @@ void gcr_cache_access(struct gcr_cache *c, uint64_t line_addr, uint32_t sector_m
     sector_mask &= c->full_mask;
     *out = (struct gcr_access){0};
 
-    uint32_t b = bucket_of(c, line_addr);
+    uint32_t b = line_addr == c->hint_line ? c->hint_bucket : bucket_of(c, line_addr);
     uint32_t idx = lookup_in(c, b, line_addr);
     uint32_t valid_before = idx != NO_LINE ? c->lines[idx].valid : 0;
     uint32_t missed = sector_mask & ~valid_before;
@@ -540,10 +546,13 @@ void gcr_cache_access(struct gcr_cache *c, uint64_t line_addr, uint32_t sector_m
     st->sectors_forwarded += gcr_bits_popcount32(out->forward_mask);
 }
 
-void gcr_cache_prefetch(const struct gcr_cache *c, uint64_t line_addr, struct gcr_cache_hint *h)
+void gcr_cache_prefetch(struct gcr_cache *c, uint64_t line_addr, struct gcr_cache_hint *h)
 {
     line_addr &= c->line_mask;
     *h = (struct gcr_cache_hint){c, bucket_of(c, line_addr), gcr_set_index_of(&c->index, line_addr)};
+    c->hint_line = line_addr;
+    c->hint_bucket = h->bucket;
+    c->hint_set = h->set;
     __builtin_prefetch(&c->buckets[h->bucket]);
     __builtin_prefetch(&c->set[h->set]);
 }
