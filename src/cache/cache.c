@@ -13,6 +13,9 @@
 
 #define NO_WAY UINT16_MAX  /* list end; ways <= 65535 so way 65535 never exists */
 #define NO_LINE UINT32_MAX /* hash chain end / lookup miss */
+/* hash_prev of a chain's first line: this flag and the bucket (line indices
+ * stay below 2^26 and buckets below 2^27, so neither is taken for the other). */
+#define CHAIN_HEAD UINT32_C(0x80000000)
 
 struct cache_line {
     uint64_t tag;       /* line address; meaningful only while the way is valid */
@@ -22,7 +25,7 @@ struct cache_line {
     uint32_t hash_next; /* next line index in the same bucket */
     uint16_t prev;      /* LRU/FIFO list: toward the head (MRU / newest) */
     uint16_t next;      /* LRU/FIFO list: toward the tail (LRU / oldest) */
-    uint32_t hash_prev; /* previous line index in the same bucket; NO_LINE: the first */
+    uint32_t hash_prev; /* previous line index in the same bucket; the first: CHAIN_HEAD | bucket */
 };
 _Static_assert(sizeof(struct cache_line) == 32, "a line record should stay 32 bytes");
 
@@ -106,7 +109,7 @@ static void hash_insert(struct gcr_cache *c, uint32_t idx, uint32_t b)
     uint32_t head = c->buckets[b];
     struct cache_line *l = &c->lines[idx];
     l->hash_next = head;
-    l->hash_prev = NO_LINE;
+    l->hash_prev = CHAIN_HEAD | b;
     if (head != NO_LINE)
         c->lines[head].hash_prev = idx;
     c->buckets[b] = idx;
@@ -115,12 +118,13 @@ static void hash_insert(struct gcr_cache *c, uint32_t idx, uint32_t b)
 /* Unlinks line idx from its bucket's chain. The chains are doubly linked so
  * that this only stores: the victim's bucket and neighbours are rarely in the
  * host's cache, and a store to a cold line does not stall the way walking the
- * chain from the bucket (loads) would. */
+ * chain from the bucket (loads) would. The first line names its bucket, so
+ * the victim's tag need not be hashed again. */
 static void hash_remove(struct gcr_cache *c, uint32_t idx)
 {
     const struct cache_line *l = &c->lines[idx];
-    if (l->hash_prev == NO_LINE)
-        c->buckets[bucket_of(c, l->tag)] = l->hash_next;
+    if (l->hash_prev & CHAIN_HEAD)
+        c->buckets[l->hash_prev & ~CHAIN_HEAD] = l->hash_next;
     else
         c->lines[l->hash_prev].hash_next = l->hash_next;
     if (l->hash_next != NO_LINE)
@@ -287,9 +291,10 @@ static void report_victim(struct gcr_cache *c, const struct cache_line *l, struc
 
 /* Makes room for line_addr in its set (evicting if the set is full, reported in
  * out) and installs it with no valid sectors. b is its bucket, known from the
- * lookup that missed. Returns the line index. */
-static uint32_t allocate(struct gcr_cache *c, uint64_t line_addr, uint32_t b,
-                         struct gcr_access *out)
+ * lookup that missed. Returns the line index. Inline: a miss in a full set is
+ * a replay's commonest access, and the call cost more than the copies. */
+static inline __attribute__((always_inline)) uint32_t
+allocate(struct gcr_cache *c, uint64_t line_addr, uint32_t b, struct gcr_access *out)
 {
     uint32_t set = line_addr == c->hint_line ? c->hint_set : gcr_set_index_of(&c->index, line_addr);
     uint32_t way, idx;
