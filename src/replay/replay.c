@@ -50,8 +50,6 @@ struct sm {
     struct warp **active; /* resident warps with work, oldest first */
     uint32_t nactive;
     int32_t last;          /* LRR: index of the warp issued last */
-    uint64_t wake;         /* functional: round (bus step) of the SM's next issue; later
-                              than now while it sleeps through non-memory slots */
     struct warp *current;  /* GTO: the warp being run greedily */
     uint32_t resident_ctas;
     uint64_t issued;       /* issue slots used: the SM's clock */
@@ -65,6 +63,7 @@ struct sm {
  * read the L1 and L2 (a NULL cache: nothing to follow). */
 struct prefetch {
     const struct warp *next;
+    const uint8_t *head; /* next's queue head; NULL: no access to predict */
     struct gcr_cache_hint l1, l2;
 };
 
@@ -116,7 +115,12 @@ struct gcr_replay {
     struct warp **warp_slots;           /* backing store of every sm.active */
     struct cta *free_ctas;
     struct gcr_warpq_pool *queues;      /* buffers of every warp queue */
-    uint32_t *order;                    /* functional: the SMs issuing this round (issue_order) */
+    /* Functional replay: per SM, the round (bus step) of its next issue, later
+     * than now while it sleeps through non-memory slots (sleep_nonmem) and
+     * UINT64_MAX while it has no warps; the SMs issuing this round. One array
+     * to scan every round, apart from the SMs' larger records. */
+    uint64_t *wake;
+    uint32_t *order;
     struct prefetch *pf;                /* per position in order: the access being prefetched */
     struct gcr_line_req reqs[GCR_COALESCE_MAX];
     struct gcr_warp_insn insn;          /* the instruction being executed */
@@ -180,17 +184,19 @@ int gcr_replay_create(struct gcr_replay **out, const struct gcr_config *cfg, str
     rp->kernels = json_array();
     rp->traces = json_array();
     rp->queues = gcr_warpq_pool_create();
+    rp->wake = malloc(S * sizeof *rp->wake);
     rp->order = calloc(S, sizeof *rp->order);
     rp->pf = calloc(S, sizeof *rp->pf);
     if (!rp->l1_stats || !rp->l1_then || !rp->l2_then || !rp->l2_now || !rp->sms ||
-        !rp->warp_slots || !rp->kernels || !rp->traces || !rp->queues || !rp->order ||
-        !rp->pf) {
+        !rp->warp_slots || !rp->kernels || !rp->traces || !rp->queues || !rp->wake ||
+        !rp->order || !rp->pf) {
         gcr_replay_destroy(rp);
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     }
     for (uint32_t s = 0; s < S; s++) {
         rp->sms[s].active = rp->warp_slots + (size_t)s * cfg->max_warps_per_sm;
         rp->sms[s].last = -1;
+        rp->wake[s] = UINT64_MAX;
     }
 
     /* Analyses named in the config, in the config's order (deterministic). */
@@ -303,6 +309,7 @@ void gcr_replay_destroy(struct gcr_replay *rp)
         cta_free(c);
     }
     gcr_warpq_pool_destroy(rp->queues);
+    free(rp->wake);
     free(rp->order);
     free(rp->pf);
     free(rp->l1_stats);
@@ -506,6 +513,10 @@ static void place(struct gcr_replay *rp, uint32_t s, struct cta *c)
     struct sm *sm = &rp->sms[s];
     if (rp->timing && sm->cycle < rp->now)
         sm->cycle = rp->now; /* an idle SM starts the CTA when it arrives */
+    /* An SM with warps is awake: only an SM that issued places a CTA (sleep_nonmem). */
+    assert(!sm->nactive || rp->wake[s] <= rp->bus.step);
+    if (!sm->nactive)
+        rp->wake[s] = rp->bus.step;
     c->sm = s;
     c->warps_left = 0;
     for (uint32_t w = 0; w < c->nwarps; w++)
@@ -514,7 +525,6 @@ static void place(struct gcr_replay *rp, uint32_t s, struct cta *c)
             c->warps_left++;
         }
     sm->resident_ctas++;
-    assert(sm->wake <= rp->bus.step); /* only an SM that issued places a CTA (sleep_nonmem) */
     if (rp->timing)
         heap_fix(rp, s);
     rp->ks->resident++;
@@ -701,12 +711,10 @@ static struct warp *pick_warp(struct gcr_replay *rp, struct sm *sm, uint32_t *in
     return sm->active[best];
 }
 
-/* The warp SM sm will probably issue next (NULL if it has none). A guess for
+/* The warp SM sm, which has warps, will probably issue next. A guess for
  * prefetching only: under GTO it is the current warp. */
 static const struct warp *guess_next(const struct sm *sm, bool lrr)
 {
-    if (!sm->nactive)
-        return NULL;
     const struct warp *w = sm->current;
     if (lrr || !w)
         w = sm->active[lrr_next(sm)];
@@ -726,26 +734,25 @@ static const struct warp *guess_next(const struct sm *sm, bool lrr)
 enum { PREFETCH_GAP = 2, PREFETCH_FOLLOW = PREFETCH_GAP, PREFETCH_START = 2 * PREFETCH_GAP,
        PREFETCH_HEAD = 3 * PREFETCH_GAP, PREFETCH_WARP = 4 * PREFETCH_GAP };
 
-/* The warp the SM at position k of the round's order will probably issue: the
- * guess the warp stage made this round, or a fresh one for the first SMs of a
- * round (no stage ran for them). */
-static inline const struct warp *guessed(const struct gcr_replay *rp, uint32_t k, bool lrr)
-{
-    return k >= PREFETCH_WARP ? rp->pf[k].next : guess_next(&rp->sms[rp->order[k]], lrr);
-}
-
-/* The stages run as the SM at position k of the round's order of n issues. */
-static void prefetch_ahead(struct gcr_replay *rp, uint32_t k, uint32_t n, bool lrr)
+/* Step j of the round's pipeline over its n issuing SMs: each stage works on
+ * the SM its distance behind the warp stage's (j), so the SM at position k
+ * issues at step k + PREFETCH_WARP, after every stage ran for it. Unsigned
+ * positions: one before the round's first SM wraps past n. */
+static void prefetch_stages(struct gcr_replay *rp, uint32_t j, uint32_t n, bool lrr)
 {
     const struct warp *w;
-    if (k + PREFETCH_WARP < n) {
-        rp->pf[k + PREFETCH_WARP].next = w = guess_next(&rp->sms[rp->order[k + PREFETCH_WARP]], lrr);
-        if (w) {
-            __builtin_prefetch(w); /* a warp record may straddle two host lines */
-            __builtin_prefetch((const char *)(w + 1) - 1);
-        }
+    struct prefetch *pf;
+    uint32_t k = j;
+    if (k < n) {
+        rp->pf[k].next = w = guess_next(&rp->sms[rp->order[k]], lrr);
+        __builtin_prefetch(w); /* a warp record may straddle two host lines */
+        __builtin_prefetch((const char *)(w + 1) - 1);
     }
-    if (k + PREFETCH_HEAD < n && (w = guessed(rp, k + PREFETCH_HEAD, lrr))) {
+    if ((k = j - (PREFETCH_WARP - PREFETCH_HEAD)) < n) {
+        pf = &rp->pf[k];
+        w = pf->next;
+        /* Nothing to predict from in a non-memory run or an empty queue. */
+        pf->head = w->nonmem_left ? NULL : gcr_warpq_head(&w->q);
         /* A strided instruction's item (the common one) may straddle two host lines. */
         __builtin_prefetch(w->q.buf + w->q.pos);
         __builtin_prefetch(w->q.buf + w->q.pos + GCR_WQ_INSN_FIXED + 15);
@@ -753,21 +760,18 @@ static void prefetch_ahead(struct gcr_replay *rp, uint32_t k, uint32_t n, bool l
     if (!rp->org->prefetch)
         return;
     /* The hint's first stage predicts the SM's access from its queue head
-     * (read once, kept in rp->pf with each cache's hint); the second only
-     * follows it, for the SMs whose first stage ran this round. */
-    struct prefetch *pf;
-    if (k + PREFETCH_START < n) {
-        pf = &rp->pf[k + PREFETCH_START];
+     * (kept in rp->pf with each cache's hint); the second only follows it. */
+    if ((k = j - (PREFETCH_WARP - PREFETCH_START)) < n) {
+        pf = &rp->pf[k];
         pf->l1.cache = pf->l2.cache = NULL;
         uint64_t addr;
-        if ((w = guessed(rp, k + PREFETCH_START, lrr)) && !w->nonmem_left &&
-            gcr_warpq_peek_addr(&w->q, &addr)) {
-            rp->org->prefetch(rp->org_self, rp->order[k + PREFETCH_START], addr, &pf->l1);
+        if (pf->head && gcr_warpq_item_addr(pf->head, &addr)) {
+            rp->org->prefetch(rp->org_self, rp->order[k], addr, &pf->l1);
             gcr_memsys_prefetch(&rp->mem, addr, &pf->l2); /* most L1 misses go there */
         }
     }
-    if (k + PREFETCH_FOLLOW < n && k + PREFETCH_FOLLOW >= PREFETCH_START) {
-        pf = &rp->pf[k + PREFETCH_FOLLOW];
+    if ((k = j - (PREFETCH_WARP - PREFETCH_FOLLOW)) < n) {
+        pf = &rp->pf[k];
         if (pf->l1.cache)
             gcr_cache_prefetch_follow(&pf->l1);
         if (pf->l2.cache)
@@ -780,7 +784,8 @@ static void warp_done(struct gcr_replay *rp, struct sm *sm, uint32_t index)
     struct warp *w = sm->active[index];
     memmove(&sm->active[index], &sm->active[index + 1],
             (sm->nactive - index - 1) * sizeof sm->active[0]);
-    sm->nactive--;
+    if (--sm->nactive == 0)
+        rp->wake[sm - rp->sms] = UINT64_MAX;
     if ((int32_t)index <= sm->last)
         sm->last--;
     if (sm->current == w)
@@ -826,7 +831,7 @@ static inline uint32_t nonmem_spare(const struct warp *w)
  * warps, and it is inside a run of non-memory instructions. Issue slots that
  * take no item from a queue and end no warp touch no cache and change only this
  * SM's warps and counters, so the SM applies the longest run of them it can
- * see at once and sleeps until the round after (sm->wake). Nothing else reads
+ * see at once and sleeps until the round after (rp->wake). Nothing else reads
  * its warps meanwhile: dispatch places CTAs only on SMs whose own CTA just
  * finished (place), and the prefetcher skips sleeping SMs. False when not even
  * this slot qualifies (it issues the warp's last instruction).
@@ -837,8 +842,9 @@ static inline uint32_t nonmem_spare(const struct warp *w)
  * while R <= j + spare_j * n for each warp: the slots of a non-memory phase of
  * one SM's warps, or of rounds in which every warp is inside a long run (a
  * record may count up to 2^32 - 1 non-memory instructions). */
-static bool sleep_nonmem(struct gcr_replay *rp, struct sm *sm, uint32_t index, bool lrr)
+static bool sleep_nonmem(struct gcr_replay *rp, uint32_t s, uint32_t index, bool lrr)
 {
+    struct sm *sm = &rp->sms[s];
     uint32_t n = sm->nactive;
     uint64_t rounds = nonmem_spare(sm->active[index]);
     if (lrr) {
@@ -873,7 +879,7 @@ static bool sleep_nonmem(struct gcr_replay *rp, struct sm *sm, uint32_t index, b
     sm->last = (int32_t)last;
     sm->current = sm->active[last];
     sm->issued += rounds;
-    sm->wake = rp->bus.step + rounds;
+    rp->wake[s] = rp->bus.step + rounds;
     rp->kernel_counts.warp_insns += rounds;
     rp->kernel_counts.nonmem += rounds;
     return true;
@@ -884,7 +890,7 @@ static void sm_issue(struct gcr_replay *rp, uint32_t s, bool lrr)
     struct sm *sm = &rp->sms[s];
     uint32_t index;
     struct warp *w = pick_warp(rp, sm, &index);
-    if (w->nonmem_left && sleep_nonmem(rp, sm, index, lrr))
+    if (w->nonmem_left && sleep_nonmem(rp, s, index, lrr))
         return;
     sm->last = (int32_t)index;
     sm->current = w;
@@ -903,19 +909,19 @@ static uint32_t issue_order(struct gcr_replay *rp)
 {
     uint32_t S = rp->cfg->num_sms;
     for (;;) {
-        uint64_t step = rp->bus.step, first_wake = UINT64_MAX;
         uint32_t n = 0;
-        for (uint32_t s = 0; s < S; s++) {
-            const struct sm *sm = &rp->sms[s];
-            if (!sm->nactive)
-                continue;
-            if (sm->wake <= step)
+        const uint64_t step = rp->bus.step;
+        for (uint32_t s = 0; s < S; s++)
+            if (rp->wake[s] <= step)
                 rp->order[n++] = s;
-            else if (sm->wake < first_wake)
-                first_wake = sm->wake;
-        }
-        if (n || first_wake == UINT64_MAX)
+        if (n)
             return n;
+        uint64_t first_wake = UINT64_MAX;
+        for (uint32_t s = 0; s < S; s++)
+            if (rp->wake[s] < first_wake)
+                first_wake = rp->wake[s];
+        if (first_wake == UINT64_MAX)
+            return 0;
         rp->bus.step = first_wake;
     }
 }
@@ -1328,7 +1334,7 @@ static void kernel_state_free(struct gcr_replay *rp, struct kernel_state *ks)
                 cta_put(rp, w->cta);
         }
         sm->resident_ctas = 0;
-        sm->wake = 0;
+        rp->wake[s] = UINT64_MAX;
         sm->last = -1;
         sm->current = NULL;
     }
@@ -1433,9 +1439,10 @@ static int replay_kernel(struct gcr_replay *rp, struct gcr_reader *r,
     const bool lrr = cfg->warp_policy == GCR_WARP_LRR;
     while (ks.resident) {
         uint32_t n = issue_order(rp);
-        for (uint32_t k = 0; k < n; k++) {
-            prefetch_ahead(rp, k, n, lrr);
-            sm_issue(rp, rp->order[k], lrr);
+        for (uint32_t j = 0; j < n + PREFETCH_WARP; j++) {
+            prefetch_stages(rp, j, n, lrr);
+            if (j >= PREFETCH_WARP)
+                sm_issue(rp, rp->order[j - PREFETCH_WARP], lrr);
         }
         rp->bus.step++;
         if (ks.cta_finished) {

@@ -52,10 +52,14 @@ static inline enum gcr_warpq_item gcr_warpq_pop(struct gcr_warpq *q, struct gcr_
 /* Fills in->addr[] from a strided shape (no-op for explicit lists). */
 void gcr_lane_shape_expand(const struct gcr_lane_shape *shape, struct gcr_warp_insn *in);
 
-/* The first lane address of the head item when it is an instruction of the
- * global or local space with an active lane (what will reach the L1), for
- * prefetching; false otherwise. No state change. */
-static inline bool gcr_warpq_peek_addr(const struct gcr_warpq *q, uint64_t *addr);
+/* For prefetching, no state change: the head item (NULL if q is empty), and
+ * the first lane address of an item when it is an instruction of the global
+ * or local space with an active lane (what will reach the L1), else false. */
+static inline const uint8_t *gcr_warpq_head(const struct gcr_warpq *q)
+{
+    return gcr_warpq_empty(q) ? NULL : q->buf + q->pos;
+}
+static inline bool gcr_warpq_item_addr(const uint8_t *item, uint64_t *addr);
 
 static inline void gcr_warpq_reset(struct gcr_warpq *q) { q->len = q->pos = 0; }
 /* Gives the buffer back (to q->pool, or to malloc); q is then empty. */
@@ -170,11 +174,8 @@ static inline enum gcr_warpq_item gcr_warpq_pop(struct gcr_warpq *q, struct gcr_
     return GCR_WQ_INSN;
 }
 
-static inline bool gcr_warpq_peek_addr(const struct gcr_warpq *q, uint64_t *addr)
+static inline bool gcr_warpq_item_addr(const uint8_t *p, uint64_t *addr)
 {
-    if (q->pos >= q->len)
-        return false;
-    const uint8_t *p = q->buf + q->pos;
     /* The tag first: a non-memory item is 5 bytes, and may end the buffer. */
     if (p[0] == GCR_WQ_TAG_NONMEM || p[2] > GCR_SPACE_LOCAL)
         return false;
