@@ -755,7 +755,7 @@ static void prefetch_stages(struct gcr_replay *rp, uint32_t j, uint32_t n, bool 
         pf->head = w->nonmem_left ? NULL : gcr_warpq_head(&w->q);
         /* A strided instruction's item (the common one) may straddle two host lines. */
         __builtin_prefetch(w->q.buf + w->q.pos);
-        __builtin_prefetch(w->q.buf + w->q.pos + GCR_WQ_INSN_FIXED + 15);
+        __builtin_prefetch(w->q.buf + w->q.pos + GCR_WQ_STRIDED_BYTES - 1);
     }
     if (!rp->org->prefetch)
         return;
