@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cache/cache_internal.h"
+#include "core/table_memory.h"
 
 #define NO_WAY UINT16_MAX  /* list end; ways <= 65535 so way 65535 never exists */
 #define NO_LINE UINT32_MAX /* hash chain end / lookup miss */
@@ -359,9 +360,7 @@ struct gcr_cache *gcr_cache_create(const struct gcr_cache_geometry *g, struct gc
         gcr_fail(err, GCR_E_CONFIG, "impossible cache geometry: %s", why);
         return NULL;
     }
-    struct gcr_cache *c = aligned_alloc(_Alignof(struct gcr_cache), sizeof *c);
-    if (c)
-        memset(c, 0, sizeof *c);
+    struct gcr_cache *c = gcr_small_table_alloc(sizeof *c);
     if (!c) {
         gcr_fail(err, GCR_E_NOMEM, "out of memory for a cache");
         return NULL;
@@ -392,18 +391,17 @@ struct gcr_cache *gcr_cache_create(const struct gcr_cache_geometry *g, struct gc
     c->bucket_shift = (uint8_t)(64 - bucket_log2);
 
     size_t nwords = (size_t)g->sets * c->words;
-    /* Cache-line aligned, so no 32-byte line record straddles two host cache lines. */
-    size_t line_array_bytes = (nlines * sizeof *c->lines + 63) / 64 * 64;
-    c->lines = aligned_alloc(64, line_array_bytes);
-    if (c->lines)
-        memset(c->lines, 0, line_array_bytes);
-    c->buckets = malloc((size_t)c->bucket_count * sizeof *c->buckets);
-    c->valid_bits = malloc(nwords * sizeof *c->valid_bits);
-    c->set = malloc((size_t)g->sets * sizeof *c->set);
+    /* Small-table memory (core/table_memory.h): the tables of every cache
+     * share huge pages, and 64-byte alignment keeps each 32-byte line record
+     * in one host cache line. */
+    c->lines = gcr_small_table_alloc(nlines * sizeof *c->lines);
+    c->buckets = gcr_small_table_alloc((size_t)c->bucket_count * sizeof *c->buckets);
+    c->valid_bits = gcr_small_table_alloc(nwords * sizeof *c->valid_bits);
+    c->set = gcr_small_table_alloc((size_t)g->sets * sizeof *c->set);
     bool ok = c->lines && c->buckets && c->valid_bits && c->set;
     if (g->repl == GCR_REPL_NRU) {
-        c->ref_bits = malloc(nwords * sizeof *c->ref_bits);
-        c->ref_count = malloc((size_t)g->sets * sizeof *c->ref_count);
+        c->ref_bits = gcr_small_table_alloc(nwords * sizeof *c->ref_bits);
+        c->ref_count = gcr_small_table_alloc((size_t)g->sets * sizeof *c->ref_count);
         ok = ok && c->ref_bits && c->ref_count;
     }
     if (!ok) {
@@ -420,13 +418,14 @@ void gcr_cache_destroy(struct gcr_cache *c)
 {
     if (!c)
         return;
-    free(c->lines);
-    free(c->buckets);
-    free(c->valid_bits);
-    free(c->set);
-    free(c->ref_bits);
-    free(c->ref_count);
-    free(c);
+    size_t nwords = (size_t)c->geo.sets * c->words;
+    gcr_small_table_free(c->lines, (size_t)c->geo.sets * c->geo.ways * sizeof *c->lines);
+    gcr_small_table_free(c->buckets, (size_t)c->bucket_count * sizeof *c->buckets);
+    gcr_small_table_free(c->valid_bits, nwords * sizeof *c->valid_bits);
+    gcr_small_table_free(c->set, (size_t)c->geo.sets * sizeof *c->set);
+    gcr_small_table_free(c->ref_bits, nwords * sizeof *c->ref_bits);
+    gcr_small_table_free(c->ref_count, (size_t)c->geo.sets * sizeof *c->ref_count);
+    gcr_small_table_free(c, sizeof *c);
 }
 
 const struct gcr_cache_geometry *gcr_cache_geometry(const struct gcr_cache *c) { return &c->geo; }
