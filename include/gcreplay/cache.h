@@ -130,12 +130,13 @@ void gcr_cache_access(struct gcr_cache *c, uint64_t line_addr, uint32_t sector_m
  * records where they are in *h; gcr_cache_prefetch_follow(h) then fetches the
  * line record and the victim they name. (A third stage for the victim's own
  * bucket cost more instructions than it saved.) A hint with a NULL cache is
- * ignored. Valid until the cache is destroyed. */
+ * ignored. Valid until the cache is destroyed. The cache keeps the bucket and
+ * set of the last line prefetched, for the access to it. */
 struct gcr_cache_hint {
     const struct gcr_cache *cache;
     uint32_t bucket, set;
 };
-void gcr_cache_prefetch(const struct gcr_cache *c, uint64_t line_addr, struct gcr_cache_hint *h);
+void gcr_cache_prefetch(struct gcr_cache *c, uint64_t line_addr, struct gcr_cache_hint *h);
 void gcr_cache_prefetch_follow(const struct gcr_cache_hint *h);
 
 /* Installs sectors without counting an access (e.g. memcpy pre-fill of L2). */

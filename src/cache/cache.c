@@ -10,9 +10,13 @@
 #include <string.h>
 
 #include "cache/cache_internal.h"
+#include "core/table_memory.h"
 
 #define NO_WAY UINT16_MAX  /* list end; ways <= 65535 so way 65535 never exists */
 #define NO_LINE UINT32_MAX /* hash chain end / lookup miss */
+/* hash_prev of a chain's first line: this flag and the bucket (line indices
+ * stay below 2^26 and buckets below 2^27, so neither is taken for the other). */
+#define CHAIN_HEAD UINT32_C(0x80000000)
 
 struct cache_line {
     uint64_t tag;       /* line address; meaningful only while the way is valid */
@@ -22,7 +26,7 @@ struct cache_line {
     uint32_t hash_next; /* next line index in the same bucket */
     uint16_t prev;      /* LRU/FIFO list: toward the head (MRU / newest) */
     uint16_t next;      /* LRU/FIFO list: toward the tail (LRU / oldest) */
-    uint32_t hash_prev; /* previous line index in the same bucket; NO_LINE: the first */
+    uint32_t hash_prev; /* previous line index in the same bucket; the first: CHAIN_HEAD | bucket */
 };
 _Static_assert(sizeof(struct cache_line) == 32, "a line record should stay 32 bytes");
 
@@ -52,6 +56,11 @@ struct gcr_cache {
     bool sectored;
     uint8_t write_policy;  /* enum gcr_write_policy */
     uint8_t write_alloc;   /* enum gcr_write_alloc */
+    /* The line of the last gcr_cache_prefetch, its bucket and set: the access
+     * that usually follows takes them from here instead of working them out
+     * again. UINT64_MAX (not line-aligned) before any. */
+    uint64_t hint_line;
+    uint32_t hint_bucket, hint_set;
     struct gcr_cache_stats stats;
     struct gcr_set_index index; /* the geometry's index function, prepared */
     struct gcr_cache_geometry geo;
@@ -63,7 +72,7 @@ struct gcr_cache {
     uint32_t *ref_count;
     uint64_t rng;         /* RANDOM: splitmix64 state */
 };
-_Static_assert(offsetof(struct gcr_cache, stats) <= 64,
+_Static_assert(offsetof(struct gcr_cache, hint_line) <= 64,
                "the fields every access reads should share one host cache line");
 
 /* ---- hash table ------------------------------------------------------------------------- */
@@ -101,7 +110,7 @@ static void hash_insert(struct gcr_cache *c, uint32_t idx, uint32_t b)
     uint32_t head = c->buckets[b];
     struct cache_line *l = &c->lines[idx];
     l->hash_next = head;
-    l->hash_prev = NO_LINE;
+    l->hash_prev = CHAIN_HEAD | b;
     if (head != NO_LINE)
         c->lines[head].hash_prev = idx;
     c->buckets[b] = idx;
@@ -110,12 +119,13 @@ static void hash_insert(struct gcr_cache *c, uint32_t idx, uint32_t b)
 /* Unlinks line idx from its bucket's chain. The chains are doubly linked so
  * that this only stores: the victim's bucket and neighbours are rarely in the
  * host's cache, and a store to a cold line does not stall the way walking the
- * chain from the bucket (loads) would. */
+ * chain from the bucket (loads) would. The first line names its bucket, so
+ * the victim's tag need not be hashed again. */
 static void hash_remove(struct gcr_cache *c, uint32_t idx)
 {
     const struct cache_line *l = &c->lines[idx];
-    if (l->hash_prev == NO_LINE)
-        c->buckets[bucket_of(c, l->tag)] = l->hash_next;
+    if (l->hash_prev & CHAIN_HEAD)
+        c->buckets[l->hash_prev & ~CHAIN_HEAD] = l->hash_next;
     else
         c->lines[l->hash_prev].hash_next = l->hash_next;
     if (l->hash_next != NO_LINE)
@@ -282,11 +292,12 @@ static void report_victim(struct gcr_cache *c, const struct cache_line *l, struc
 
 /* Makes room for line_addr in its set (evicting if the set is full, reported in
  * out) and installs it with no valid sectors. b is its bucket, known from the
- * lookup that missed. Returns the line index. */
-static uint32_t allocate(struct gcr_cache *c, uint64_t line_addr, uint32_t b,
-                         struct gcr_access *out)
+ * lookup that missed. Returns the line index. Inline: a miss in a full set is
+ * a replay's commonest access, and the call cost more than the copies. */
+static inline __attribute__((always_inline)) uint32_t
+allocate(struct gcr_cache *c, uint64_t line_addr, uint32_t b, struct gcr_access *out)
 {
-    uint32_t set = gcr_set_index_of(&c->index, line_addr);
+    uint32_t set = line_addr == c->hint_line ? c->hint_set : gcr_set_index_of(&c->index, line_addr);
     uint32_t way, idx;
     struct cache_line *l;
     out->allocated = true;
@@ -349,9 +360,7 @@ struct gcr_cache *gcr_cache_create(const struct gcr_cache_geometry *g, struct gc
         gcr_fail(err, GCR_E_CONFIG, "impossible cache geometry: %s", why);
         return NULL;
     }
-    struct gcr_cache *c = aligned_alloc(_Alignof(struct gcr_cache), sizeof *c);
-    if (c)
-        memset(c, 0, sizeof *c);
+    struct gcr_cache *c = gcr_small_table_alloc(sizeof *c);
     if (!c) {
         gcr_fail(err, GCR_E_NOMEM, "out of memory for a cache");
         return NULL;
@@ -370,6 +379,7 @@ struct gcr_cache *gcr_cache_create(const struct gcr_cache_geometry *g, struct gc
     uint32_t sectors = g->line_bytes / g->sector_bytes;
     c->full_mask = sectors == 32 ? UINT32_MAX : (UINT32_C(1) << sectors) - 1;
     c->rng = g->seed;
+    c->hint_line = UINT64_MAX;
 
     size_t nlines = (size_t)g->sets * g->ways;
     /* At least two buckets per line: chains stay short (a lookup reads 1.25
@@ -381,18 +391,17 @@ struct gcr_cache *gcr_cache_create(const struct gcr_cache_geometry *g, struct gc
     c->bucket_shift = (uint8_t)(64 - bucket_log2);
 
     size_t nwords = (size_t)g->sets * c->words;
-    /* Cache-line aligned, so no 32-byte line record straddles two host cache lines. */
-    size_t line_array_bytes = (nlines * sizeof *c->lines + 63) / 64 * 64;
-    c->lines = aligned_alloc(64, line_array_bytes);
-    if (c->lines)
-        memset(c->lines, 0, line_array_bytes);
-    c->buckets = malloc((size_t)c->bucket_count * sizeof *c->buckets);
-    c->valid_bits = malloc(nwords * sizeof *c->valid_bits);
-    c->set = malloc((size_t)g->sets * sizeof *c->set);
+    /* Small-table memory (core/table_memory.h): the tables of every cache
+     * share huge pages, and 64-byte alignment keeps each 32-byte line record
+     * in one host cache line. */
+    c->lines = gcr_small_table_alloc(nlines * sizeof *c->lines);
+    c->buckets = gcr_small_table_alloc((size_t)c->bucket_count * sizeof *c->buckets);
+    c->valid_bits = gcr_small_table_alloc(nwords * sizeof *c->valid_bits);
+    c->set = gcr_small_table_alloc((size_t)g->sets * sizeof *c->set);
     bool ok = c->lines && c->buckets && c->valid_bits && c->set;
     if (g->repl == GCR_REPL_NRU) {
-        c->ref_bits = malloc(nwords * sizeof *c->ref_bits);
-        c->ref_count = malloc((size_t)g->sets * sizeof *c->ref_count);
+        c->ref_bits = gcr_small_table_alloc(nwords * sizeof *c->ref_bits);
+        c->ref_count = gcr_small_table_alloc((size_t)g->sets * sizeof *c->ref_count);
         ok = ok && c->ref_bits && c->ref_count;
     }
     if (!ok) {
@@ -409,13 +418,14 @@ void gcr_cache_destroy(struct gcr_cache *c)
 {
     if (!c)
         return;
-    free(c->lines);
-    free(c->buckets);
-    free(c->valid_bits);
-    free(c->set);
-    free(c->ref_bits);
-    free(c->ref_count);
-    free(c);
+    size_t nwords = (size_t)c->geo.sets * c->words;
+    gcr_small_table_free(c->lines, (size_t)c->geo.sets * c->geo.ways * sizeof *c->lines);
+    gcr_small_table_free(c->buckets, (size_t)c->bucket_count * sizeof *c->buckets);
+    gcr_small_table_free(c->valid_bits, nwords * sizeof *c->valid_bits);
+    gcr_small_table_free(c->set, (size_t)c->geo.sets * sizeof *c->set);
+    gcr_small_table_free(c->ref_bits, nwords * sizeof *c->ref_bits);
+    gcr_small_table_free(c->ref_count, (size_t)c->geo.sets * sizeof *c->ref_count);
+    gcr_small_table_free(c, sizeof *c);
 }
 
 const struct gcr_cache_geometry *gcr_cache_geometry(const struct gcr_cache *c) { return &c->geo; }
@@ -520,7 +530,7 @@ void gcr_cache_access(struct gcr_cache *c, uint64_t line_addr, uint32_t sector_m
     sector_mask &= c->full_mask;
     *out = (struct gcr_access){0};
 
-    uint32_t b = bucket_of(c, line_addr);
+    uint32_t b = line_addr == c->hint_line ? c->hint_bucket : bucket_of(c, line_addr);
     uint32_t idx = lookup_in(c, b, line_addr);
     uint32_t valid_before = idx != NO_LINE ? c->lines[idx].valid : 0;
     uint32_t missed = sector_mask & ~valid_before;
@@ -540,10 +550,13 @@ void gcr_cache_access(struct gcr_cache *c, uint64_t line_addr, uint32_t sector_m
     st->sectors_forwarded += gcr_bits_popcount32(out->forward_mask);
 }
 
-void gcr_cache_prefetch(const struct gcr_cache *c, uint64_t line_addr, struct gcr_cache_hint *h)
+void gcr_cache_prefetch(struct gcr_cache *c, uint64_t line_addr, struct gcr_cache_hint *h)
 {
     line_addr &= c->line_mask;
     *h = (struct gcr_cache_hint){c, bucket_of(c, line_addr), gcr_set_index_of(&c->index, line_addr)};
+    c->hint_line = line_addr;
+    c->hint_bucket = h->bucket;
+    c->hint_set = h->set;
     __builtin_prefetch(&c->buckets[h->bucket]);
     __builtin_prefetch(&c->set[h->set]);
 }

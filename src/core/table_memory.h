@@ -1,5 +1,5 @@
-/* Memory for large tables probed at random: the analyses' per-line tables,
- * the cache models' line arrays and the replay's warp queues.
+/* Memory for large tables probed at random: the analyses' per-line tables
+ * and the replay's warp queues (and, below, for many small ones).
  *
  * The tables are probed at random addresses, one probe per event, so with
  * 4-KB pages most probes of a table of hundreds of MB also miss the TLB.
@@ -35,5 +35,15 @@ struct gcr_arena {
 /* `bytes` of zero-filled memory aligned to 64 bytes, or NULL. */
 void *gcr_arena_alloc(struct gcr_arena *a, size_t bytes);
 void gcr_arena_free_all(struct gcr_arena *a);
+
+/* Small tables probed at random, many at once: a replay's cache models (an
+ * 80-SM GPU has 144, each with a line array, hash buckets and set state of a
+ * few KB). From calloc, they would spread over hundreds of 4-KB pages, one
+ * TLB entry each, and an access touches several of them; instead they share
+ * huge pages. `bytes` of zero-filled, 64-byte aligned memory, or NULL;
+ * release it with gcr_small_table_free and the same size. Thread-safe. The
+ * memory stays with the process and serves the next small tables. */
+void *gcr_small_table_alloc(size_t bytes);
+void gcr_small_table_free(void *p, size_t bytes);
 
 #endif

@@ -57,14 +57,13 @@ struct sm {
     struct gcr_vws_sm vws; /* VWS throttling estimate */
 };
 
-/* What the prefetcher (prefetch_ahead) predicted of an SM: the warp it will
- * issue next, guessed once per round (valid while round == the bus step + 1:
- * an SM's state changes only when it issues, or at dispatch between rounds),
- * and where that warp's access will read the L1 and L2 (a NULL cache:
- * nothing to follow). */
+/* What the prefetcher (prefetch_ahead) predicted of an SM that issues this
+ * round: the warp it will issue, guessed once (an SM's state changes only when
+ * it issues, or at dispatch between rounds), and where that warp's access will
+ * read the L1 and L2 (a NULL cache: nothing to follow). */
 struct prefetch {
     const struct warp *next;
-    uint64_t round;
+    const uint8_t *head; /* next's queue head; NULL: no access to predict */
     struct gcr_cache_hint l1, l2;
 };
 
@@ -117,7 +116,13 @@ struct gcr_replay {
     struct warp **warp_slots;           /* backing store of every sm.active */
     struct cta *free_ctas;
     struct gcr_warpq_pool *queues;      /* buffers of every warp queue */
-    struct prefetch *pf;                /* per SM: the access being prefetched */
+    /* Functional replay: per SM, the round (bus step) of its next issue, later
+     * than now while it sleeps through non-memory slots (sleep_nonmem) and
+     * UINT64_MAX while it has no warps; the SMs issuing this round. One array
+     * to scan every round, apart from the SMs' larger records. */
+    uint64_t *wake;
+    uint32_t *order;
+    struct prefetch *pf;                /* per position in order: the access being prefetched */
     struct gcr_line_req reqs[GCR_COALESCE_MAX];
     struct gcr_warp_insn insn;          /* the instruction being executed */
     struct insn_counts counts, kernel_counts;
@@ -139,8 +144,6 @@ struct gcr_replay {
     double *sm_heap_key;
     uint32_t l1_blocks;              /* VWS: lines of one L1 in this kernel */
     bool vws_spare;                  /* VWS: second-level warps could be promoted */
-    bool long_nonmem;                /* a run of >= LONG_NONMEM non-memory instructions
-                                        was queued (see skip_nonmem_rounds) */
 };
 
 /* ------------------------------------------------------------ create/free */
@@ -182,15 +185,19 @@ int gcr_replay_create(struct gcr_replay **out, const struct gcr_config *cfg, str
     rp->kernels = json_array();
     rp->traces = json_array();
     rp->queues = gcr_warpq_pool_create();
+    rp->wake = malloc(S * sizeof *rp->wake);
+    rp->order = calloc(S, sizeof *rp->order);
     rp->pf = calloc(S, sizeof *rp->pf);
     if (!rp->l1_stats || !rp->l1_then || !rp->l2_then || !rp->l2_now || !rp->sms ||
-        !rp->warp_slots || !rp->kernels || !rp->traces || !rp->queues || !rp->pf) {
+        !rp->warp_slots || !rp->kernels || !rp->traces || !rp->queues || !rp->wake ||
+        !rp->order || !rp->pf) {
         gcr_replay_destroy(rp);
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     }
     for (uint32_t s = 0; s < S; s++) {
         rp->sms[s].active = rp->warp_slots + (size_t)s * cfg->max_warps_per_sm;
         rp->sms[s].last = -1;
+        rp->wake[s] = UINT64_MAX;
     }
 
     /* Analyses named in the config, in the config's order (deterministic). */
@@ -313,6 +320,8 @@ void gcr_replay_destroy(struct gcr_replay *rp)
         cta_free(c);
     }
     gcr_warpq_pool_destroy(rp->queues);
+    free(rp->wake);
+    free(rp->order);
     free(rp->pf);
     free(rp->l1_stats);
     free(rp->l1_then);
@@ -527,6 +536,10 @@ static void place(struct gcr_replay *rp, uint32_t s, struct cta *c)
     struct sm *sm = &rp->sms[s];
     if (rp->timing && sm->cycle < rp->now)
         sm->cycle = rp->now; /* an idle SM starts the CTA when it arrives */
+    /* An SM with warps is awake: only an SM that issued places a CTA (sleep_nonmem). */
+    assert(!sm->nactive || rp->wake[s] <= rp->bus.step);
+    if (!sm->nactive)
+        rp->wake[s] = rp->bus.step;
     c->sm = s;
     c->warps_left = 0;
     for (uint32_t w = 0; w < c->nwarps; w++)
@@ -719,12 +732,10 @@ static struct warp *pick_warp(struct gcr_replay *rp, struct sm *sm, uint32_t *in
     return sm->active[best];
 }
 
-/* The warp SM sm will probably issue next (NULL if it has none). A guess for
+/* The warp SM sm, which has warps, will probably issue next. A guess for
  * prefetching only: under GTO it is the current warp. */
 static const struct warp *guess_next(const struct sm *sm, bool lrr)
 {
-    if (!sm->nactive)
-        return NULL;
     const struct warp *w = sm->current;
     if (lrr || !w)
         w = sm->active[lrr_next(sm)];
@@ -735,57 +746,57 @@ static const struct warp *guess_next(const struct sm *sm, bool lrr)
  * the warp an SM issues next, nor the L1 and L2 state its access will read is
  * likely to be in the host's cache, and each is found through the previous
  * one, so reading them when the SM issues would stall on a chain of misses.
- * Instead they are fetched in stages, SMs ahead of the one issuing, each stage
- * PREFETCH_GAP SMs after the one whose loads it reads: the record, then the
- * head, then (through the organisation's prefetch hint, when it has one) the
- * caches' bucket and set state, then their line record and LRU victim. */
-enum { PREFETCH_GAP = 2, PREFETCH_FOLLOW = PREFETCH_GAP, PREFETCH_START = 2 * PREFETCH_GAP,
+ * Instead they are fetched in stages, ahead of the SM issuing in the round's
+ * order of issuing SMs (issue_order), each stage PREFETCH_GAP SMs after the one
+ * whose loads it reads: the record, then the head, then (through the
+ * organisation's prefetch hint, when it has one) the caches' bucket and set
+ * state, then their line record and LRU victim. rp->pf[k] belongs to the k-th
+ * SM of the round's order; nothing in it outlives the round. One SM apart is
+ * enough since SMs sleeping through non-memory runs no longer take slots
+ * (each issue now spends a whole memory access), and is faster than two:
+ * shorter rounds' first SMs wait less for the pipeline to fill, and fewer
+ * fetches are in flight at once. */
+enum { PREFETCH_GAP = 1, PREFETCH_FOLLOW = PREFETCH_GAP, PREFETCH_START = 2 * PREFETCH_GAP,
        PREFETCH_HEAD = 3 * PREFETCH_GAP, PREFETCH_WARP = 4 * PREFETCH_GAP };
 
-/* The warp SM t will probably issue next: the guess the warp stage made this
- * round, or a fresh one for the first SMs of a round (no stage ran for them). */
-static inline const struct warp *guessed(const struct gcr_replay *rp, uint32_t t, bool lrr)
+/* Step j of the round's pipeline over its n issuing SMs: each stage works on
+ * the SM its distance behind the warp stage's (j), so the SM at position k
+ * issues at step k + PREFETCH_WARP, after every stage ran for it. Unsigned
+ * positions: one before the round's first SM wraps past n. */
+static void prefetch_stages(struct gcr_replay *rp, uint32_t j, uint32_t n, bool lrr)
 {
-    const struct prefetch *pf = &rp->pf[t];
-    return pf->round == rp->bus.step + 1 ? pf->next : guess_next(&rp->sms[t], lrr);
-}
-
-static void prefetch_ahead(struct gcr_replay *rp, uint32_t s, bool lrr)
-{
-    uint32_t S = rp->cfg->num_sms;
     const struct warp *w;
-    if (s + PREFETCH_WARP < S) {
-        struct prefetch *pf = &rp->pf[s + PREFETCH_WARP];
-        pf->next = w = guess_next(&rp->sms[s + PREFETCH_WARP], lrr);
-        pf->round = rp->bus.step + 1;
-        if (w) {
-            __builtin_prefetch(w); /* a warp record may straddle two host lines */
-            __builtin_prefetch((const char *)(w + 1) - 1);
-        }
+    struct prefetch *pf;
+    uint32_t k = j;
+    if (k < n) {
+        rp->pf[k].next = w = guess_next(&rp->sms[rp->order[k]], lrr);
+        __builtin_prefetch(w); /* a warp record may straddle two host lines */
+        __builtin_prefetch((const char *)(w + 1) - 1);
     }
-    if (s + PREFETCH_HEAD < S && (w = guessed(rp, s + PREFETCH_HEAD, lrr))) {
+    if ((k = j - (PREFETCH_WARP - PREFETCH_HEAD)) < n) {
+        pf = &rp->pf[k];
+        w = pf->next;
+        /* Nothing to predict from in a non-memory run or an empty queue. */
+        pf->head = w->nonmem_left ? NULL : gcr_warpq_head(&w->q);
         /* A strided instruction's item (the common one) may straddle two host lines. */
         __builtin_prefetch(w->q.buf + w->q.pos);
-        __builtin_prefetch(w->q.buf + w->q.pos + GCR_WQ_INSN_FIXED + 15);
+        __builtin_prefetch(w->q.buf + w->q.pos + GCR_WQ_STRIDED_BYTES - 1);
     }
     if (!rp->org->prefetch)
         return;
     /* The hint's first stage predicts the SM's access from its queue head
-     * (read once, kept in rp->pf with each cache's hint); the second only
-     * follows it. */
-    struct prefetch *pf;
-    if (s + PREFETCH_START < S) {
-        pf = &rp->pf[s + PREFETCH_START];
+     * (kept in rp->pf with each cache's hint); the second only follows it. */
+    if ((k = j - (PREFETCH_WARP - PREFETCH_START)) < n) {
+        pf = &rp->pf[k];
         pf->l1.cache = pf->l2.cache = NULL;
         uint64_t addr;
-        if ((w = guessed(rp, s + PREFETCH_START, lrr)) && !w->nonmem_left &&
-            gcr_warpq_peek_addr(&w->q, &addr)) {
-            rp->org->prefetch(rp->org_self, s + PREFETCH_START, addr, &pf->l1);
+        if (pf->head && gcr_warpq_item_addr(pf->head, &addr)) {
+            rp->org->prefetch(rp->org_self, rp->order[k], addr, &pf->l1);
             gcr_memsys_prefetch(&rp->mem, addr, &pf->l2); /* most L1 misses go there */
         }
     }
-    if (s + PREFETCH_FOLLOW < S) {
-        pf = &rp->pf[s + PREFETCH_FOLLOW];
+    if ((k = j - (PREFETCH_WARP - PREFETCH_FOLLOW)) < n) {
+        pf = &rp->pf[k];
         if (pf->l1.cache)
             gcr_cache_prefetch_follow(&pf->l1);
         if (pf->l2.cache)
@@ -793,16 +804,13 @@ static void prefetch_ahead(struct gcr_replay *rp, uint32_t s, bool lrr)
     }
 }
 
-/* Non-memory runs at least this long make the functional LRR loop look for
- * rounds to skip, every SKIP_CHECK_ROUNDS rounds (skip_nonmem_rounds). */
-enum { LONG_NONMEM = 4096, SKIP_CHECK_ROUNDS = 1024 };
-
 static void warp_done(struct gcr_replay *rp, struct sm *sm, uint32_t index)
 {
     struct warp *w = sm->active[index];
     memmove(&sm->active[index], &sm->active[index + 1],
             (sm->nactive - index - 1) * sizeof sm->active[0]);
-    sm->nactive--;
+    if (--sm->nactive == 0)
+        rp->wake[sm - rp->sms] = UINT64_MAX;
     if ((int32_t)index <= sm->last)
         sm->last--;
     if (sm->current == w)
@@ -832,71 +840,83 @@ static inline bool next_insn(struct gcr_replay *rp, struct warp *w,
     if (gcr_warpq_pop(&w->q, &rp->insn, &count, shape) == GCR_WQ_NONMEM) {
         w->nonmem_left = count - 1;
         rp->kernel_counts.nonmem++;
-        if (count >= LONG_NONMEM)
-            rp->long_nonmem = true;
         return false;
     }
     return true;
 }
 
-/* Functional replay under LRR: when every resident warp of every SM is inside
- * a run of non-memory instructions, the next rounds touch no cache and differ
- * only in counters, so they can be applied at once. A trace may hold a run of
- * billions of them (the count field is 32 bits), which would otherwise cost
- * one trip through the issue loop each.
- *
- * In R rounds LRR picks the warp j places after SM s's last one
- * floor((R - 1 - j) / n) + 1 times (n resident warps), so R rounds leave every
- * warp at least one non-memory instruction (no warp or CTA ends, nothing is
- * dispatched) while R <= j + (left_j - 1) * n for each warp. The largest such
- * R over every SM is applied. Checked every SKIP_CHECK_ROUNDS rounds while a
- * long run may be pending (rp->long_nonmem), so traces without long runs pay
- * one test per round. Results are those of issuing the rounds one by one. */
-static void skip_nonmem_rounds(struct gcr_replay *rp)
+/* Non-memory instructions a warp can issue without taking an item from its
+ * queue and without finishing (its last instruction ends it: warp_done). */
+static inline uint32_t nonmem_spare(const struct warp *w)
 {
-    uint32_t S = rp->cfg->num_sms;
-    uint64_t rounds = UINT64_MAX;
-    bool long_left = false;
-    for (uint32_t s = 0; s < S; s++) {
-        const struct sm *sm = &rp->sms[s];
-        uint32_t n = sm->nactive;
-        uint32_t p = lrr_next(sm);
-        for (uint32_t j = 0; j < n; j++) {
-            uint32_t left = sm->active[(p + j) % n]->nonmem_left;
-            if (left >= LONG_NONMEM)
-                long_left = true;
-            uint64_t r = left ? j + (uint64_t)(left - 1) * n : 0;
+    return w->nonmem_left && gcr_warpq_empty(&w->q) ? w->nonmem_left - 1 : w->nonmem_left;
+}
+
+/* Functional replay: the policy picked the warp at `index` of SM sm's resident
+ * warps, and it is inside a run of non-memory instructions. Issue slots that
+ * take no item from a queue and end no warp touch no cache and change only this
+ * SM's warps and counters, so the SM applies the longest run of them it can
+ * see at once and sleeps until the round after (rp->wake). Nothing else reads
+ * its warps meanwhile: dispatch places CTAs only on SMs whose own CTA just
+ * finished (place), and the prefetcher skips sleeping SMs. False when not even
+ * this slot qualifies (it issues the warp's last instruction).
+ *
+ * Under GTO the picked warp stays the current, ready one through its run. Under
+ * LRR the j-th warp from `index` on (n resident) is picked
+ * floor((R - 1 - j) / n) + 1 times in R rounds (j < R), so R rounds qualify
+ * while R <= j + spare_j * n for each warp: the slots of a non-memory phase of
+ * one SM's warps, or of rounds in which every warp is inside a long run (a
+ * record may count up to 2^32 - 1 non-memory instructions). */
+static bool sleep_nonmem(struct gcr_replay *rp, uint32_t s, uint32_t index, bool lrr)
+{
+    struct sm *sm = &rp->sms[s];
+    uint32_t n = sm->nactive;
+    uint64_t rounds = nonmem_spare(sm->active[index]);
+    if (lrr) {
+        rounds *= n;
+        uint32_t i = index;
+        for (uint32_t j = 1; j < n && j < rounds; j++) {
+            if (++i == n)
+                i = 0;
+            uint64_t r = j + (uint64_t)nonmem_spare(sm->active[i]) * n;
             if (r < rounds)
                 rounds = r;
         }
     }
-    rp->long_nonmem = long_left;
-    if (rounds == UINT64_MAX || rounds < 2)
-        return;
-    uint64_t issued = 0;
-    for (uint32_t s = 0; s < S; s++) {
-        struct sm *sm = &rp->sms[s];
-        uint32_t n = sm->nactive;
-        if (!n)
-            continue;
-        uint32_t p = lrr_next(sm);
-        for (uint32_t j = 0; j < n && j < rounds; j++)
-            sm->active[(p + j) % n]->nonmem_left -= (uint32_t)((rounds - 1 - j) / n + 1);
-        sm->last = (int32_t)((p + (rounds - 1) % n) % n);
-        sm->current = sm->active[sm->last];
-        sm->issued += rounds;
-        issued += rounds;
+    if (!rounds)
+        return false;
+    uint32_t last = index;
+    if (lrr) {
+        /* R = q * n + e rounds pick the j-th warp q + (j < e) times. */
+        uint64_t q = rounds / n;
+        uint32_t e = (uint32_t)(rounds % n), i = index;
+        for (uint32_t j = 0; j < n && j < rounds; j++) {
+            sm->active[i]->nonmem_left -= (uint32_t)q + (j < e);
+            if (++i == n)
+                i = 0;
+        }
+        last = index + (e ? e - 1 : n - 1);
+        if (last >= n)
+            last -= n;
+    } else {
+        sm->active[index]->nonmem_left -= (uint32_t)rounds;
     }
-    rp->kernel_counts.warp_insns += issued;
-    rp->kernel_counts.nonmem += issued;
-    rp->bus.step += rounds;
+    sm->last = (int32_t)last;
+    sm->current = sm->active[last];
+    sm->issued += rounds;
+    rp->wake[s] = rp->bus.step + rounds;
+    rp->kernel_counts.warp_insns += rounds;
+    rp->kernel_counts.nonmem += rounds;
+    return true;
 }
 
-static void sm_issue(struct gcr_replay *rp, uint32_t s)
+static void sm_issue(struct gcr_replay *rp, uint32_t s, bool lrr)
 {
     struct sm *sm = &rp->sms[s];
     uint32_t index;
     struct warp *w = pick_warp(rp, sm, &index);
+    if (w->nonmem_left && sleep_nonmem(rp, s, index, lrr))
+        return;
     sm->last = (int32_t)index;
     sm->current = w;
     sm->issued++;
@@ -905,6 +925,30 @@ static void sm_issue(struct gcr_replay *rp, uint32_t s)
         execute(rp, sm, s, w, &shape);
     if (!w->nonmem_left && gcr_warpq_empty(&w->q))
         warp_done(rp, sm, index);
+}
+
+/* The SMs that issue in this round, in SM order, into rp->order; their number.
+ * When every SM with warps sleeps, the rounds until the first one wakes are
+ * skipped (rp->bus.step moves on). Functional replay only. */
+static uint32_t issue_order(struct gcr_replay *rp)
+{
+    uint32_t S = rp->cfg->num_sms;
+    for (;;) {
+        uint32_t n = 0;
+        const uint64_t step = rp->bus.step;
+        for (uint32_t s = 0; s < S; s++)
+            if (rp->wake[s] <= step)
+                rp->order[n++] = s;
+        if (n)
+            return n;
+        uint64_t first_wake = UINT64_MAX;
+        for (uint32_t s = 0; s < S; s++)
+            if (rp->wake[s] < first_wake)
+                first_wake = rp->wake[s];
+        if (first_wake == UINT64_MAX)
+            return 0;
+        rp->bus.step = first_wake;
+    }
 }
 
 /* ------------------------------------------------------------ timing mode */
@@ -1316,6 +1360,7 @@ static void kernel_state_free(struct gcr_replay *rp, struct kernel_state *ks)
                 cta_put(rp, w->cta);
         }
         sm->resident_ctas = 0;
+        rp->wake[s] = UINT64_MAX;
         sm->last = -1;
         sm->current = NULL;
     }
@@ -1417,18 +1462,15 @@ static int replay_kernel(struct gcr_replay *rp, struct gcr_reader *r,
         if (run_timed(rp, err) != 0)
             goto out;
     }
-    /* Hints name cache slots of the caches as they were: a kernel may resize them. */
-    memset(rp->pf, 0, cfg->num_sms * sizeof *rp->pf);
+    const bool lrr = cfg->warp_policy == GCR_WARP_LRR;
     while (ks.resident) {
-        for (uint32_t s = 0; s < cfg->num_sms; s++)
-            if (rp->sms[s].nactive) {
-                prefetch_ahead(rp, s, cfg->warp_policy == GCR_WARP_LRR);
-                sm_issue(rp, s);
-            }
+        uint32_t n = issue_order(rp);
+        for (uint32_t j = 0; j < n + PREFETCH_WARP; j++) {
+            prefetch_stages(rp, j, n, lrr);
+            if (j >= PREFETCH_WARP)
+                sm_issue(rp, rp->order[j - PREFETCH_WARP], lrr);
+        }
         rp->bus.step++;
-        if (rp->long_nonmem && cfg->warp_policy == GCR_WARP_LRR &&
-            !(rp->bus.step % SKIP_CHECK_ROUNDS))
-            skip_nonmem_rounds(rp);
         if (ks.cta_finished) {
             ks.cta_finished = false;
             if (dispatch(rp, err) != 0)

@@ -1,6 +1,6 @@
 /* Per-warp instruction queues: a CTA's records are packed into one compact
  * byte queue per warp when the CTA is loaded and unpacked when issued.
- * Strided accesses (the common case) take 32 bytes instead of 300. */
+ * Strided accesses (the common case) take 28 bytes instead of 300. */
 #ifndef GCREPLAY_REPLAY_WARPQ_H
 #define GCREPLAY_REPLAY_WARPQ_H
 
@@ -52,10 +52,14 @@ static inline enum gcr_warpq_item gcr_warpq_pop(struct gcr_warpq *q, struct gcr_
 /* Fills in->addr[] from a strided shape (no-op for explicit lists). */
 void gcr_lane_shape_expand(const struct gcr_lane_shape *shape, struct gcr_warp_insn *in);
 
-/* The first lane address of the head item when it is an instruction of the
- * global or local space with an active lane (what will reach the L1), for
- * prefetching; false otherwise. No state change. */
-static inline bool gcr_warpq_peek_addr(const struct gcr_warpq *q, uint64_t *addr);
+/* For prefetching, no state change: the head item (NULL if q is empty), and
+ * the first lane address of an item when it is an instruction of the global
+ * or local space with an active lane (what will reach the L1), else false. */
+static inline const uint8_t *gcr_warpq_head(const struct gcr_warpq *q)
+{
+    return gcr_warpq_empty(q) ? NULL : q->buf + q->pos;
+}
+static inline bool gcr_warpq_item_addr(const uint8_t *item, uint64_t *addr);
 
 static inline void gcr_warpq_reset(struct gcr_warpq *q) { q->len = q->pos = 0; }
 /* Gives the buffer back (to q->pool, or to malloc); q is then empty. */
@@ -64,10 +68,31 @@ void gcr_warpq_free(struct gcr_warpq *q);
 /* ---- The hot functions, inline: the replay pushes every record of a trace
  * and pops every one again. */
 
-enum { GCR_WQ_TAG_STRIDE = 0, GCR_WQ_TAG_LIST = 1, GCR_WQ_TAG_NONMEM = 2 };
+/* A packed instruction starts with the image of struct gcr_warp_insn's bytes
+ * from pc to active_mask as they lie in memory (op, space, cache_op and width
+ * between them), so that a push and a pop copy them in one piece. The image's
+ * padding carries the item's own fields: after cache_op its tag, after width
+ * the stride of a GCR_WQ_TAG_STRIDE item. Then come the lanes: the first
+ * active lane's address (strided forms; GCR_WQ_TAG_STRIDE_WIDE: then the
+ * stride, 8 bytes) or each active lane's address (GCR_WQ_TAG_LIST), 8 bytes
+ * each. So a strided instruction, nearly every one, takes 28 bytes: the
+ * queues of the resident CTAs hold all their instructions from loading to
+ * issue, far more than the host's last-level cache, and the fewer bytes they
+ * stream through it the more of the cache models' state stays there. A run of
+ * non-memory instructions is its count (4 bytes) and, at the tag's place, its
+ * tag. Fields are in the host's byte order: a queue never leaves the process. */
+enum { GCR_WQ_TAG_STRIDE, GCR_WQ_TAG_STRIDE_WIDE, GCR_WQ_TAG_LIST, GCR_WQ_TAG_NONMEM };
 
-/* Fixed part of a packed instruction: tag, op, space, cache_op, width, mask, pc. */
-#define GCR_WQ_INSN_FIXED (1 + 3 + 2 + 4 + 8)
+#define GCR_WQ_IMAGE_START offsetof(struct gcr_warp_insn, pc)
+#define GCR_WQ_OFFSET(field) (offsetof(struct gcr_warp_insn, field) - GCR_WQ_IMAGE_START)
+#define GCR_WQ_IMAGE_BYTES (GCR_WQ_OFFSET(active_mask) + 4)
+#define GCR_WQ_TAG_AT (GCR_WQ_OFFSET(cache_op) + 1)
+#define GCR_WQ_STRIDE_AT (GCR_WQ_OFFSET(width) + 2)
+enum { GCR_WQ_STRIDED_BYTES = GCR_WQ_IMAGE_BYTES + 8, GCR_WQ_NONMEM_BYTES = GCR_WQ_TAG_AT + 1 };
+_Static_assert(GCR_WQ_OFFSET(op) == 8 && GCR_WQ_OFFSET(space) == 9 &&
+                   GCR_WQ_OFFSET(cache_op) == 10 && GCR_WQ_OFFSET(width) == 12 &&
+                   GCR_WQ_OFFSET(active_mask) == 16,
+               "a packed instruction's tag and stride use struct gcr_warp_insn's padding");
 
 /* Makes room for extra more bytes (warpq.c); 0, or -1 when out of memory. */
 int gcr_warpq_grow(struct gcr_warpq *q, size_t extra);
@@ -79,52 +104,52 @@ static inline int gcr_warpq_reserve(struct gcr_warpq *q, size_t extra)
     return gcr_warpq_grow(q, extra);
 }
 
-/* The fixed part of a packed instruction, then returns where its lane part goes. */
-static inline uint8_t *gcr_warpq_put_fixed(uint8_t *p, unsigned tag, const struct gcr_warp_insn *in)
+/* The image part of a packed instruction, then returns where its lanes go. */
+static inline uint8_t *gcr_warpq_put_image(uint8_t *p, unsigned tag, int16_t stride,
+                                           const struct gcr_warp_insn *in)
 {
-    p[0] = (uint8_t)tag;
-    p[1] = in->op;
-    p[2] = in->space;
-    p[3] = in->cache_op;
-    memcpy(p + 4, &in->width, 2);
-    memcpy(p + 6, &in->active_mask, 4);
-    memcpy(p + 10, &in->pc, 8);
-    return p + GCR_WQ_INSN_FIXED;
+    memcpy(p, (const char *)in + GCR_WQ_IMAGE_START, GCR_WQ_IMAGE_BYTES);
+    p[GCR_WQ_TAG_AT] = (uint8_t)tag;
+    memcpy(p + GCR_WQ_STRIDE_AT, &stride, 2);
+    return p + GCR_WQ_IMAGE_BYTES;
+}
+
+/* Appends a strided instruction, the stride in the image when it fits. */
+static inline int gcr_warpq_push_strided(struct gcr_warpq *q, const struct gcr_warp_insn *in,
+                                         uint64_t base, int64_t stride)
+{
+    bool narrow = stride == (int16_t)stride;
+    size_t bytes = GCR_WQ_STRIDED_BYTES + (narrow ? 0 : 8);
+    if (gcr_warpq_reserve(q, bytes) != 0)
+        return -1;
+    uint8_t *p = gcr_warpq_put_image(q->buf + q->len,
+                                     narrow ? GCR_WQ_TAG_STRIDE : GCR_WQ_TAG_STRIDE_WIDE,
+                                     (int16_t)stride, in);
+    memcpy(p, &base, 8);
+    if (!narrow)
+        memcpy(p + 8, &stride, 8);
+    q->len += bytes;
+    return 0;
 }
 
 /* Appends an instruction; 0, or -1 when out of memory. */
 static inline int gcr_warpq_push_insn(struct gcr_warpq *q, const struct gcr_warp_insn *in)
 {
     uint32_t mask = in->active_mask;
-    if (__builtin_expect(in->strided && mask, 1)) {
-        /* The reader already knows the shape (the common case): no address to
-         * look at but the first active lane's. Its own branch, so that base and
-         * stride stay in registers. */
-        if (gcr_warpq_reserve(q, GCR_WQ_INSN_FIXED + 16) != 0)
-            return -1;
-        uint8_t *p = gcr_warpq_put_fixed(q->buf + q->len, GCR_WQ_TAG_STRIDE, in);
-        memcpy(p, &in->addr[__builtin_ctz(mask)], 8);
-        memcpy(p + 8, &in->stride, 8);
-        q->len += GCR_WQ_INSN_FIXED + 16;
-        return 0;
-    }
+    /* The reader already knows the shape (the common case): no address to
+     * look at but the first active lane's. */
+    if (__builtin_expect(in->strided && mask, 1))
+        return gcr_warpq_push_strided(q, in, in->addr[__builtin_ctz(mask)], in->stride);
     uint64_t base;
     int64_t stride;
-    bool strided = gcr_insn_stride(in, &base, &stride);
-    size_t n = (size_t)__builtin_popcount(mask);
-    if (gcr_warpq_reserve(q, GCR_WQ_INSN_FIXED + (strided ? 16 : 8 * n)) != 0)
+    if (gcr_insn_stride(in, &base, &stride))
+        return gcr_warpq_push_strided(q, in, base, stride);
+    if (gcr_warpq_reserve(q, GCR_WQ_IMAGE_BYTES + 8 * (size_t)__builtin_popcount(mask)) != 0)
         return -1;
-    uint8_t *p = gcr_warpq_put_fixed(q->buf + q->len,
-                                     strided ? GCR_WQ_TAG_STRIDE : GCR_WQ_TAG_LIST, in);
-    if (strided) {
-        memcpy(p, &base, 8);
-        memcpy(p + 8, &stride, 8);
-        p += 16;
-    } else {
-        for (uint32_t m = mask; m; m &= m - 1) {
-            memcpy(p, &in->addr[__builtin_ctz(m)], 8);
-            p += 8;
-        }
+    uint8_t *p = gcr_warpq_put_image(q->buf + q->len, GCR_WQ_TAG_LIST, 0, in);
+    for (uint32_t m = mask; m; m &= m - 1) {
+        memcpy(p, &in->addr[__builtin_ctz(m)], 8);
+        p += 8;
     }
     q->len = (size_t)(p - q->buf);
     return 0;
@@ -133,11 +158,11 @@ static inline int gcr_warpq_push_insn(struct gcr_warpq *q, const struct gcr_warp
 /* Appends a run of count non-memory instructions; 0, or -1 when out of memory. */
 static inline int gcr_warpq_push_nonmem(struct gcr_warpq *q, uint32_t count)
 {
-    if (gcr_warpq_reserve(q, 5) != 0)
+    if (gcr_warpq_reserve(q, GCR_WQ_NONMEM_BYTES) != 0)
         return -1;
-    q->buf[q->len] = GCR_WQ_TAG_NONMEM;
-    memcpy(q->buf + q->len + 1, &count, 4);
-    q->len += 5;
+    memcpy(q->buf + q->len, &count, 4);
+    q->buf[q->len + GCR_WQ_TAG_AT] = GCR_WQ_TAG_NONMEM;
+    q->len += GCR_WQ_NONMEM_BYTES;
     return 0;
 }
 
@@ -145,24 +170,27 @@ static inline enum gcr_warpq_item gcr_warpq_pop(struct gcr_warpq *q, struct gcr_
                                                 uint32_t *count, struct gcr_lane_shape *shape)
 {
     const uint8_t *p = q->buf + q->pos;
-    if (p[0] == GCR_WQ_TAG_NONMEM) {
-        memcpy(count, p + 1, 4);
-        q->pos += 5;
+    unsigned tag = p[GCR_WQ_TAG_AT];
+    if (tag == GCR_WQ_TAG_NONMEM) {
+        memcpy(count, p, 4);
+        q->pos += GCR_WQ_NONMEM_BYTES;
         return GCR_WQ_NONMEM;
     }
-    in->op = p[1];
-    in->space = p[2];
-    in->cache_op = p[3];
-    memcpy(&in->width, p + 4, 2);
-    memcpy(&in->active_mask, p + 6, 4);
-    memcpy(&in->pc, p + 10, 8);
-    shape->strided = p[0] == GCR_WQ_TAG_STRIDE;
-    p += GCR_WQ_INSN_FIXED;
-    if (shape->strided) {
-        memcpy(&shape->base, p, 8);
-        memcpy(&shape->stride, p + 8, 8);
-        p += 16;
+    /* The tag and stride land in the instruction's padding, meaning nothing there. */
+    memcpy((char *)in + GCR_WQ_IMAGE_START, p, GCR_WQ_IMAGE_BYTES);
+    shape->strided = tag != GCR_WQ_TAG_LIST;
+    if (tag == GCR_WQ_TAG_STRIDE) {
+        int16_t stride;
+        memcpy(&stride, p + GCR_WQ_STRIDE_AT, 2);
+        shape->stride = stride;
+        memcpy(&shape->base, p + GCR_WQ_IMAGE_BYTES, 8);
+        p += GCR_WQ_STRIDED_BYTES;
+    } else if (tag == GCR_WQ_TAG_STRIDE_WIDE) {
+        memcpy(&shape->base, p + GCR_WQ_IMAGE_BYTES, 8);
+        memcpy(&shape->stride, p + GCR_WQ_STRIDED_BYTES, 8);
+        p += GCR_WQ_STRIDED_BYTES + 8;
     } else {
+        p += GCR_WQ_IMAGE_BYTES;
         for (uint32_t m = in->active_mask; m; m &= m - 1, p += 8)
             memcpy(&in->addr[__builtin_ctz(m)], p, 8);
     }
@@ -170,19 +198,16 @@ static inline enum gcr_warpq_item gcr_warpq_pop(struct gcr_warpq *q, struct gcr_
     return GCR_WQ_INSN;
 }
 
-static inline bool gcr_warpq_peek_addr(const struct gcr_warpq *q, uint64_t *addr)
+static inline bool gcr_warpq_item_addr(const uint8_t *p, uint64_t *addr)
 {
-    if (q->pos >= q->len)
-        return false;
-    const uint8_t *p = q->buf + q->pos;
-    /* The tag first: a non-memory item is 5 bytes, and may end the buffer. */
-    if (p[0] == GCR_WQ_TAG_NONMEM || p[2] > GCR_SPACE_LOCAL)
+    /* The tag first: a non-memory item ends there, and may end the buffer. */
+    if (p[GCR_WQ_TAG_AT] == GCR_WQ_TAG_NONMEM || p[GCR_WQ_OFFSET(space)] > GCR_SPACE_LOCAL)
         return false;
     uint32_t mask;
-    memcpy(&mask, p + 6, 4);
+    memcpy(&mask, p + GCR_WQ_OFFSET(active_mask), 4);
     if (!mask)
         return false;
-    memcpy(addr, p + GCR_WQ_INSN_FIXED, 8); /* the stride form's base, or the list's first */
+    memcpy(addr, p + GCR_WQ_IMAGE_BYTES, 8); /* the strided forms' base, or the list's first */
     return true;
 }
 

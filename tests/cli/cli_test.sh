@@ -530,9 +530,10 @@ PY
   done
   ;;
 long-nonmem)
-  # Long runs of non-memory instructions are applied a batch of rounds at a
-  # time (skip_nonmem_rounds in src/replay/replay.c). The same trace with every
-  # run split into pieces too short to trigger that must give the same report.
+  # Runs of non-memory instructions are applied a batch of rounds at a time
+  # (sleep_nonmem in src/replay/replay.c), by different rules under LRR and
+  # GTO. The same trace with every run split into pieces, which shortens the
+  # batches, must give the same report.
   python3 - "$work" <<'PY'
 import random, sys
 work = sys.argv[1]
@@ -557,7 +558,13 @@ for name in ("long", "split"):
     lines[name].append("end 1")
     open("%s/%s.txt" % (work, name), "w").write("\n".join(lines[name]) + "\n")
 PY
-  for cfg in examples/configs/volta80.json examples/configs/fermi28.json; do
+  python3 - examples/configs/volta80.json "$work/volta80-gto.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["scheduling"]["warp_policy"] = "gto"
+json.dump(c, open(sys.argv[2], "w"))
+PY
+  for cfg in examples/configs/volta80.json examples/configs/fermi28.json "$work/volta80-gto.json"; do
     expect_exit 0 "$GCR" run -q --config "$cfg" --json "$work/long.json" "$work/long.txt"
     expect_exit 0 "$GCR" run -q --config "$cfg" --json "$work/split.json" "$work/split.txt"
     python3 - "$work/long.json" "$work/split.json" <<'PY' || fail "long non-memory runs change the report with $cfg"

@@ -12,9 +12,10 @@ static const uint64_t seq[] = {0, 4, 8, 0, 12, 16, 4, 20, 0, 24, 8, 28, 32, 0};
 enum { N = sizeof seq / sizeof seq[0] };
 
 /* Replays seq (in lines) on a 2-set x 4-way cache; with hints, each access is
- * preceded by both stages for the next access's line, and by the second stage
- * of the hint made one access earlier (now stale), of a hint made on `other`
- * and of an empty hint. */
+ * preceded by both stages for the next access's line (every third access: for
+ * its own line, whose bucket and set the access then takes from the cache's
+ * copy), and by the second stage of the hint made one access earlier (now
+ * stale), of a hint made on `other` and of an empty hint. */
 static void run(bool hints, struct gcr_cache *other, enum gcr_outcome *out,
                 struct gcr_cache_stats *st)
 {
@@ -28,8 +29,9 @@ static void run(bool hints, struct gcr_cache *other, enum gcr_outcome *out,
             gcr_cache_prefetch_follow(&stale);
             gcr_cache_prefetch_follow(&foreign);
             gcr_cache_prefetch_follow(&none);
-            gcr_cache_prefetch(c, seq[(i + 1) % N] * g.line_bytes, &h);
-            CHECK(h.cache == c && h.set == (uint32_t)(seq[(i + 1) % N] % 2));
+            uint64_t line = seq[(i + (i % 3 != 0)) % N];
+            gcr_cache_prefetch(c, line * g.line_bytes, &h);
+            CHECK(h.cache == c && h.set == (uint32_t)(line % 2));
             gcr_cache_prefetch_follow(&h);
             stale = h;
         }

@@ -2,6 +2,12 @@
 #include "check.h"
 #include "replay/warpq.h"
 
+static bool peek(const struct gcr_warpq *q, uint64_t *addr)
+{
+    const uint8_t *head = gcr_warpq_head(q);
+    return head && gcr_warpq_item_addr(head, addr);
+}
+
 int main(void)
 {
     struct gcr_warpq q = {0};
@@ -65,6 +71,28 @@ int main(void)
     CHECK_EQ_U(sh.stride, 64);
     gcr_lane_shape_expand(&sh, &y);
     CHECK_EQ_U(y.addr[7], 0x1000 + 3 * 64);
+
+    /* Strides that do not fit in 16 bits take the wide form; both come back exact. */
+    static const int64_t strides[] = {32767, -32768, 32768, -32769, INT64_C(1) << 40,
+                                      -(INT64_C(1) << 40)};
+    gcr_warpq_reset(&q);
+    for (size_t i = 0; i < sizeof strides / sizeof strides[0]; i++) {
+        h.stride = strides[i];
+        CHECK(gcr_warpq_push_insn(&q, &h) == 0);
+        CHECK(gcr_warpq_push_nonmem(&q, 3) == 0);
+    }
+    CHECK_EQ_U(q.len, 2 * (GCR_WQ_STRIDED_BYTES + GCR_WQ_NONMEM_BYTES) +
+                          4 * (GCR_WQ_STRIDED_BYTES + 8 + GCR_WQ_NONMEM_BYTES));
+    for (size_t i = 0; i < sizeof strides / sizeof strides[0]; i++) {
+        CHECK(gcr_warpq_pop(&q, &y, &cnt, &sh) == GCR_WQ_INSN);
+        CHECK(sh.strided);
+        CHECK_EQ_U(sh.base, 0x1000);
+        CHECK_EQ_U(sh.stride, (uint64_t)strides[i]);
+        CHECK_EQ_U(y.active_mask, 0xf0);
+        CHECK(gcr_warpq_pop(&q, &y, &cnt, &sh) == GCR_WQ_NONMEM);
+        CHECK_EQ_U(cnt, 3);
+    }
+    CHECK(gcr_warpq_empty(&q));
     gcr_warpq_free(&q);
 
     /* Pooled queues: growing moves the contents, and freed buffers are
@@ -72,11 +100,12 @@ int main(void)
     struct gcr_warpq_pool *pool = gcr_warpq_pool_create();
     CHECK(pool != NULL);
     struct gcr_warpq p1 = {.pool = pool}, p2 = {.pool = pool};
-    for (uint32_t i = 1; i <= 1000; i++) { /* 5 bytes each: grows 256 -> 8192 */
+    _Static_assert(GCR_WQ_NONMEM_BYTES == 12, "the sizes below");
+    for (uint32_t i = 1; i <= 1000; i++) { /* 12 bytes each: grows 256 -> 16384 */
         CHECK(gcr_warpq_push_nonmem(&p1, i) == 0);
         CHECK(gcr_warpq_push_nonmem(&p2, 2 * i) == 0);
     }
-    CHECK_EQ_U(p1.cap, 8192);
+    CHECK_EQ_U(p1.cap, 16384);
     for (uint32_t i = 1; i <= 1000; i++) {
         struct gcr_warp_insn x;
         uint32_t n1 = 0, n2 = 0;
@@ -88,49 +117,50 @@ int main(void)
     uint8_t *old = p1.buf;
     gcr_warpq_free(&p1);
     CHECK(p1.buf == NULL && p1.cap == 0);
-    CHECK(gcr_warpq_grow(&p1, 5000) == 0);
-    CHECK(p1.buf == old); /* the 8192-byte class's free buffer */
+    CHECK(gcr_warpq_grow(&p1, 10000) == 0);
+    CHECK(p1.buf == old); /* the 16384-byte class's free buffer */
     gcr_warpq_free(&p1);
     gcr_warpq_free(&p2);
     gcr_warpq_pool_destroy(pool);
 
-    /* The prefetcher's peek: the first lane address of a global or local
-     * instruction at the head, nothing for anything else; no state change. */
+    /* The prefetcher's peek (the head, then its address): the first lane
+     * address of a global or local instruction at the head, nothing for
+     * anything else; no state change. */
     struct gcr_warpq pq = {0};
     uint64_t addr = 0;
-    CHECK(!gcr_warpq_peek_addr(&pq, &addr)); /* empty */
+    CHECK(!peek(&pq, &addr)); /* empty */
     struct gcr_warp_insn sh_load = {.width = 4, .active_mask = 1, .space = GCR_SPACE_SHARED};
     sh_load.addr[0] = 0x40;
     CHECK(gcr_warpq_push_insn(&pq, &sh_load) == 0);
     CHECK(gcr_warpq_push_nonmem(&pq, 3) == 0);
     CHECK(gcr_warpq_push_insn(&pq, &a) == 0); /* local, strided from lane 0 */
     CHECK(gcr_warpq_push_insn(&pq, &b) == 0); /* global, a list */
-    CHECK(!gcr_warpq_peek_addr(&pq, &addr)); /* shared memory never reaches the L1 */
+    CHECK(!peek(&pq, &addr)); /* shared memory never reaches the L1 */
     struct gcr_warp_insn x;
     uint32_t n;
     CHECK(gcr_warpq_pop(&pq, &x, &n, &sh) == GCR_WQ_INSN);
-    CHECK(!gcr_warpq_peek_addr(&pq, &addr)); /* a non-memory run */
+    CHECK(!peek(&pq, &addr)); /* a non-memory run */
     CHECK(gcr_warpq_pop(&pq, &x, &n, &sh) == GCR_WQ_NONMEM);
-    CHECK(gcr_warpq_peek_addr(&pq, &addr));
+    CHECK(peek(&pq, &addr));
     CHECK_EQ_U(addr, 100);
-    CHECK(gcr_warpq_peek_addr(&pq, &addr)); /* again: nothing consumed */
+    CHECK(peek(&pq, &addr)); /* again: nothing consumed */
     CHECK_EQ_U(addr, 100);
     CHECK(gcr_warpq_pop(&pq, &x, &n, &sh) == GCR_WQ_INSN);
-    CHECK(gcr_warpq_peek_addr(&pq, &addr));
+    CHECK(peek(&pq, &addr));
     CHECK_EQ_U(addr, 5);
     CHECK(gcr_warpq_pop(&pq, &x, &n, &sh) == GCR_WQ_INSN);
-    CHECK(!gcr_warpq_peek_addr(&pq, &addr));
+    CHECK(!peek(&pq, &addr));
     gcr_warpq_free(&pq);
 
     /* A non-memory item ending a full buffer: the peek reads its tag only
      * (under ASan, reading the mask of an instruction would go past it). */
     struct gcr_warpq full = {0};
     CHECK(gcr_warpq_grow(&full, 1) == 0);
-    while (full.len + 5 <= full.cap)
+    while (full.len + GCR_WQ_NONMEM_BYTES <= full.cap)
         CHECK(gcr_warpq_push_nonmem(&full, 1) == 0);
-    full.pos = full.len - 5;
+    full.pos = full.len - GCR_WQ_NONMEM_BYTES;
     CHECK(full.buf != NULL);
-    CHECK(!gcr_warpq_peek_addr(&full, &addr));
+    CHECK(!peek(&full, &addr));
     gcr_warpq_free(&full);
     CHECK_DONE();
 }
