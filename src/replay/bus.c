@@ -40,6 +40,7 @@ int gcr_bus_start(struct gcr_bus *bus, struct gcr_idmap *lines, bool threaded)
     /* Ids are for per-line state: without a column, no analysis keeps any in
      * the shared map, and events need no id. */
     bus->lines = lines && lines->ncolumns ? lines : NULL;
+    bus->line_shift = bus->lines ? bus->lines->key_shift : 0;
     if (!bus->lag_mask)
         return 0;
     size_t ring = threaded ? BUS_RING_THREADED : BUS_RING;
@@ -287,11 +288,14 @@ struct gcr_bus_worker {
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t wake;       /* either side waits here */
-    _Atomic uint64_t published; /* events the replay has completed */
-    _Atomic uint64_t flush_to;  /* a flush: take every event before it through every stage */
-    _Atomic uint64_t consumed;  /* events the worker has delivered (its head) */
     _Atomic bool stop;
     _Atomic bool worker_asleep, replay_asleep;
+    /* Each side's counter on a host cache line of its own (see struct
+     * gcr_bus): the other side's polling then reads a line that changes once
+     * per batch, not one that the writer's own work keeps taking back. */
+    _Alignas(64) _Atomic uint64_t published; /* events the replay has completed */
+    _Atomic uint64_t flush_to;               /* a flush: take every event before it */
+    _Alignas(64) _Atomic uint64_t consumed;  /* events the worker has delivered (its head) */
 };
 
 /* Waits until ready(bus) holds, asleep if it takes long; *asleep is the
@@ -354,9 +358,10 @@ static void *worker_main(void *arg)
 
 static int worker_start(struct gcr_bus *bus)
 {
-    struct gcr_bus_worker *w = calloc(1, sizeof *w);
+    struct gcr_bus_worker *w = aligned_alloc(64, sizeof *w);
     if (!w)
         return -1;
+    memset(w, 0, sizeof *w);
     if (pthread_mutex_init(&w->lock, NULL) != 0) {
         free(w);
         return -1;
@@ -501,8 +506,8 @@ void gcr_bus_emit_insn(struct gcr_bus *bus, uint32_t sm, const struct gcr_warp_i
     /* The line of the first active lane, for the accesses' spaces. */
     it->has_line = bus->lines && in->active_mask &&
                    (in->space == GCR_SPACE_GLOBAL || in->space == GCR_SPACE_LOCAL);
-    uint64_t line = it->has_line ? in->addr[__builtin_ctz(in->active_mask)] >>
-                                       bus->lines->key_shift << bus->lines->key_shift
+    uint64_t line = it->has_line ? in->addr[__builtin_ctz(in->active_mask)] >> bus->line_shift
+                                       << bus->line_shift
                                  : 0;
     gcr_event_fill(&it->ev, GCR_EV_INSN, 0, sm, in->cta, in->warp, in, line, 0, false, NULL);
     it->ev.step = bus->step;

@@ -55,7 +55,13 @@ struct gcr_bus_item {
     uint8_t kind_bit;  /* log2 of ev.kind */
 };
 
+/* Threaded, the replay and the worker write different fields of the bus at
+ * every event: each group of them gets host cache lines of its own (64-byte
+ * gaps, since the bus lives inside the replay's calloc'ed state, which is
+ * not 64-byte aligned), or every write would pull the line away from the
+ * other core (false sharing, a cross-core transfer per event). */
 struct gcr_bus {
+    char apart_before[64]; /* from the replay's fields before the bus */
     unsigned mask;       /* union of every subscriber's kinds: a cheap "anyone listening?" */
     unsigned sync_mask;  /* kinds some synchronous subscriber wants */
     unsigned lag_mask;   /* kinds some queued subscriber wants */
@@ -71,17 +77,24 @@ struct gcr_bus {
     size_t nhooked[2][8];
     struct gcr_column **fetch[8];
     size_t nfetch[8];
-    uint64_t step;
-    const struct gcr_kernel_begin *kernel;
     /* The queue: a ring of BUS_RING items (and instruction copies), with
      * monotonic counters, each up to which events went through a stage:
      * head <= staged <= resolved <= found <= slotted <= tail. */
     struct gcr_idmap *lines;
+    unsigned line_shift; /* lines->key_shift, read here: the worker writes *lines */
     struct gcr_bus_item *ring;
     struct gcr_warp_insn *insns;
     uint64_t ring_mask; /* ring size - 1 */
-    uint64_t head, staged, resolved, found, slotted, tail;
     struct gcr_bus_worker *worker; /* threaded: the analyses' thread; else NULL */
+    char apart_replay[64];
+    /* Written by the replay, at every step and event. */
+    uint64_t step;
+    const struct gcr_kernel_begin *kernel;
+    uint64_t tail;
+    char apart_stages[64];
+    /* Written by whoever runs the stages (threaded: the worker). */
+    uint64_t head, staged, resolved, found, slotted;
+    char apart_after[64]; /* from the replay's fields after the bus */
 };
 
 static inline bool gcr_bus_wants(const struct gcr_bus *bus, enum gcr_event_kind kind)
