@@ -34,6 +34,13 @@ void gcr_replay_set_progress(struct gcr_replay *rp, gcr_progress_fn fn, void *ct
  * their events. Call before the first trace; without analyses it does
  * nothing. */
 int gcr_replay_set_analysis_thread(struct gcr_replay *rp, bool on, struct gcr_err *err);
+/* Whether the configured analyses are worth a thread of their own (given a
+ * second CPU): true when some analysis keeps state for every line it sees
+ * (a column of the shared line map). Each of its events then misses the
+ * host's caches, and a second core hides that; the other analyses (line
+ * utilisation, sampled reuse distance) cost less per event than handing
+ * the event to another core does. */
+bool gcr_replay_analysis_thread_pays(const struct gcr_replay *rp);
 /* Replays every kernel of the trace. On error the replay must not be used further. */
 int gcr_replay_trace(struct gcr_replay *rp, struct gcr_reader *r, struct gcr_err *err);
 /* The report: {"gcreplay", "config", "traces", "kernels": [...], "total": {...}}.

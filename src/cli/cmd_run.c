@@ -26,7 +26,8 @@ static const char usage[] =
     "  -q, --quiet         no table on stdout, no progress on stderr\n"
     "  --analysis-thread W run the config's analyses on a thread of their own, beside\n"
     "                      the replay: on, off, or auto (default: on when this process\n"
-    "                      may use two CPUs or more). The report is the same either way\n"
+    "                      may use two CPUs or more and some analysis keeps state for\n"
+    "                      every line). The report is the same either way\n"
     "  -h, --help          this text\n";
 
 int cmd_run(int argc, char **argv)
@@ -61,11 +62,6 @@ int cmd_run(int argc, char **argv)
         strcmp(thread_mode, "off") != 0)
         return cli_usage_error("run", "--analysis-thread must be auto, on or off, got '%s'",
                                thread_mode);
-    /* auto: a second thread pays off only with a second CPU to run on. */
-    cpu_set_t cpus;
-    bool thread = strcmp(thread_mode, "on") == 0 ||
-                  (strcmp(thread_mode, "auto") == 0 &&
-                   sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) >= 2);
 
     struct gcr_err err = {0};
     struct gcr_config cfg;
@@ -78,6 +74,12 @@ int cmd_run(int argc, char **argv)
         gcr_config_free(&cfg);
         return cli_error(&err);
     }
+    /* auto: a second thread pays off only with a second CPU to run on, and
+     * only for analyses that keep per-line state (see the library call). */
+    cpu_set_t cpus;
+    bool thread = strcmp(thread_mode, "on") == 0 ||
+                  (strcmp(thread_mode, "auto") == 0 && gcr_replay_analysis_thread_pays(rp) &&
+                   sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) >= 2);
     if (gcr_replay_set_analysis_thread(rp, thread, &err) != 0) {
         gcr_replay_destroy(rp);
         gcr_config_free(&cfg);

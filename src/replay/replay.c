@@ -349,6 +349,11 @@ int gcr_replay_set_analysis_thread(struct gcr_replay *rp, bool on, struct gcr_er
     return 0;
 }
 
+bool gcr_replay_analysis_thread_pays(const struct gcr_replay *rp)
+{
+    return rp->bus.lag_mask && rp->info.lines && rp->info.lines->ncolumns;
+}
+
 void gcr_replay_set_progress(struct gcr_replay *rp, gcr_progress_fn fn, void *ctx)
 {
     rp->progress = fn;

@@ -385,8 +385,41 @@ static void errors_and_determinism(void)
     unlink(t.path);
 }
 
+/* --analysis-thread auto asks whether a thread pays: only for analyses that
+ * keep state for every line (a column of the shared line map). */
+static bool thread_pays(const char *analyses)
+{
+    char json[512];
+    snprintf(json, sizeof json, "{\"gpu\": {\"sms\": 4}, \"analyses\": {%s}}", analyses);
+    struct gcr_err err = {0};
+    struct gcr_config cfg;
+    CHECK(gcr_config_parse(&cfg, json, "t.json", &err) == 0);
+    struct gcr_replay *rp = NULL;
+    CHECK(gcr_replay_create(&rp, &cfg, &err) == 0);
+    bool pays = rp && gcr_replay_analysis_thread_pays(rp);
+    gcr_replay_destroy(rp);
+    gcr_config_free(&cfg);
+    return pays;
+}
+
+static void analysis_thread_choice(void)
+{
+    CHECK(!thread_pays(""));
+    CHECK(!thread_pays("\"line_utilisation\": {}"));
+    CHECK(!thread_pays("\"reuse_distance\": {\"sampling_rate\": 0.01}"));
+    CHECK(!thread_pays("\"line_utilisation\": {}, "
+                       "\"reuse_distance\": {\"sampling_rate\": 0.01}"));
+    CHECK(thread_pays("\"reuse_distance\": {}"));
+    CHECK(thread_pays("\"replication\": {}"));
+    CHECK(thread_pays("\"sharing\": {}"));
+    CHECK(thread_pays("\"miss_classes\": {}"));
+    CHECK(thread_pays("\"locality\": {}"));
+    CHECK(thread_pays("\"line_utilisation\": {}, \"sharing\": {}"));
+}
+
 int main(void)
 {
+    analysis_thread_choice();
     cta_policies();
     warp_policies();
     kernel_boundary();
