@@ -15,6 +15,18 @@ enum { BUS_BATCH = 16, BUS_STAGES = 5, BUS_RING = 128, BUS_RING_THREADED = 16384
 _Static_assert(BUS_BATCH * (BUS_STAGES + 1) <= BUS_RING, "the ring holds every stage");
 _Static_assert(BUS_BATCH <= 32, "a batch's positions are bits of a 32-bit word");
 
+/* struct gcr_bus_item's flags. */
+enum {
+    BUS_ITEM_WRITE = 1u << 0,
+    BUS_ITEM_HAS_LINE = 1u << 1,   /* the event is about a line: it gets an id */
+    BUS_ITEM_HAS_ACCESS = 1u << 2,
+    BUS_ITEM_INVALIDATED = 1u << 3,
+    BUS_ITEM_ALLOCATED = 1u << 4,
+    BUS_ITEM_EVICTED = 1u << 5,
+    BUS_ITEM_STRIDED = 1u << 6,
+    BUS_ITEM_DOWNSTREAM = 1u << 7,
+};
+
 /* Events about one cache line: they get the line's id (an instruction's is
  * the line of its first active lane, in the global or local space). */
 #define LINE_KINDS (GCR_EV_L1_ACCESS | GCR_EV_L2_ACCESS | GCR_EV_L1_EVICT | GCR_EV_L2_EVICT | \
@@ -45,11 +57,15 @@ int gcr_bus_start(struct gcr_bus *bus, struct gcr_idmap *lines, bool threaded)
         return 0;
     size_t ring = threaded ? BUS_RING_THREADED : BUS_RING;
     bus->ring_mask = ring - 1;
-    /* Huge pages where large (the threaded ring): 4-KB page faults are slow here. */
+    bus->lanes_mask = ring * GCR_WARP_SIZE - 1;
     bus->ring = gcr_table_alloc(ring * sizeof *bus->ring);
-    bus->insns = gcr_table_alloc(ring * sizeof *bus->insns);
+    bus->lanes = gcr_table_alloc(ring * GCR_WARP_SIZE * sizeof *bus->lanes);
+    bus->unpacked = calloc(BUS_BATCH, sizeof *bus->unpacked);
+    bus->unpacked_access = calloc(BUS_BATCH, sizeof *bus->unpacked_access);
+    bus->unpacked_insn = calloc(BUS_BATCH, sizeof *bus->unpacked_insn);
     bus->lagged = calloc(bus->nsubs, sizeof *bus->lagged);
-    if (!bus->ring || !bus->insns || !bus->lagged)
+    if (!bus->ring || !bus->lanes || !bus->unpacked || !bus->unpacked_access ||
+        !bus->unpacked_insn || !bus->lagged)
         return -1;
     for (size_t i = 0; i < bus->nsubs; i++)
         if (!bus->subs[i].sync)
@@ -83,7 +99,10 @@ void gcr_bus_fini(struct gcr_bus *bus)
 {
     worker_stop(bus);
     gcr_table_free(bus->ring, (bus->ring_mask + 1) * sizeof *bus->ring);
-    gcr_table_free(bus->insns, (bus->ring_mask + 1) * sizeof *bus->insns);
+    gcr_table_free(bus->lanes, (bus->lanes_mask + 1) * sizeof *bus->lanes);
+    free(bus->unpacked);
+    free(bus->unpacked_access);
+    free(bus->unpacked_insn);
     free(bus->lagged);
     for (unsigned b = 0; b < 8; b++) {
         free(bus->fetch[b]);
@@ -95,10 +114,14 @@ void gcr_bus_fini(struct gcr_bus *bus)
     memset(bus->hooked, 0, sizeof bus->hooked);
     memset(bus->nhooked, 0, sizeof bus->nhooked);
     bus->ring = NULL;
-    bus->insns = NULL;
+    bus->lanes = NULL;
+    bus->unpacked = NULL;
+    bus->unpacked_access = NULL;
+    bus->unpacked_insn = NULL;
     bus->lagged = NULL;
     bus->nlagged = 0;
     bus->head = bus->staged = bus->resolved = bus->found = bus->slotted = bus->tail = 0;
+    bus->lane_tail = 0;
 }
 
 static void deliver_sync(struct gcr_bus *bus, const struct gcr_event *ev)
@@ -108,93 +131,139 @@ static void deliver_sync(struct gcr_bus *bus, const struct gcr_event *ev)
             bus->subs[i].ops->on_event(bus->subs[i].self, ev);
 }
 
-/* ---- copies into the queue ---- */
+/* ---- packing into the queue, unpacking for delivery ---- */
 
-/* Copies of an event and of an access result, field by field. The replay
- * has just written the source one field at a time; a whole-struct copy
- * would read it with wider loads, each spanning several of those pending
- * stores, and such a load cannot take its data from them: it waits until
- * they reach the cache (a stall at every event). Loads of the size of the
- * stores get their data at once; reading through a volatile pointer keeps
- * the compiler from merging them into wider ones. */
-static void copy_event(struct gcr_event *to, const volatile struct gcr_event *from)
+/* The replay has just written what an item packs one field at a time, and
+ * packing reads it back at once: a load spanning several pending stores
+ * cannot take its data from them and waits until they reach the cache (a
+ * stall at every event), so every field is read on its own, through a
+ * volatile pointer, which keeps the compiler from merging the loads. */
+static void pack_access(struct gcr_bus_item *it, const volatile struct gcr_access *a)
 {
-    to->kind = from->kind;
-    to->step = from->step;
-    to->kernel = from->kernel;
-    to->sm = from->sm;
-    to->cta = from->cta;
-    to->warp = from->warp;
-    to->unit = from->unit;
-    to->line_addr = from->line_addr;
-    to->sector_mask = from->sector_mask;
-    to->is_write = from->is_write;
-    to->kernel_warp_insns = from->kernel_warp_insns;
-    to->net = from->net;
-    to->from = from->from;
-    to->to = from->to;
-    to->bytes = from->bytes;
-    to->downstream = from->downstream;
-}
-
-static inline void copy_access(struct gcr_access *to, const volatile struct gcr_access *from)
-{
-    to->outcome = from->outcome;
-    to->fetch_mask = from->fetch_mask;
-    to->forward_mask = from->forward_mask;
-    to->invalidated = from->invalidated;
-    to->allocated = from->allocated;
-    to->evicted = from->evicted;
-    to->victim_line = from->victim_line;
-    to->victim_valid = from->victim_valid;
-    to->victim_dirty = from->victim_dirty;
-    to->victim_used = from->victim_used;
+    it->flags |= BUS_ITEM_HAS_ACCESS | (a->invalidated ? BUS_ITEM_INVALIDATED : 0) |
+                 (a->allocated ? BUS_ITEM_ALLOCATED : 0) | (a->evicted ? BUS_ITEM_EVICTED : 0);
+    it->outcome = (uint8_t)a->outcome;
+    it->u.cache.victim_line = a->victim_line;
+    it->u.cache.fetch = a->fetch_mask;
+    it->u.cache.forward = a->forward_mask;
+    it->u.cache.victim_valid = a->victim_valid;
+    it->u.cache.victim_dirty = a->victim_dirty;
+    it->u.cache.victim_used = a->victim_used;
 }
 
 /* What a queued subscriber may read of an instruction: every field, and the
  * lane addresses the replay filled (only the first active lane of a strided
  * one when no subscriber reads all lanes: insn_stride_hint). */
-static void copy_insn(struct gcr_warp_insn *to, const volatile struct gcr_warp_insn *from,
-                      bool all_lanes)
+static void pack_insn(struct gcr_bus *bus, struct gcr_bus_item *it,
+                      const volatile struct gcr_warp_insn *in)
 {
-    to->cta = from->cta;
-    to->warp = from->warp;
-    to->pc = from->pc;
-    to->op = from->op;
-    to->space = from->space;
-    to->cache_op = from->cache_op;
-    to->width = from->width;
-    to->active_mask = from->active_mask;
-    to->strided = from->strided;
-    to->stride = from->stride;
-    if (!to->active_mask)
-        return;
-    if (to->strided && !all_lanes) {
-        unsigned first = (unsigned)__builtin_ctz(to->active_mask);
-        to->addr[first] = from->addr[first];
-        return;
-    }
-    for (uint32_t m = to->active_mask; m; m &= m - 1) {
-        unsigned lane = (unsigned)__builtin_ctz(m);
-        to->addr[lane] = from->addr[lane];
+    uint32_t mask = in->active_mask;
+    bool strided = in->strided;
+    it->cta = in->cta;
+    it->warp = in->warp;
+    it->mask = mask;
+    it->flags |= strided ? BUS_ITEM_STRIDED : 0;
+    it->u.insn.pc = in->pc;
+    it->u.insn.stride = in->stride;
+    it->u.insn.width = in->width;
+    it->u.insn.op = in->op;
+    it->u.insn.space = in->space;
+    it->u.insn.cache_op = in->cache_op;
+    it->u.insn.lane0 = mask ? in->addr[__builtin_ctz(mask)] : 0;
+    it->u.insn.lanes_at = (uint32_t)bus->lane_tail;
+    if (mask && (!strided || bus->insn_all_lanes))
+        for (uint32_t m = mask & (mask - 1); m; m &= m - 1)
+            bus->lanes[bus->lane_tail++ & bus->lanes_mask] = in->addr[__builtin_ctz(m)];
+}
+
+/* The event an item packs, into ev (and a, in for what it points to). */
+static void unpack(const struct gcr_bus *bus, const struct gcr_bus_item *it, struct gcr_event *ev,
+                   struct gcr_access *a, struct gcr_warp_insn *in)
+{
+    unsigned kind = 1u << it->kind_bit;
+    bool is_insn = kind == GCR_EV_INSN;
+    ev->kind = (enum gcr_event_kind)kind;
+    ev->step = it->step;
+    ev->kernel = kind & (GCR_EV_KERNEL_BEGIN | GCR_EV_KERNEL_END) ? it->u.other.kernel : NULL;
+    ev->sm = it->sm;
+    ev->cta = it->cta;
+    ev->warp = it->warp;
+    ev->unit = it->unit;
+    ev->line_addr = it->line;
+    ev->line_id = it->flags & BUS_ITEM_HAS_LINE ? it->id.id : GCR_IDMAP_NONE;
+    ev->sector_mask = is_insn ? 0 : it->mask;
+    ev->is_write = it->flags & BUS_ITEM_WRITE;
+    ev->access = NULL;
+    ev->insn = NULL;
+    ev->kernel_warp_insns = 0;
+    ev->net = GCR_NET_L2;
+    ev->from = ev->to = ev->bytes = 0;
+    ev->downstream = false;
+    if (it->flags & BUS_ITEM_HAS_ACCESS) {
+        a->outcome = (enum gcr_outcome)it->outcome;
+        a->fetch_mask = it->u.cache.fetch;
+        a->forward_mask = it->u.cache.forward;
+        a->invalidated = it->flags & BUS_ITEM_INVALIDATED;
+        a->allocated = it->flags & BUS_ITEM_ALLOCATED;
+        a->evicted = it->flags & BUS_ITEM_EVICTED;
+        a->victim_line = it->u.cache.victim_line;
+        a->victim_valid = it->u.cache.victim_valid;
+        a->victim_dirty = it->u.cache.victim_dirty;
+        a->victim_used = it->u.cache.victim_used;
+        ev->access = a;
+    } else if (is_insn) {
+        in->cta = it->cta;
+        in->warp = it->warp;
+        in->pc = it->u.insn.pc;
+        in->op = it->u.insn.op;
+        in->space = it->u.insn.space;
+        in->cache_op = it->u.insn.cache_op;
+        in->width = it->u.insn.width;
+        in->active_mask = it->mask;
+        in->strided = it->flags & BUS_ITEM_STRIDED;
+        in->stride = it->u.insn.stride;
+        if (it->mask) {
+            in->addr[__builtin_ctz(it->mask)] = it->u.insn.lane0;
+            if (!in->strided || bus->insn_all_lanes) {
+                uint64_t at = it->u.insn.lanes_at;
+                for (uint32_t m = it->mask & (it->mask - 1); m; m &= m - 1)
+                    in->addr[__builtin_ctz(m)] = bus->lanes[at++ & bus->lanes_mask];
+            }
+        }
+        ev->insn = in;
+    } else {
+        ev->kernel_warp_insns = it->u.other.warp_insns;
+        ev->net = (enum gcr_net)it->net;
+        ev->from = it->u.other.from;
+        ev->to = it->u.other.to;
+        ev->bytes = it->u.other.bytes;
+        ev->downstream = it->flags & BUS_ITEM_DOWNSTREAM;
     }
 }
 
 /* ---- the stages ---- */
 
+/* The prefetch hooks see the event unpacked (only when some hook wants it). */
 static inline void prefetch_stage(struct gcr_bus *bus, const struct gcr_bus_item *it, int stage)
 {
-    for (size_t i = 0; i < bus->nhooked[stage][it->kind_bit]; i++) {
+    size_t n = bus->nhooked[stage][it->kind_bit];
+    if (!n)
+        return;
+    struct gcr_event ev;
+    struct gcr_access a;
+    struct gcr_warp_insn in;
+    unpack(bus, it, &ev, &a, &in);
+    for (size_t i = 0; i < n; i++) {
         const struct gcr_bus_sub *sub = bus->hooked[stage][it->kind_bit][i];
-        sub->ops->prefetch(sub->self, &it->ev, stage);
+        sub->ops->prefetch(sub->self, &ev, stage);
     }
 }
 
 /* Stage 1: the line's slot in the line map. */
 static inline void fetch_slot(struct gcr_bus *bus, const struct gcr_bus_item *it)
 {
-    if (it->has_line)
-        gcr_idmap_prefetch(bus->lines, it->ev.line_addr);
+    if (it->flags & BUS_ITEM_HAS_LINE)
+        gcr_idmap_prefetch(bus->lines, it->line);
 }
 
 /* Stage 2: the event's id word, if its line's group is known: leaves never
@@ -202,25 +271,23 @@ static inline void fetch_slot(struct gcr_bus *bus, const struct gcr_bus_item *it
  * stays valid until the event is resolved. */
 static void find(struct gcr_bus *bus, struct gcr_bus_item *it)
 {
-    it->id_word = NULL;
-    if (!it->has_line)
+    if (!(it->flags & BUS_ITEM_HAS_LINE))
         return;
     uint32_t offset;
-    uint32_t *ids = gcr_idmap_ids(bus->lines, it->ev.line_addr, false, &offset);
-    if (ids) {
-        it->id_word = ids + offset;
-        __builtin_prefetch(it->id_word);
-    }
+    uint32_t *ids = gcr_idmap_ids(bus->lines, it->line, false, &offset);
+    it->id.word = ids ? ids + offset : NULL;
+    if (ids)
+        __builtin_prefetch(it->id.word);
 }
 
 /* Stage 3: the line id (a new line gets one now), the columns its kind
  * reads, then the hooks' stage 0. */
 static void resolve(struct gcr_bus *bus, struct gcr_bus_item *it)
 {
-    if (it->has_line) {
-        uint32_t id = it->id_word && *it->id_word ? *it->id_word - 1
-                                                  : gcr_idmap_get(bus->lines, it->ev.line_addr);
-        it->ev.line_id = id;
+    if (it->flags & BUS_ITEM_HAS_LINE) {
+        uint32_t *word = it->id.word;
+        uint32_t id = word && *word ? *word - 1 : gcr_idmap_get(bus->lines, it->line);
+        it->id.id = id;
         if (id != GCR_IDMAP_NONE) {
             size_t chunk = id >> GCR_COLUMN_CHUNK_SHIFT, at = id & (GCR_COLUMN_CHUNK_IDS - 1);
             struct gcr_column *const *cols = bus->fetch[it->kind_bit];
@@ -240,7 +307,8 @@ static void deliver(struct gcr_bus *bus, uint64_t n)
     uint32_t at_kind[8] = {0};
     for (uint64_t k = 0; k < n; k++) {
         const struct gcr_bus_item *it = &bus->ring[(bus->head + k) & bus->ring_mask];
-        evs[k] = &it->ev;
+        unpack(bus, it, &bus->unpacked[k], &bus->unpacked_access[k], &bus->unpacked_insn[k]);
+        evs[k] = &bus->unpacked[k];
         at_kind[it->kind_bit] |= UINT32_C(1) << k;
     }
     for (size_t i = 0; i < bus->nlagged; i++) {
@@ -425,17 +493,41 @@ static void advance(struct gcr_bus *bus)
 /* The item at the tail is complete: queue it. */
 static inline void commit(struct gcr_bus *bus, struct gcr_bus_item *it)
 {
-    it->kind_bit = (uint8_t)__builtin_ctz((unsigned)it->ev.kind);
+    (void)it;
     if (++bus->tail % BUS_BATCH == 0)
         advance(bus);
 }
 
 /* ---- emission ---- */
 
+/* The queue's next item, its fields common to every kind filled. */
+static inline struct gcr_bus_item *item_start(struct gcr_bus *bus, enum gcr_event_kind kind,
+                                              uint32_t unit, uint32_t sm, uint32_t cta,
+                                              uint32_t warp, uint64_t line, uint32_t mask,
+                                              bool is_write)
+{
+    struct gcr_bus_item *it = &bus->ring[bus->tail & bus->ring_mask];
+    it->line = line;
+    it->step = bus->step;
+    it->cta = cta;
+    it->sm = sm;
+    it->unit = unit;
+    it->warp = warp;
+    it->mask = mask;
+    it->kind_bit = (uint8_t)__builtin_ctz((unsigned)kind);
+    it->flags = is_write ? BUS_ITEM_WRITE : 0;
+    return it;
+}
+
 void gcr_bus_emit(struct gcr_bus *bus, struct gcr_event *ev)
 {
     if (ev->kind == GCR_EV_INSN) {
         gcr_bus_emit_insn(bus, ev->sm, ev->insn);
+        return;
+    }
+    if ((unsigned)ev->kind & (LINE_KINDS & ~GCR_EV_INSN)) {
+        gcr_bus_emit_cache(bus, ev->kind, ev->unit, ev->sm, ev->cta, ev->warp, ev->insn,
+                           ev->line_addr, ev->sector_mask, ev->is_write, ev->access);
         return;
     }
     ev->step = bus->step;
@@ -444,21 +536,18 @@ void gcr_bus_emit(struct gcr_bus *bus, struct gcr_event *ev)
         deliver_sync(bus, ev);
     if (!(bus->lag_mask & (unsigned)ev->kind))
         return;
-    uint64_t at = bus->tail & bus->ring_mask;
-    struct gcr_bus_item *it = &bus->ring[at];
-    copy_event(&it->ev, ev);
-    it->ev.line_id = GCR_IDMAP_NONE; /* set at stage 0 for events about a line */
-    it->ev.access = NULL;
-    if (ev->access) {
-        copy_access(&it->access, ev->access);
-        it->ev.access = &it->access;
-    }
-    /* The instruction an access came from is the replay's, overwritten by the
-     * next one: queued subscribers see it with GCR_EV_INSN only. */
-    it->ev.insn = NULL;
-    /* Cache events come through gcr_bus_emit_cache: the others are about
-     * no line. */
-    it->has_line = false;
+    const volatile struct gcr_event *v = ev; /* field by field: see pack_access */
+    struct gcr_bus_item *it = item_start(bus, ev->kind, v->unit, v->sm, v->cta, v->warp,
+                                         v->line_addr, v->sector_mask, v->is_write);
+    it->net = (uint8_t)v->net;
+    it->flags |= v->downstream ? BUS_ITEM_DOWNSTREAM : 0;
+    it->u.other.kernel = bus->kernel;
+    it->u.other.warp_insns = v->kernel_warp_insns;
+    it->u.other.from = v->from;
+    it->u.other.to = v->to;
+    it->u.other.bytes = v->bytes;
+    if (ev->access)
+        pack_access(it, ev->access); /* (no such event is emitted: for the contract) */
     commit(bus, it);
 }
 
@@ -476,15 +565,13 @@ void gcr_bus_emit_cache(struct gcr_bus *bus, enum gcr_event_kind kind, uint32_t 
     }
     if (!(bus->lag_mask & (unsigned)kind))
         return;
-    struct gcr_bus_item *it = &bus->ring[bus->tail & bus->ring_mask];
-    /* Without the instruction, as in gcr_bus_emit. */
-    gcr_event_fill(&it->ev, kind, unit, sm, cta, warp, NULL, line, sectors, is_write,
-                   a ? &it->access : NULL);
-    it->ev.step = bus->step;
-    it->ev.kernel = bus->kernel;
+    /* Without the instruction: the replay reuses it for the next one, so
+     * queued subscribers see it with GCR_EV_INSN only. */
+    struct gcr_bus_item *it = item_start(bus, kind, unit, sm, cta, warp, line, sectors, is_write);
+    if (bus->lines)
+        it->flags |= BUS_ITEM_HAS_LINE;
     if (a)
-        copy_access(&it->access, a);
-    it->has_line = bus->lines != NULL;
+        pack_access(it, a);
     commit(bus, it);
 }
 
@@ -499,19 +586,14 @@ void gcr_bus_emit_insn(struct gcr_bus *bus, uint32_t sm, const struct gcr_warp_i
     }
     if (!(bus->lag_mask & GCR_EV_INSN))
         return;
-    uint64_t at = bus->tail & bus->ring_mask;
-    struct gcr_bus_item *it = &bus->ring[at];
-    const struct gcr_warp_insn *in = &bus->insns[at];
-    copy_insn(&bus->insns[at], insn, bus->insn_all_lanes);
+    struct gcr_bus_item *it = item_start(bus, GCR_EV_INSN, 0, sm, 0, 0, 0, 0, false);
+    pack_insn(bus, it, insn);
     /* The line of the first active lane, for the accesses' spaces. */
-    it->has_line = bus->lines && in->active_mask &&
-                   (in->space == GCR_SPACE_GLOBAL || in->space == GCR_SPACE_LOCAL);
-    uint64_t line = it->has_line ? in->addr[__builtin_ctz(in->active_mask)] >> bus->line_shift
-                                       << bus->line_shift
-                                 : 0;
-    gcr_event_fill(&it->ev, GCR_EV_INSN, 0, sm, in->cta, in->warp, in, line, 0, false, NULL);
-    it->ev.step = bus->step;
-    it->ev.kernel = bus->kernel;
+    if (bus->lines && it->mask &&
+        (it->u.insn.space == GCR_SPACE_GLOBAL || it->u.insn.space == GCR_SPACE_LOCAL)) {
+        it->flags |= BUS_ITEM_HAS_LINE;
+        it->line = it->u.insn.lane0 >> bus->line_shift << bus->line_shift;
+    }
     commit(bus, it);
 }
 

@@ -45,14 +45,43 @@ struct gcr_bus_sub {
     bool sync; /* delivered at emission, not through the queue */
 };
 
-/* An event waiting in the queue, with copies of what it points to that the
- * replay reuses (the access result; an instruction's fields). */
+/* An event waiting in the queue, packed: its fields, what its access result
+ * and instruction hold (the replay reuses both), in 88 bytes where a whole
+ * gcr_event with its access takes about 150, which the replay would write
+ * and the analyses' thread read at every event. Delivery unpacks it. The
+ * lanes of an instruction whose analyses read them all (not strided, or no
+ * stride hint) go to a ring of their own. */
 struct gcr_bus_item {
-    struct gcr_event ev;
-    struct gcr_access access;
-    uint32_t *id_word; /* where the line map keeps the line's id + 1, once found */
-    bool has_line;     /* the event is about a line (it gets an id) */
-    uint8_t kind_bit;  /* log2 of ev.kind */
+    uint64_t line;
+    uint64_t step;
+    union {
+        uint32_t *word; /* where the line map keeps the line's id + 1, once found */
+        uint32_t id;    /* the line's id, once resolved */
+    } id;
+    uint32_t cta, sm, unit, warp;
+    uint32_t mask;    /* sector mask, or an instruction's active mask */
+    uint8_t kind_bit; /* log2 of the kind */
+    uint8_t flags;    /* BUS_ITEM_* */
+    uint8_t outcome;  /* of the access */
+    uint8_t net;      /* of a transfer */
+    union {
+        struct {
+            uint64_t victim_line;
+            uint32_t fetch, forward, victim_valid, victim_dirty, victim_used;
+        } cache;
+        struct {
+            uint64_t pc, lane0; /* lane0: the first active lane's address */
+            int64_t stride;
+            uint32_t lanes_at;  /* the other lanes, in the lane ring from here */
+            uint16_t width;
+            uint8_t op, space, cache_op;
+        } insn;
+        struct {
+            const struct gcr_kernel_begin *kernel;
+            uint64_t warp_insns;
+            uint32_t from, to, bytes;
+        } other;
+    } u;
 };
 
 /* Threaded, the replay and the worker write different fields of the bus at
@@ -83,14 +112,19 @@ struct gcr_bus {
     struct gcr_idmap *lines;
     unsigned line_shift; /* lines->key_shift, read here: the worker writes *lines */
     struct gcr_bus_item *ring;
-    struct gcr_warp_insn *insns;
     uint64_t ring_mask; /* ring size - 1 */
+    uint64_t *lanes;    /* lane addresses of instructions, 32 per ring item: never full */
+    uint64_t lanes_mask;
+    /* Delivery unpacks a batch here (the delivering thread's). */
+    struct gcr_event *unpacked;
+    struct gcr_access *unpacked_access;
+    struct gcr_warp_insn *unpacked_insn;
     struct gcr_bus_worker *worker; /* threaded: the analyses' thread; else NULL */
     char apart_replay[64];
     /* Written by the replay, at every step and event. */
     uint64_t step;
     const struct gcr_kernel_begin *kernel;
-    uint64_t tail;
+    uint64_t tail, lane_tail;
     char apart_stages[64];
     /* Written by whoever runs the stages (threaded: the worker). */
     uint64_t head, staged, resolved, found, slotted;
