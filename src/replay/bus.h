@@ -106,7 +106,7 @@ struct gcr_bus {
     size_t nhooked[2][8];
     struct gcr_column **fetch[8];
     size_t nfetch[8];
-    /* The queue: a ring of BUS_RING items (and instruction copies), with
+    /* The queue: a ring of BUS_RING packed items (and instructions' lanes), with
      * monotonic counters, each up to which events went through a stage:
      * head <= staged <= resolved <= found <= slotted <= tail. */
     struct gcr_idmap *lines;
