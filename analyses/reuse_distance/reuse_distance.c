@@ -518,6 +518,13 @@ static void rd_on_event(void *self, const struct gcr_event *ev)
  * time (stage 1, once the word is cached); another SM's word is in a pair,
  * whose map slot stage 1 fetches instead. Exact mode only: a sampled access
  * is cheap. */
+/* Sampled, the hook has nothing to fetch: no calls at all. */
+static unsigned rd_prefetch_kinds(const void *self, int stage)
+{
+    const struct reuse_distance *rd = self;
+    return stage == 1 && !rd->own_ids_used ? GCR_EV_L1_ACCESS : 0;
+}
+
 static void rd_prefetch(void *self, const struct gcr_event *ev, int stage)
 {
     struct reuse_distance *rd = self;
@@ -776,6 +783,7 @@ const struct gcr_analysis_ops gcr_analysis_reuse_distance = {
     .on_event = rd_on_event,
     .prefetch = rd_prefetch,
     .prefetch_stage1 = GCR_EV_L1_ACCESS,
+    .prefetch_kinds = rd_prefetch_kinds,
     .report_kernel = rd_report_kernel,
     .report_total = rd_report_total,
     .destroy = rd_destroy,

@@ -77,7 +77,9 @@ int gcr_bus_start(struct gcr_bus *bus, struct gcr_idmap *lines, bool threaded)
                 return -1;
             for (size_t i = 0; i < bus->nlagged; i++) {
                 const struct gcr_analysis_ops *ops = bus->lagged[i]->ops;
-                unsigned kinds = stage ? ops->prefetch_stage1 : ops->prefetch_stage0;
+                unsigned kinds = ops->prefetch_kinds ? ops->prefetch_kinds(bus->lagged[i]->self, stage)
+                                 : stage ? ops->prefetch_stage1
+                                         : ops->prefetch_stage0;
                 if (ops->prefetch && (kinds & ops->subscribe & (1u << b)))
                     list[bus->nhooked[stage][b]++] = bus->lagged[i];
             }
