@@ -94,6 +94,13 @@ int gcr_bus_start(struct gcr_bus *bus, struct gcr_idmap *lines, bool threaded)
             if (bus->lines->columns[c]->prefetch_kinds & (1u << b))
                 bus->fetch[b][bus->nfetch[b]++] = bus->lines->columns[c];
     }
+    /* Nothing to do between emission and delivery (no line ids, no hooks)
+     * and no thread to hand events to: the queue would only copy them. */
+    bus->direct = !threaded && !bus->lines;
+    for (int stage = 0; stage < 2; stage++)
+        for (unsigned b = 0; b < 8; b++)
+            if (bus->nhooked[stage][b])
+                bus->direct = false;
     return threaded ? worker_start(bus) : 0;
 }
 
@@ -122,6 +129,7 @@ void gcr_bus_fini(struct gcr_bus *bus)
     bus->unpacked_insn = NULL;
     bus->lagged = NULL;
     bus->nlagged = 0;
+    bus->direct = false;
     bus->head = bus->staged = bus->resolved = bus->found = bus->slotted = bus->tail = 0;
     bus->lane_tail = 0;
 }
@@ -131,6 +139,15 @@ static void deliver_sync(struct gcr_bus *bus, const struct gcr_event *ev)
     for (size_t i = 0; i < bus->nsubs; i++)
         if (bus->subs[i].sync && (bus->subs[i].ops->subscribe & (unsigned)ev->kind))
             bus->subs[i].ops->on_event(bus->subs[i].self, ev);
+}
+
+/* Direct mode (bus->direct): the queued subscribers get the event at once,
+ * as it would reach them from the queue (no instruction on a cache event). */
+static void deliver_direct(struct gcr_bus *bus, const struct gcr_event *ev)
+{
+    for (size_t i = 0; i < bus->nlagged; i++)
+        if (bus->lagged[i]->ops->subscribe & (unsigned)ev->kind)
+            bus->lagged[i]->ops->on_event(bus->lagged[i]->self, ev);
 }
 
 /* ---- packing into the queue, unpacking for delivery ---- */
@@ -538,6 +555,12 @@ void gcr_bus_emit(struct gcr_bus *bus, struct gcr_event *ev)
         deliver_sync(bus, ev);
     if (!(bus->lag_mask & (unsigned)ev->kind))
         return;
+    if (bus->direct) {
+        struct gcr_event e = *ev;
+        e.insn = NULL;
+        deliver_direct(bus, &e);
+        return;
+    }
     const volatile struct gcr_event *v = ev; /* field by field: see pack_access */
     struct gcr_bus_item *it = item_start(bus, ev->kind, v->unit, v->sm, v->cta, v->warp,
                                          v->line_addr, v->sector_mask, v->is_write);
@@ -567,6 +590,14 @@ void gcr_bus_emit_cache(struct gcr_bus *bus, enum gcr_event_kind kind, uint32_t 
     }
     if (!(bus->lag_mask & (unsigned)kind))
         return;
+    if (bus->direct) {
+        struct gcr_event ev;
+        gcr_event_fill(&ev, kind, unit, sm, cta, warp, NULL, line, sectors, is_write, a);
+        ev.step = bus->step;
+        ev.kernel = bus->kernel;
+        deliver_direct(bus, &ev);
+        return;
+    }
     /* Without the instruction: the replay reuses it for the next one, so
      * queued subscribers see it with GCR_EV_INSN only. */
     struct gcr_bus_item *it = item_start(bus, kind, unit, sm, cta, warp, line, sectors, is_write);
@@ -588,6 +619,14 @@ void gcr_bus_emit_insn(struct gcr_bus *bus, uint32_t sm, const struct gcr_warp_i
     }
     if (!(bus->lag_mask & GCR_EV_INSN))
         return;
+    if (bus->direct) {
+        struct gcr_event ev;
+        gcr_event_fill(&ev, GCR_EV_INSN, 0, sm, insn->cta, insn->warp, insn, 0, 0, false, NULL);
+        ev.step = bus->step;
+        ev.kernel = bus->kernel;
+        deliver_direct(bus, &ev);
+        return;
+    }
     struct gcr_bus_item *it = item_start(bus, GCR_EV_INSN, 0, sm, 0, 0, 0, 0, false);
     pack_insn(bus, it, insn);
     /* The line of the first active lane, for the accesses' spaces. */

@@ -120,6 +120,10 @@ struct gcr_bus {
     struct gcr_access *unpacked_access;
     struct gcr_warp_insn *unpacked_insn;
     struct gcr_bus_worker *worker; /* threaded: the analyses' thread; else NULL */
+    /* Not threaded, and no stage has work (no line ids, no prefetch hooks):
+     * queued subscribers get each event at emission, without the queue's
+     * copies. Results are the same: they are those of immediate delivery. */
+    bool direct;
     char apart_replay[64];
     /* Written by the replay, at every step and event. */
     uint64_t step;

@@ -270,8 +270,59 @@ static void stride_hint(void)
     gcr_bus_fini(&bus);
 }
 
+/* Without a thread, line ids or prefetch hooks, nothing happens between
+ * emission and delivery: the bus delivers at once (direct mode), as it
+ * would from the queue: the access result, no
+ * instruction on a cache event, every lane of an instruction. */
+static void direct(void)
+{
+    struct gcr_bus_sub subs[2];
+    struct gcr_bus bus = {.subs = subs};
+    static struct log b, n;
+    memset(&b, 0, sizeof b);
+    memset(&n, 0, sizeof n);
+    gcr_bus_add(&bus, &queued_b, &b, false);
+    gcr_bus_add(&bus, &counter, &n, false);
+    CHECK(gcr_bus_start(&bus, NULL, false) == 0);
+    CHECK(bus.direct);
+    struct gcr_warp_insn in = {.active_mask = 0x21, .space = GCR_SPACE_GLOBAL, .width = 4};
+    in.addr[0] = 0x5000;
+    in.addr[5] = 0x9000;
+    gcr_bus_emit_insn(&bus, 1, &in);
+    CHECK_EQ_U(b.n, 1); /* at once */
+    CHECK(b.lane0[0] == 0x5000 && b.lane5[0] == 0x9000);
+    struct gcr_access acc = {.outcome = GCR_MISS_LINE};
+    gcr_bus_emit_cache(&bus, GCR_EV_L1_ACCESS, 0, 1, 2, 3, &in, line_of(0), 1, false, &acc);
+    CHECK_EQ_U(b.n, 2);
+    CHECK_EQ_U(n.n, 1);
+    CHECK_EQ_U(b.outcome[1], GCR_MISS_LINE);
+    CHECK(b.line[1] == line_of(0) && b.id[1] == GCR_IDMAP_NONE);
+    CHECK_EQ_U(n.order_errors, 0);
+    gcr_bus_flush(&bus);
+    CHECK_EQ_U(b.n, 2);
+    gcr_bus_fini(&bus);
+    CHECK(!bus.direct);
+
+    /* A hook, or a thread, takes the queue again. */
+    static struct log a;
+    memset(&a, 0, sizeof a);
+    struct gcr_bus_sub subs2[1];
+    struct gcr_bus hooked = {.subs = subs2};
+    gcr_bus_add(&hooked, &queued_a, &a, false);
+    CHECK(gcr_bus_start(&hooked, NULL, false) == 0);
+    CHECK(!hooked.direct);
+    gcr_bus_fini(&hooked);
+    struct gcr_bus_sub subs3[1];
+    struct gcr_bus threaded = {.subs = subs3};
+    gcr_bus_add(&threaded, &counter, &n, false);
+    CHECK(gcr_bus_start(&threaded, NULL, true) == 0);
+    CHECK(!threaded.direct);
+    gcr_bus_fini(&threaded);
+}
+
 int main(void)
 {
+    direct();
     for (int threaded = 0; threaded < 2; threaded++) {
         queue(true, threaded);
         queue(false, threaded);
