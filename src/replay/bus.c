@@ -1,6 +1,9 @@
+/* sched_getaffinity: the CPUs this process may run on. */
+#define _GNU_SOURCE
 #include "replay/bus.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -377,6 +380,7 @@ struct gcr_bus_worker {
     pthread_cond_t wake;       /* either side waits here */
     _Atomic bool stop;
     _Atomic bool worker_asleep, replay_asleep;
+    int spins; /* polls before a waiter sleeps (see worker_start) */
     /* Each side's counter on a host cache line of its own (see struct
      * gcr_bus): the other side's polling then reads a line that changes once
      * per batch, not one that the writer's own work keeps taking back. */
@@ -391,7 +395,7 @@ static void wait_until(struct gcr_bus *bus, bool (*ready)(struct gcr_bus *),
                        _Atomic bool *asleep)
 {
     struct gcr_bus_worker *w = bus->worker;
-    for (int spin = 0; spin < 4000; spin++) {
+    for (int spin = 0; spin < w->spins; spin++) {
         if (ready(bus))
             return;
 #if defined(__x86_64__) || defined(__i386__)
@@ -449,6 +453,14 @@ static int worker_start(struct gcr_bus *bus)
     if (!w)
         return -1;
     memset(w, 0, sizeof *w);
+    /* Sleeping costs a futex wait and a futex wake, tens of microseconds
+     * on a virtualised host, more than a batch of replay work: with a CPU
+     * each, a side that waits polls for some milliseconds first (500,000
+     * pauses), and rarely sleeps. Sharing one CPU, polling would only keep
+     * the other side from running: it sleeps almost at once. */
+    cpu_set_t cpus;
+    w->spins = sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) >= 2 ? 500000
+                                                                                      : 100;
     if (pthread_mutex_init(&w->lock, NULL) != 0) {
         free(w);
         return -1;
