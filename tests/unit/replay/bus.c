@@ -179,20 +179,29 @@ static void queue(bool with_column, bool threaded)
     gcr_idmap_fini(&lines);
 }
 
+/* A bus with one queued subscriber, `ops` logging into *l, over a fresh line
+ * map with one column. */
+static void start_one(struct gcr_bus *bus, struct gcr_bus_sub *sub, struct gcr_idmap *lines,
+                      const struct gcr_analysis_ops *ops, struct log *l, bool threaded)
+{
+    struct gcr_err err = {0};
+    CHECK(gcr_idmap_init(lines, 7, 6, &err) == 0);
+    CHECK(gcr_idmap_add_column(lines, 4, &err) != NULL);
+    *bus = (struct gcr_bus){.subs = sub};
+    memset(l, 0, sizeof *l);
+    gcr_bus_add(bus, ops, l, false);
+    CHECK(gcr_bus_start(bus, lines, threaded) == 0);
+}
+
 /* Events keep their order and every stage across flushes at any point of
  * a batch (a report can come at any event). */
 static void flushes(bool threaded)
 {
-    struct gcr_err err = {0};
     struct gcr_idmap lines;
-    CHECK(gcr_idmap_init(&lines, 7, 6, &err) == 0);
-    CHECK(gcr_idmap_add_column(&lines, 4, &err) != NULL);
-    struct gcr_bus_sub subs[1];
-    struct gcr_bus bus = {.subs = subs};
+    struct gcr_bus_sub sub;
+    struct gcr_bus bus;
     static struct log a;
-    memset(&a, 0, sizeof a);
-    gcr_bus_add(&bus, &queued_a, &a, false);
-    CHECK(gcr_bus_start(&bus, &lines, threaded) == 0);
+    start_one(&bus, &sub, &lines, &queued_a, &a, threaded);
     struct gcr_access acc = {0};
     int sent = 0;
     const int chunk[] = {5, 50, 1, 16, 33, 95};
@@ -218,16 +227,11 @@ static void flushes(bool threaded)
  * worker and the replay wait for each other without losing an event. */
 static void threaded_long_run(bool threaded)
 {
-    struct gcr_err err = {0};
     struct gcr_idmap lines;
-    CHECK(gcr_idmap_init(&lines, 7, 6, &err) == 0);
-    CHECK(gcr_idmap_add_column(&lines, 4, &err) != NULL);
-    struct gcr_bus_sub subs[1];
-    struct gcr_bus bus = {.subs = subs};
+    struct gcr_bus_sub sub;
+    struct gcr_bus bus;
     static struct log a;
-    memset(&a, 0, sizeof a);
-    gcr_bus_add(&bus, &counter, &a, false);
-    CHECK(gcr_bus_start(&bus, &lines, threaded) == 0);
+    start_one(&bus, &sub, &lines, &counter, &a, threaded);
     struct gcr_access acc = {0};
     uint64_t sum = 0;
     for (uint32_t i = 0; i < 100000; i++) {
