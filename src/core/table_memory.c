@@ -102,70 +102,131 @@ void gcr_arena_free_all(struct gcr_arena *a)
     a->left = 0;
 }
 
-/* Small tables are power-of-two blocks of 2^MIN_CLASS bytes and more (so
- * 64-byte aligned within page-aligned chunks), cut from shared huge-page
- * chunks, with a free list per class threaded through the free blocks.
- * Chunks stay mapped for the life of the process. */
-enum { MIN_CLASS = 6, MAX_CLASS = 21 }; /* 64 B .. 2 MB (HUGE_PAGE) */
-#define CHUNK ((size_t)8 << 20)
+/* ---- block pools ---- */
 
-static struct {
-    pthread_mutex_t lock;
-    void *free_list[MAX_CLASS + 1];
+enum { POOL_CLASSES = 48 };
+
+/* A chunk's header takes one 64-byte line, so blocks stay line-aligned. */
+struct pool_chunk {
+    struct pool_chunk *next;
+    size_t bytes; /* of the whole mapping, this header included */
+};
+
+struct gcr_pool {
+    unsigned min_class;
+    size_t chunk_bytes;
+    struct pool_chunk *chunks;
     char *bump, *bump_end; /* unused tail of the newest chunk */
-} pool = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    void *free_list[POOL_CLASSES];
+};
 
-static unsigned class_of(size_t bytes)
+struct gcr_pool *gcr_pool_create(unsigned min_class, size_t chunk_bytes)
 {
-    unsigned k = MIN_CLASS;
-    while (((size_t)1 << k) < bytes)
-        k++;
-    return k;
-}
-
-static void *pool_get(unsigned k)
-{
-    size_t size = (size_t)1 << k;
-    void *p = pool.free_list[k];
+    struct gcr_pool *p = calloc(1, sizeof *p);
     if (p) {
-        memcpy(&pool.free_list[k], p, sizeof p);
-        memset(p, 0, size);
-        return p;
+        p->min_class = min_class < 6 ? 6 : min_class; /* 64-byte aligned blocks */
+        p->chunk_bytes = chunk_bytes;
     }
-    if ((size_t)(pool.bump_end - pool.bump) < size) {
-        /* The old chunk's tail is abandoned: less than the block asked for. */
-        char *c = gcr_table_alloc(CHUNK);
-        if (!c)
-            return NULL;
-        pool.bump = c;
-        pool.bump_end = c + CHUNK;
-    }
-    p = pool.bump;
-    pool.bump += size;
     return p;
 }
+
+void gcr_pool_destroy(struct gcr_pool *p)
+{
+    if (!p)
+        return;
+    while (p->chunks) {
+        struct pool_chunk *c = p->chunks;
+        p->chunks = c->next;
+        gcr_table_free(c, c->bytes);
+    }
+    free(p);
+}
+
+size_t gcr_pool_block_bytes(const struct gcr_pool *p, size_t bytes)
+{
+    unsigned k = p->min_class;
+    while (((size_t)1 << k) < bytes)
+        k++;
+    return (size_t)1 << k;
+}
+
+static struct pool_chunk *chunk_new(struct gcr_pool *p, size_t payload)
+{
+    /* At least a huge page, so the chunk is a mapping of its own, page
+     * aligned (below that gcr_table_alloc would take it from calloc). */
+    size_t bytes = 64 + payload < HUGE_PAGE ? HUGE_PAGE : 64 + payload;
+    struct pool_chunk *c = gcr_table_alloc(bytes);
+    if (!c)
+        return NULL;
+    c->bytes = bytes;
+    c->next = p->chunks;
+    p->chunks = c;
+    return c;
+}
+
+void *gcr_pool_get(struct gcr_pool *p, size_t bytes, bool *recycled)
+{
+    size_t size = gcr_pool_block_bytes(p, bytes);
+    unsigned k = (unsigned)__builtin_ctzll(size);
+    *recycled = false;
+    if (k >= POOL_CLASSES)
+        return NULL;
+    void *b = p->free_list[k];
+    if (b) {
+        memcpy(&p->free_list[k], b, sizeof b);
+        *recycled = true;
+        return b;
+    }
+    if (size > p->chunk_bytes / 4) { /* large: a mapping of its own */
+        struct pool_chunk *c = chunk_new(p, size);
+        return c ? (char *)c + 64 : NULL;
+    }
+    if ((size_t)(p->bump_end - p->bump) < size) {
+        /* The old chunk's tail is abandoned: less than the block asked for,
+         * so at most a quarter of a chunk. */
+        struct pool_chunk *c = chunk_new(p, p->chunk_bytes);
+        if (!c)
+            return NULL;
+        p->bump = (char *)c + 64;
+        p->bump_end = p->bump + p->chunk_bytes;
+    }
+    b = p->bump;
+    p->bump += size;
+    return b;
+}
+
+void gcr_pool_put(struct gcr_pool *p, void *block, size_t bytes)
+{
+    if (!block)
+        return;
+    unsigned k = (unsigned)__builtin_ctzll(gcr_pool_block_bytes(p, bytes));
+    memcpy(block, &p->free_list[k], sizeof block);
+    p->free_list[k] = block;
+}
+
+/* Small tables: one process-wide pool of 64-byte and larger blocks in 8-MB
+ * chunks, behind a lock. Its memory stays with the process. */
+static pthread_mutex_t small_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct gcr_pool *small_pool;
 
 void *gcr_small_table_alloc(size_t bytes)
 {
-    if (bytes >= HUGE_PAGE)
-        return gcr_table_alloc(bytes); /* a mapping of its own */
-    pthread_mutex_lock(&pool.lock);
-    void *p = pool_get(class_of(bytes));
-    pthread_mutex_unlock(&pool.lock);
-    return p;
+    pthread_mutex_lock(&small_lock);
+    if (!small_pool)
+        small_pool = gcr_pool_create(6, (size_t)8 << 20);
+    bool recycled = false;
+    void *b = small_pool ? gcr_pool_get(small_pool, bytes ? bytes : 1, &recycled) : NULL;
+    pthread_mutex_unlock(&small_lock);
+    if (b && recycled)
+        memset(b, 0, gcr_pool_block_bytes(small_pool, bytes ? bytes : 1));
+    return b;
 }
 
 void gcr_small_table_free(void *p, size_t bytes)
 {
     if (!p)
         return;
-    if (bytes >= HUGE_PAGE) {
-        gcr_table_free(p, bytes);
-        return;
-    }
-    unsigned k = class_of(bytes);
-    pthread_mutex_lock(&pool.lock);
-    memcpy(p, &pool.free_list[k], sizeof p);
-    pool.free_list[k] = p;
-    pthread_mutex_unlock(&pool.lock);
+    pthread_mutex_lock(&small_lock);
+    gcr_pool_put(small_pool, p, bytes ? bytes : 1);
+    pthread_mutex_unlock(&small_lock);
 }

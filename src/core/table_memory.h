@@ -9,6 +9,7 @@
 #ifndef GCR_CORE_TABLE_MEMORY_H
 #define GCR_CORE_TABLE_MEMORY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* `bytes` of zero-filled memory, or NULL. Release it with gcr_table_free and
@@ -35,6 +36,24 @@ struct gcr_arena {
 /* `bytes` of zero-filled memory aligned to 64 bytes, or NULL. */
 void *gcr_arena_alloc(struct gcr_arena *a, size_t bytes);
 void gcr_arena_free_all(struct gcr_arena *a);
+
+/* A pool of blocks of power-of-two sizes, from 2^min_class bytes (at least
+ * 64, so blocks are 64-byte aligned), cut from huge-page chunks of
+ * chunk_bytes (a block larger than a quarter chunk gets a mapping of its
+ * own) and recycled by size through free lists threaded through the free
+ * blocks themselves: for many buffers that grow and are reused (the warp
+ * queues) or many small tables. Everything goes back to the system when the
+ * pool is destroyed. Not thread-safe. NULL when out of memory. */
+struct gcr_pool;
+struct gcr_pool *gcr_pool_create(unsigned min_class, size_t chunk_bytes);
+void gcr_pool_destroy(struct gcr_pool *p);
+/* The size of the block that serves `bytes`. */
+size_t gcr_pool_block_bytes(const struct gcr_pool *p, size_t bytes);
+/* A block of gcr_pool_block_bytes(bytes) bytes: zero-filled when new,
+ * as last left when *recycled (a freed block); NULL if out of memory. */
+void *gcr_pool_get(struct gcr_pool *p, size_t bytes, bool *recycled);
+/* Gives a block back, with the size it was asked for. */
+void gcr_pool_put(struct gcr_pool *p, void *block, size_t bytes);
 
 /* Small tables probed at random, many at once: a replay's cache models (an
  * 80-SM GPU has 144, each with a line array, hash buckets and set state of a

@@ -115,7 +115,7 @@ struct gcr_replay {
     struct sm *sms;
     struct warp **warp_slots;           /* backing store of every sm.active */
     struct cta *free_ctas;
-    struct gcr_warpq_pool *queues;      /* buffers of every warp queue */
+    struct gcr_pool *queues;            /* buffers of every warp queue */
     /* Functional replay: per SM, the round (bus step) of its next issue, later
      * than now while it sleeps through non-memory slots (sleep_nonmem) and
      * UINT64_MAX while it has no warps; the SMs issuing this round. One array

@@ -11,12 +11,12 @@
 
 #include "gcreplay/record.h"
 
-struct gcr_warpq_pool;
+struct gcr_pool;
 
 struct gcr_warpq {
     uint8_t *buf;
     size_t len, cap, pos;
-    struct gcr_warpq_pool *pool; /* where buf comes from; NULL: malloc */
+    struct gcr_pool *pool; /* where buf comes from; NULL: malloc */
 };
 
 /* Buffers for many queues, carved from large huge-page-backed chunks
@@ -24,8 +24,8 @@ struct gcr_warpq {
  * head of a different one at every issue: with 4-KB pages nearly every such
  * read would also miss the TLB. Buffers are recycled by size class and go
  * back to the system only when the pool is destroyed. NULL when out of memory. */
-struct gcr_warpq_pool *gcr_warpq_pool_create(void);
-void gcr_warpq_pool_destroy(struct gcr_warpq_pool *pool);
+struct gcr_pool *gcr_warpq_pool_create(void);
+void gcr_warpq_pool_destroy(struct gcr_pool *pool);
 
 enum gcr_warpq_item { GCR_WQ_INSN, GCR_WQ_NONMEM };
 

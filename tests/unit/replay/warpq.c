@@ -97,7 +97,7 @@ int main(void)
 
     /* Pooled queues: growing moves the contents, and freed buffers are
      * recycled by size class (a queue freed then regrown reuses its buffer). */
-    struct gcr_warpq_pool *pool = gcr_warpq_pool_create();
+    struct gcr_pool *pool = gcr_warpq_pool_create();
     CHECK(pool != NULL);
     struct gcr_warpq p1 = {.pool = pool}, p2 = {.pool = pool};
     _Static_assert(GCR_WQ_NONMEM_BYTES == 12, "the sizes below");
