@@ -1,13 +1,10 @@
-/* sched_getaffinity: the CPUs this process may run on (a job scheduler's
- * cpuset included), not the machine's. */
-#define _GNU_SOURCE
 #include <getopt.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "core/cpus.h"
 #include "gcreplay/config.h"
 #include "report/report.h"
 
@@ -76,10 +73,9 @@ int cmd_run(int argc, char **argv)
     }
     /* auto: a second thread pays off only with a second CPU to run on, and
      * only for analyses that keep per-line state (see the library call). */
-    cpu_set_t cpus;
     bool thread = strcmp(thread_mode, "on") == 0 ||
                   (strcmp(thread_mode, "auto") == 0 && gcr_replay_analysis_thread_pays(rp) &&
-                   sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) >= 2);
+                   gcr_cpus_usable() >= 2);
     if (gcr_replay_set_analysis_thread(rp, thread, &err) != 0) {
         gcr_replay_destroy(rp);
         gcr_config_free(&cfg);

@@ -215,10 +215,10 @@ void *gcr_small_table_alloc(size_t bytes)
     if (!small_pool)
         small_pool = gcr_pool_create(6, (size_t)8 << 20);
     bool recycled = false;
-    void *b = small_pool ? gcr_pool_get(small_pool, bytes ? bytes : 1, &recycled) : NULL;
+    void *b = small_pool ? gcr_pool_get(small_pool, bytes, &recycled) : NULL;
     pthread_mutex_unlock(&small_lock);
-    if (b && recycled)
-        memset(b, 0, gcr_pool_block_bytes(small_pool, bytes ? bytes : 1));
+    if (b && recycled) /* the block is the caller's now: cleared outside the lock */
+        memset(b, 0, bytes);
     return b;
 }
 
@@ -227,6 +227,6 @@ void gcr_small_table_free(void *p, size_t bytes)
     if (!p)
         return;
     pthread_mutex_lock(&small_lock);
-    gcr_pool_put(small_pool, p, bytes ? bytes : 1);
+    gcr_pool_put(small_pool, p, bytes);
     pthread_mutex_unlock(&small_lock);
 }

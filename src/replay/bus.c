@@ -1,13 +1,11 @@
-/* sched_getaffinity: the CPUs this process may run on. */
-#define _GNU_SOURCE
 #include "replay/bus.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cpus.h"
 #include "core/table_memory.h"
 
 /* Events per batch (see bus.h): at ~100 ns of replay work per event, a
@@ -208,23 +206,12 @@ static void unpack(const struct gcr_bus *bus, const struct gcr_bus_item *it, str
 {
     unsigned kind = 1u << it->kind_bit;
     bool is_insn = kind == GCR_EV_INSN;
-    ev->kind = (enum gcr_event_kind)kind;
+    gcr_event_fill(ev, (enum gcr_event_kind)kind, it->unit, it->sm, it->cta, it->warp, NULL,
+                   it->line, is_insn ? 0 : it->mask, it->flags & BUS_ITEM_WRITE, NULL);
     ev->step = it->step;
     ev->kernel = kind & (GCR_EV_KERNEL_BEGIN | GCR_EV_KERNEL_END) ? it->u.other.kernel : NULL;
-    ev->sm = it->sm;
-    ev->cta = it->cta;
-    ev->warp = it->warp;
-    ev->unit = it->unit;
-    ev->line_addr = it->line;
-    ev->line_id = it->flags & BUS_ITEM_HAS_LINE ? it->id.id : GCR_IDMAP_NONE;
-    ev->sector_mask = is_insn ? 0 : it->mask;
-    ev->is_write = it->flags & BUS_ITEM_WRITE;
-    ev->access = NULL;
-    ev->insn = NULL;
-    ev->kernel_warp_insns = 0;
-    ev->net = GCR_NET_L2;
-    ev->from = ev->to = ev->bytes = 0;
-    ev->downstream = false;
+    if (it->flags & BUS_ITEM_HAS_LINE)
+        ev->line_id = it->id.id;
     if (it->flags & BUS_ITEM_HAS_ACCESS) {
         a->outcome = (enum gcr_outcome)it->outcome;
         a->fetch_mask = it->u.cache.fetch;
@@ -462,9 +449,7 @@ static int worker_start(struct gcr_bus *bus)
      * each, a side that waits polls for some milliseconds first (500,000
      * pauses), and rarely sleeps. Sharing one CPU, polling would only keep
      * the other side from running: it sleeps almost at once. */
-    cpu_set_t cpus;
-    w->spins = sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) >= 2 ? 500000
-                                                                                      : 100;
+    w->spins = gcr_cpus_usable() >= 2 ? 500000 : 100;
     if (pthread_mutex_init(&w->lock, NULL) != 0) {
         free(w);
         return -1;
@@ -526,9 +511,8 @@ static void advance(struct gcr_bus *bus)
 }
 
 /* The item at the tail is complete: queue it. */
-static inline void commit(struct gcr_bus *bus, struct gcr_bus_item *it)
+static inline void commit(struct gcr_bus *bus)
 {
-    (void)it;
     if (++bus->tail % BUS_BATCH == 0)
         advance(bus);
 }
@@ -589,7 +573,7 @@ void gcr_bus_emit(struct gcr_bus *bus, struct gcr_event *ev)
     it->u.other.bytes = v->bytes;
     if (ev->access)
         pack_access(it, ev->access); /* (no such event is emitted: for the contract) */
-    commit(bus, it);
+    commit(bus);
 }
 
 void gcr_bus_emit_cache(struct gcr_bus *bus, enum gcr_event_kind kind, uint32_t unit,
@@ -621,7 +605,7 @@ void gcr_bus_emit_cache(struct gcr_bus *bus, enum gcr_event_kind kind, uint32_t 
         it->flags |= BUS_ITEM_HAS_LINE;
     if (a)
         pack_access(it, a);
-    commit(bus, it);
+    commit(bus);
 }
 
 void gcr_bus_emit_insn(struct gcr_bus *bus, uint32_t sm, const struct gcr_warp_insn *insn)
@@ -651,7 +635,7 @@ void gcr_bus_emit_insn(struct gcr_bus *bus, uint32_t sm, const struct gcr_warp_i
         it->flags |= BUS_ITEM_HAS_LINE;
         it->line = it->u.insn.lane0 >> bus->line_shift << bus->line_shift;
     }
-    commit(bus, it);
+    commit(bus);
 }
 
 void gcr_bus_flush(struct gcr_bus *bus)

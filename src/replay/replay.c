@@ -57,7 +57,7 @@ struct sm {
     struct gcr_vws_sm vws; /* VWS throttling estimate */
 };
 
-/* What the prefetcher (prefetch_ahead) predicted of an SM that issues this
+/* What the prefetcher (prefetch_stages) predicted of an SM that issues this
  * round: the warp it will issue, guessed once (an SM's state changes only when
  * it issues, or at dispatch between rounds), and where that warp's access will
  * read the L1 and L2 (a NULL cache: nothing to follow). */
