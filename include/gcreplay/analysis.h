@@ -133,8 +133,9 @@ struct gcr_analysis_ops {
     /* Optional: for an analysis whose options decide whether the hook has
      * anything to fetch (sampled reuse distance has not), the kinds this
      * instance wants prefetch calls for at `stage`, asked once after create;
-     * NULL: prefetch_stage0 / prefetch_stage1. A call costs the bus an
-     * unpacked copy of the event, so an instance with nothing to fetch says 0. */
+     * NULL: prefetch_stage0 / prefetch_stage1. A hook costs a call per event
+     * and keeps the bus from handing events straight over (`direct`,
+     * src/replay/bus.h), so an instance with nothing to fetch says 0. */
     unsigned (*prefetch_kinds)(const void *self, int stage);
     /* Fill `section` (an empty object) with results for the kernel just ended / the run. */
     int (*report_kernel)(void *self, json_t *section, struct gcr_err *err);

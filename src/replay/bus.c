@@ -19,6 +19,12 @@
 enum { BUS_BATCH = 16, BUS_STAGES = 5, BUS_RING = 128, BUS_RING_THREADED = 65536 };
 _Static_assert(BUS_BATCH * (BUS_STAGES + 1) <= BUS_RING, "the ring holds every stage");
 _Static_assert(BUS_BATCH <= 32, "a batch's positions are bits of a 32-bit word");
+/* Events in delivered form: stage 3 opens at most one batch past the two
+ * held back for the hooks' stage 1 and the delivery (open_and_deliver), so
+ * 3 batches are in the slots. */
+enum { BUS_SLOTS = 64, BUS_NOT_WANTED = 0xff };
+_Static_assert(3 * BUS_BATCH <= BUS_SLOTS && (BUS_SLOTS & (BUS_SLOTS - 1)) == 0,
+               "the slots hold the events between stages 3 and 5");
 
 /* struct gcr_bus_item's flags. */
 enum {
@@ -52,6 +58,60 @@ void gcr_bus_add(struct gcr_bus *bus, const struct gcr_analysis_ops *ops, void *
 static int worker_start(struct gcr_bus *bus);
 static void worker_stop(struct gcr_bus *bus);
 
+/* The delivery's lists, built from the queued subscribers, and its slots.
+ * -1 if out of memory. */
+static int delivery_build(struct gcr_bus *bus, struct gcr_bus_delivery *out)
+{
+    out->ev = calloc(BUS_SLOTS, sizeof *out->ev);
+    out->access = calloc(BUS_SLOTS, sizeof *out->access);
+    out->insn = calloc(BUS_SLOTS, sizeof *out->insn);
+    out->kind_bit = calloc(BUS_SLOTS, sizeof *out->kind_bit);
+    if (!out->ev || !out->access || !out->insn || !out->kind_bit)
+        return -1;
+    for (size_t i = 0; i < bus->nlagged; i++)
+        out->mask |= bus->lagged[i]->ops->subscribe;
+    for (int stage = 0; stage < 2; stage++)
+        for (unsigned b = 0; b < BUS_KINDS; b++) {
+            struct gcr_bus_sub **list = out->hooked[stage][b] =
+                calloc(bus->nlagged + 1, sizeof *list);
+            if (!list)
+                return -1;
+            for (size_t i = 0; i < bus->nlagged; i++) {
+                const struct gcr_analysis_ops *ops = bus->lagged[i]->ops;
+                unsigned kinds = ops->prefetch_kinds ? ops->prefetch_kinds(bus->lagged[i]->self, stage)
+                                 : stage ? ops->prefetch_stage1
+                                         : ops->prefetch_stage0;
+                if (ops->prefetch && (kinds & ops->subscribe & (1u << b)))
+                    list[out->nhooked[stage][b]++] = bus->lagged[i];
+            }
+        }
+    for (unsigned b = 0; bus->lines && b < BUS_KINDS; b++) {
+        if (!((1u << b) & LINE_KINDS))
+            continue;
+        out->fetch[b] = calloc(bus->lines->ncolumns + 1, sizeof *out->fetch[b]);
+        if (!out->fetch[b])
+            return -1;
+        for (size_t c = 0; c < bus->lines->ncolumns; c++)
+            if (bus->lines->columns[c]->prefetch_kinds & (1u << b))
+                out->fetch[b][out->nfetch[b]++] = bus->lines->columns[c];
+    }
+    return 0;
+}
+
+static void delivery_free(struct gcr_bus_delivery *out)
+{
+    free(out->ev);
+    free(out->access);
+    free(out->insn);
+    free(out->kind_bit);
+    for (unsigned b = 0; b < BUS_KINDS; b++) {
+        free(out->fetch[b]);
+        free(out->hooked[0][b]);
+        free(out->hooked[1][b]);
+    }
+    memset(out, 0, sizeof *out);
+}
+
 int gcr_bus_start(struct gcr_bus *bus, struct gcr_idmap *lines, bool threaded)
 {
     /* Ids are for per-line state: without a column, no analysis keeps any in
@@ -65,46 +125,20 @@ int gcr_bus_start(struct gcr_bus *bus, struct gcr_idmap *lines, bool threaded)
     bus->lanes_mask = ring * GCR_WARP_SIZE - 1;
     bus->ring = gcr_table_alloc(ring * sizeof *bus->ring);
     bus->lanes = gcr_table_alloc(ring * GCR_WARP_SIZE * sizeof *bus->lanes);
-    bus->unpacked = calloc(BUS_BATCH, sizeof *bus->unpacked);
-    bus->unpacked_access = calloc(BUS_BATCH, sizeof *bus->unpacked_access);
-    bus->unpacked_insn = calloc(BUS_BATCH, sizeof *bus->unpacked_insn);
     bus->lagged = calloc(bus->nsubs, sizeof *bus->lagged);
-    if (!bus->ring || !bus->lanes || !bus->unpacked || !bus->unpacked_access ||
-        !bus->unpacked_insn || !bus->lagged)
+    if (!bus->ring || !bus->lanes || !bus->lagged)
         return -1;
     for (size_t i = 0; i < bus->nsubs; i++)
         if (!bus->subs[i].sync)
             bus->lagged[bus->nlagged++] = &bus->subs[i];
-    for (int stage = 0; stage < 2; stage++)
-        for (unsigned b = 0; b < 8; b++) {
-            struct gcr_bus_sub **list = bus->hooked[stage][b] = calloc(bus->nsubs + 1, sizeof *list);
-            if (!list)
-                return -1;
-            for (size_t i = 0; i < bus->nlagged; i++) {
-                const struct gcr_analysis_ops *ops = bus->lagged[i]->ops;
-                unsigned kinds = ops->prefetch_kinds ? ops->prefetch_kinds(bus->lagged[i]->self, stage)
-                                 : stage ? ops->prefetch_stage1
-                                         : ops->prefetch_stage0;
-                if (ops->prefetch && (kinds & ops->subscribe & (1u << b)))
-                    list[bus->nhooked[stage][b]++] = bus->lagged[i];
-            }
-        }
-    for (unsigned b = 0; bus->lines && b < 8; b++) {
-        if (!((1u << b) & LINE_KINDS))
-            continue;
-        bus->fetch[b] = calloc(bus->lines->ncolumns + 1, sizeof *bus->fetch[b]);
-        if (!bus->fetch[b])
-            return -1;
-        for (size_t c = 0; c < bus->lines->ncolumns; c++)
-            if (bus->lines->columns[c]->prefetch_kinds & (1u << b))
-                bus->fetch[b][bus->nfetch[b]++] = bus->lines->columns[c];
-    }
+    if (delivery_build(bus, &bus->out) != 0)
+        return -1;
     /* Nothing to do between emission and delivery (no line ids, no hooks)
      * and no thread to hand events to: the queue would only copy them. */
     bus->direct = !threaded && !bus->lines;
     for (int stage = 0; stage < 2; stage++)
-        for (unsigned b = 0; b < 8; b++)
-            if (bus->nhooked[stage][b])
+        for (unsigned b = 0; b < BUS_KINDS; b++)
+            if (bus->out.nhooked[stage][b])
                 bus->direct = false;
     return threaded ? worker_start(bus) : 0;
 }
@@ -114,28 +148,14 @@ void gcr_bus_fini(struct gcr_bus *bus)
     worker_stop(bus);
     gcr_table_free(bus->ring, (bus->ring_mask + 1) * sizeof *bus->ring);
     gcr_table_free(bus->lanes, (bus->lanes_mask + 1) * sizeof *bus->lanes);
-    free(bus->unpacked);
-    free(bus->unpacked_access);
-    free(bus->unpacked_insn);
     free(bus->lagged);
-    for (unsigned b = 0; b < 8; b++) {
-        free(bus->fetch[b]);
-        free(bus->hooked[0][b]);
-        free(bus->hooked[1][b]);
-    }
-    memset(bus->fetch, 0, sizeof bus->fetch);
-    memset(bus->nfetch, 0, sizeof bus->nfetch);
-    memset(bus->hooked, 0, sizeof bus->hooked);
-    memset(bus->nhooked, 0, sizeof bus->nhooked);
+    delivery_free(&bus->out);
     bus->ring = NULL;
     bus->lanes = NULL;
-    bus->unpacked = NULL;
-    bus->unpacked_access = NULL;
-    bus->unpacked_insn = NULL;
     bus->lagged = NULL;
     bus->nlagged = 0;
     bus->direct = false;
-    bus->head = bus->staged = bus->resolved = bus->found = bus->slotted = bus->tail = 0;
+    bus->found = bus->slotted = bus->tail = 0;
     bus->lane_tail = 0;
 }
 
@@ -256,22 +276,6 @@ static void unpack(const struct gcr_bus *bus, const struct gcr_bus_item *it, str
 
 /* ---- the stages ---- */
 
-/* The prefetch hooks see the event unpacked (only when some hook wants it). */
-static inline void prefetch_stage(struct gcr_bus *bus, const struct gcr_bus_item *it, int stage)
-{
-    size_t n = bus->nhooked[stage][it->kind_bit];
-    if (!n)
-        return;
-    struct gcr_event ev;
-    struct gcr_access a;
-    struct gcr_warp_insn in;
-    unpack(bus, it, &ev, &a, &in);
-    for (size_t i = 0; i < n; i++) {
-        const struct gcr_bus_sub *sub = bus->hooked[stage][it->kind_bit][i];
-        sub->ops->prefetch(sub->self, &ev, stage);
-    }
-}
-
 /* Stage 1: the line's slot in the line map. */
 static inline void fetch_slot(struct gcr_bus *bus, const struct gcr_bus_item *it)
 {
@@ -293,37 +297,67 @@ static void find(struct gcr_bus *bus, struct gcr_bus_item *it)
         __builtin_prefetch(it->id.word);
 }
 
-/* Stage 3: the line id (a new line gets one now), the columns its kind
- * reads, then the hooks' stage 0. */
-static void resolve(struct gcr_bus *bus, struct gcr_bus_item *it)
+/* Stage 3: the event at position p gets its line id (a new line gets one
+ * now) and is unpacked into its slot once, for the hooks and the delivery;
+ * the columns its kind reads are fetched, then the hooks run their stage 0.
+ * An event no queued subscriber wants is only marked. */
+static void open_event(struct gcr_bus *bus, uint64_t p)
 {
+    struct gcr_bus_delivery *out = &bus->out;
+    struct gcr_bus_item *it = &bus->ring[p & bus->ring_mask];
+    size_t k = p & (BUS_SLOTS - 1);
+    unsigned b = it->kind_bit;
+    if (!(out->mask & (1u << b))) {
+        out->kind_bit[k] = BUS_NOT_WANTED;
+        return;
+    }
     if (it->flags & BUS_ITEM_HAS_LINE) {
         uint32_t *word = it->id.word;
-        uint32_t id = word && *word ? *word - 1 : gcr_idmap_get(bus->lines, it->line);
-        it->id.id = id;
-        if (id != GCR_IDMAP_NONE) {
-            size_t chunk = id >> GCR_COLUMN_CHUNK_SHIFT, at = id & (GCR_COLUMN_CHUNK_IDS - 1);
-            struct gcr_column *const *cols = bus->fetch[it->kind_bit];
-            for (size_t c = 0; c < bus->nfetch[it->kind_bit]; c++)
-                __builtin_prefetch(cols[c]->chunks[chunk] + at * cols[c]->elem, 1);
-        }
+        it->id.id = word && *word ? *word - 1 : gcr_idmap_get(bus->lines, it->line);
     }
-    prefetch_stage(bus, it, 0);
+    out->kind_bit[k] = (uint8_t)b;
+    struct gcr_event *ev = &out->ev[k];
+    unpack(bus, it, ev, &out->access[k], &out->insn[k]);
+    uint32_t id = ev->line_id;
+    if (id != GCR_IDMAP_NONE && out->nfetch[b]) {
+        size_t chunk = id >> GCR_COLUMN_CHUNK_SHIFT, at = id & (GCR_COLUMN_CHUNK_IDS - 1);
+        struct gcr_column *const *cols = out->fetch[b];
+        for (size_t c = 0; c < out->nfetch[b]; c++)
+            __builtin_prefetch(cols[c]->chunks[chunk] + at * cols[c]->elem, 1);
+    }
+    for (size_t i = 0; i < out->nhooked[0][b]; i++) {
+        const struct gcr_bus_sub *sub = out->hooked[0][b][i];
+        sub->ops->prefetch(sub->self, ev, 0);
+    }
 }
 
-/* Stage 5: the n <= BUS_BATCH events from head, to each queued subscriber
- * in turn: the positions of the batch's events of each kind are bits of one
- * word, so a subscriber visits only its own events, in order. */
+/* Stage 4: the hooks' stage 1. */
+static void stage1_event(struct gcr_bus_delivery *out, uint64_t p)
+{
+    size_t k = p & (BUS_SLOTS - 1);
+    unsigned b = out->kind_bit[k];
+    if (b == BUS_NOT_WANTED)
+        return;
+    for (size_t i = 0; i < out->nhooked[1][b]; i++) {
+        const struct gcr_bus_sub *sub = out->hooked[1][b][i];
+        sub->ops->prefetch(sub->self, &out->ev[k], 1);
+    }
+}
+
+/* Stage 5: the n <= BUS_BATCH events from the head, to each queued
+ * subscriber in turn: the positions of the batch's events of each kind are
+ * bits of one word, so a subscriber visits only its own events, in order.
+ * Delivering a batch to one subscriber after the other keeps each
+ * analysis's code and data hot while it runs. */
 static void deliver(struct gcr_bus *bus, uint64_t n)
 {
-    const struct gcr_event *evs[BUS_BATCH];
-    uint32_t at_kind[8] = {0};
+    struct gcr_bus_delivery *out = &bus->out;
+    uint32_t at_kind[BUS_KINDS + 1] = {0}; /* [BUS_KINDS]: events nobody wants */
     for (uint64_t k = 0; k < n; k++) {
-        const struct gcr_bus_item *it = &bus->ring[(bus->head + k) & bus->ring_mask];
-        unpack(bus, it, &bus->unpacked[k], &bus->unpacked_access[k], &bus->unpacked_insn[k]);
-        evs[k] = &bus->unpacked[k];
-        at_kind[it->kind_bit] |= UINT32_C(1) << k;
+        unsigned b = out->kind_bit[(out->head + k) & (BUS_SLOTS - 1)];
+        at_kind[b == BUS_NOT_WANTED ? BUS_KINDS : b] |= UINT32_C(1) << k;
     }
+    size_t first = out->head & (BUS_SLOTS - 1);
     for (size_t i = 0; i < bus->nlagged; i++) {
         const struct gcr_bus_sub *sub = bus->lagged[i];
         uint32_t mine = 0;
@@ -331,9 +365,33 @@ static void deliver(struct gcr_bus *bus, uint64_t n)
             mine |= at_kind[__builtin_ctz(want)];
         void (*on_event)(void *, const struct gcr_event *) = sub->ops->on_event;
         for (; mine; mine &= mine - 1)
-            on_event(sub->self, evs[__builtin_ctz(mine)]);
+            on_event(sub->self, &out->ev[(first + (size_t)__builtin_ctz(mine)) & (BUS_SLOTS - 1)]);
     }
-    bus->head += n;
+    out->head += n;
+}
+
+/* Stages 3 to 5 for the events before `upto`, found: those of stage 4 at
+ * least lag before it, of stage 5 at least 2 x lag. */
+static void open_and_deliver_to(struct gcr_bus *bus, uint64_t upto, uint64_t lag)
+{
+    struct gcr_bus_delivery *out = &bus->out;
+    for (; out->opened < upto; out->opened++)
+        open_event(bus, out->opened);
+    for (; out->staged + lag < upto; out->staged++)
+        stage1_event(out, out->staged);
+    while (out->head + 2 * lag < upto) {
+        uint64_t n = upto - 2 * lag - out->head;
+        deliver(bus, n < BUS_BATCH ? n : BUS_BATCH);
+    }
+}
+
+/* The same, opening at most a batch at a time, so that the slots hold every
+ * event between stages 3 and 5 (the worker may take many batches at once). */
+static void open_and_deliver(struct gcr_bus *bus, uint64_t upto, uint64_t lag)
+{
+    while (bus->out.opened + BUS_BATCH < upto)
+        open_and_deliver_to(bus, bus->out.opened + BUS_BATCH, BUS_BATCH);
+    open_and_deliver_to(bus, upto, lag);
 }
 
 /* Every event before t moves on through the stages, those of stage k
@@ -347,14 +405,8 @@ static void run_stages(struct gcr_bus *bus, uint64_t t, uint64_t lag)
         fetch_slot(bus, &bus->ring[bus->slotted & bus->ring_mask]);
     for (; bus->found + lag < t; bus->found++)
         find(bus, &bus->ring[bus->found & bus->ring_mask]);
-    for (; bus->resolved + 2 * lag < t; bus->resolved++)
-        resolve(bus, &bus->ring[bus->resolved & bus->ring_mask]);
-    for (; bus->staged + 3 * lag < t; bus->staged++)
-        prefetch_stage(bus, &bus->ring[bus->staged & bus->ring_mask], 1);
-    while (bus->head + 4 * lag < t) {
-        uint64_t n = t - 4 * lag - bus->head;
-        deliver(bus, n < BUS_BATCH ? n : BUS_BATCH);
-    }
+    if (t >= 2 * lag)
+        open_and_deliver(bus, t - 2 * lag, lag);
 }
 
 /* ---- the analyses' thread ---- */
@@ -377,7 +429,7 @@ struct gcr_bus_worker {
      * per batch, not one that the writer's own work keeps taking back. */
     _Alignas(64) _Atomic uint64_t published; /* events the replay has completed */
     _Atomic uint64_t flush_to;               /* a flush: take every event before it */
-    _Alignas(64) _Atomic uint64_t consumed;  /* events the worker has delivered (its head) */
+    _Alignas(64) _Atomic uint64_t consumed;  /* events the worker has delivered (out.head) */
 };
 
 /* Waits until ready(bus) holds, asleep if it takes long; *asleep is the
@@ -416,7 +468,7 @@ static bool work_ready(struct gcr_bus *bus)
     struct gcr_bus_worker *w = bus->worker;
     uint64_t t = atomic_load(&w->published);
     bool flush = atomic_load(&w->flush_to) == t;
-    return bus->head + (flush ? 0 : 4 * BUS_BATCH) < t || atomic_load(&w->stop);
+    return bus->out.head + (flush ? 0 : 4 * BUS_BATCH) < t || atomic_load(&w->stop);
 }
 
 static void *worker_main(void *arg)
@@ -433,7 +485,7 @@ static void *worker_main(void *arg)
         uint64_t t = atomic_load(&w->published);
         bool flush = atomic_load(&w->flush_to) == t;
         run_stages(bus, t, flush ? 0 : BUS_BATCH);
-        atomic_store(&w->consumed, bus->head);
+        atomic_store(&w->consumed, bus->out.head);
         wake(w, &w->replay_asleep);
     }
 }

@@ -28,6 +28,12 @@
  * timing model, which the replay consults as it goes) get every event at
  * once.
  *
+ * Each event is unpacked once, when its id is known (stage 3), into a small
+ * ring of events in delivered form (struct gcr_bus_delivery), which the
+ * prefetch hooks and the delivery then read: unpacking it for each hook and
+ * again for delivery took more x86 instructions than most analyses spend
+ * on an event.
+ *
  * Threaded (gcr_bus_start's `threaded`): the replay only fills the queue,
  * a larger ring, and a second thread (struct gcr_bus_worker) takes the
  * events through the stages and the analyses, in the same order, so the
@@ -43,6 +49,27 @@ struct gcr_bus_sub {
     const struct gcr_analysis_ops *ops;
     void *self;
     bool sync; /* delivered at emission, not through the queue */
+};
+
+enum { BUS_KINDS = 8 }; /* event kinds, by bit number */
+
+/* The queued subscribers' side of the queue, used by the thread that
+ * delivers (threaded: the worker): per event kind (by bit number), the
+ * subscribers with a prefetch hook and the columns of the line map to
+ * prefetch, and the events between stages 3 and 5 in delivered form. Slot k
+ * holds queue position p with p % BUS_SLOTS == k, unpacked at stage 3
+ * ("opened") and read by the hooks and the delivery. */
+struct gcr_bus_delivery {
+    unsigned mask; /* kinds some queued subscriber wants */
+    struct gcr_bus_sub **hooked[2][BUS_KINDS]; /* [stage][kind]: the subscribers to call */
+    size_t nhooked[2][BUS_KINDS];
+    struct gcr_column **fetch[BUS_KINDS];
+    size_t nfetch[BUS_KINDS];
+    struct gcr_event *ev;
+    struct gcr_access *access;
+    struct gcr_warp_insn *insn;
+    uint8_t *kind_bit;             /* per slot: the event's kind bit, BUS_NOT_WANTED if none */
+    uint64_t opened, staged, head; /* positions through stages 3, 4, 5 */
 };
 
 /* An event waiting in the queue, packed: its fields, what its access result
@@ -97,28 +124,18 @@ struct gcr_bus {
     bool insn_all_lanes; /* a GCR_EV_INSN subscriber reads every lane's address */
     struct gcr_bus_sub *subs;
     size_t nsubs;
-    /* Built by gcr_bus_start: the queued subscribers, those of them with a
-     * prefetch hook, and, per event kind (by bit number), the columns of the
-     * line map to prefetch (the loops of every event run over these). */
+    /* Built by gcr_bus_start: every queued subscriber (in config order). */
     struct gcr_bus_sub **lagged;
     size_t nlagged;
-    struct gcr_bus_sub **hooked[2][8]; /* [stage][kind]: the subscribers to call */
-    size_t nhooked[2][8];
-    struct gcr_column **fetch[8];
-    size_t nfetch[8];
     /* The queue: a ring of BUS_RING packed items (and instructions' lanes), with
      * monotonic counters, each up to which events went through a stage:
-     * head <= staged <= resolved <= found <= slotted <= tail. */
+     * out.head <= out.staged <= out.opened <= found <= slotted <= tail. */
     struct gcr_idmap *lines;
     unsigned line_shift; /* lines->key_shift, read here: the worker writes *lines */
     struct gcr_bus_item *ring;
     uint64_t ring_mask; /* ring size - 1 */
     uint64_t *lanes;    /* lane addresses of instructions, 32 per ring item: never full */
     uint64_t lanes_mask;
-    /* Delivery unpacks a batch here (the delivering thread's). */
-    struct gcr_event *unpacked;
-    struct gcr_access *unpacked_access;
-    struct gcr_warp_insn *unpacked_insn;
     struct gcr_bus_worker *worker; /* threaded: the analyses' thread; else NULL */
     /* Not threaded, and no stage has work (no line ids, no prefetch hooks):
      * queued subscribers get each event at emission, without the queue's
@@ -131,7 +148,8 @@ struct gcr_bus {
     uint64_t tail, lane_tail;
     char apart_stages[64];
     /* Written by whoever runs the stages (threaded: the worker). */
-    uint64_t head, staged, resolved, found, slotted;
+    uint64_t found, slotted;
+    struct gcr_bus_delivery out;
     char apart_after[64]; /* from the replay's fields after the bus */
 };
 
