@@ -22,7 +22,7 @@ _Static_assert(BUS_BATCH <= 32, "a batch's positions are bits of a 32-bit word")
 /* Events in delivered form: stage 3 opens at most one batch past the two
  * held back for the hooks' stage 1 and the delivery (open_and_deliver), so
  * 3 batches are in the slots. */
-enum { BUS_SLOTS = 64, BUS_NOT_WANTED = 0xff };
+enum { BUS_SLOTS = 64 };
 _Static_assert(3 * BUS_BATCH <= BUS_SLOTS && (BUS_SLOTS & (BUS_SLOTS - 1)) == 0,
                "the slots hold the events between stages 3 and 5");
 
@@ -68,8 +68,6 @@ static int delivery_build(struct gcr_bus *bus, struct gcr_bus_delivery *out)
     out->kind_bit = calloc(BUS_SLOTS, sizeof *out->kind_bit);
     if (!out->ev || !out->access || !out->insn || !out->kind_bit)
         return -1;
-    for (size_t i = 0; i < bus->nlagged; i++)
-        out->mask |= bus->lagged[i]->ops->subscribe;
     for (int stage = 0; stage < 2; stage++)
         for (unsigned b = 0; b < BUS_KINDS; b++) {
             struct gcr_bus_sub **list = out->hooked[stage][b] =
@@ -300,17 +298,13 @@ static void find(struct gcr_bus *bus, struct gcr_bus_item *it)
 /* Stage 3: the event at position p gets its line id (a new line gets one
  * now) and is unpacked into its slot once, for the hooks and the delivery;
  * the columns its kind reads are fetched, then the hooks run their stage 0.
- * An event no queued subscriber wants is only marked. */
+ * (Only kinds some queued subscriber wants are queued: bus->lag_mask.) */
 static void open_event(struct gcr_bus *bus, uint64_t p)
 {
     struct gcr_bus_delivery *out = &bus->out;
     struct gcr_bus_item *it = &bus->ring[p & bus->ring_mask];
     size_t k = p & (BUS_SLOTS - 1);
     unsigned b = it->kind_bit;
-    if (!(out->mask & (1u << b))) {
-        out->kind_bit[k] = BUS_NOT_WANTED;
-        return;
-    }
     if (it->flags & BUS_ITEM_HAS_LINE) {
         uint32_t *word = it->id.word;
         it->id.id = word && *word ? *word - 1 : gcr_idmap_get(bus->lines, it->line);
@@ -336,8 +330,6 @@ static void stage1_event(struct gcr_bus_delivery *out, uint64_t p)
 {
     size_t k = p & (BUS_SLOTS - 1);
     unsigned b = out->kind_bit[k];
-    if (b == BUS_NOT_WANTED)
-        return;
     for (size_t i = 0; i < out->nhooked[1][b]; i++) {
         const struct gcr_bus_sub *sub = out->hooked[1][b][i];
         sub->ops->prefetch(sub->self, &out->ev[k], 1);
@@ -352,11 +344,9 @@ static void stage1_event(struct gcr_bus_delivery *out, uint64_t p)
 static void deliver(struct gcr_bus *bus, uint64_t n)
 {
     struct gcr_bus_delivery *out = &bus->out;
-    uint32_t at_kind[BUS_KINDS + 1] = {0}; /* [BUS_KINDS]: events nobody wants */
-    for (uint64_t k = 0; k < n; k++) {
-        unsigned b = out->kind_bit[(out->head + k) & (BUS_SLOTS - 1)];
-        at_kind[b == BUS_NOT_WANTED ? BUS_KINDS : b] |= UINT32_C(1) << k;
-    }
+    uint32_t at_kind[BUS_KINDS] = {0};
+    for (uint64_t k = 0; k < n; k++)
+        at_kind[out->kind_bit[(out->head + k) & (BUS_SLOTS - 1)]] |= UINT32_C(1) << k;
     size_t first = out->head & (BUS_SLOTS - 1);
     for (size_t i = 0; i < bus->nlagged; i++) {
         const struct gcr_bus_sub *sub = bus->lagged[i];
@@ -438,9 +428,15 @@ static void wait_until(struct gcr_bus *bus, bool (*ready)(struct gcr_bus *),
                        _Atomic bool *asleep)
 {
     struct gcr_bus_worker *w = bus->worker;
+    /* The replay waits for the analyses: meanwhile it faults in the memory
+     * their tables will take next, which would otherwise stall the worker
+     * (core/table_memory.h). */
+    bool prefault = asleep == &w->replay_asleep;
     for (int spin = 0; spin < w->spins; spin++) {
         if (ready(bus))
             return;
+        if (prefault && (prefault = gcr_table_prefault_step()))
+            continue;
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
 #endif

@@ -60,7 +60,6 @@ enum { BUS_KINDS = 8 }; /* event kinds, by bit number */
  * holds queue position p with p % BUS_SLOTS == k, unpacked at stage 3
  * ("opened") and read by the hooks and the delivery. */
 struct gcr_bus_delivery {
-    unsigned mask; /* kinds some queued subscriber wants */
     struct gcr_bus_sub **hooked[2][BUS_KINDS]; /* [stage][kind]: the subscribers to call */
     size_t nhooked[2][BUS_KINDS];
     struct gcr_column **fetch[BUS_KINDS];
@@ -68,7 +67,7 @@ struct gcr_bus_delivery {
     struct gcr_event *ev;
     struct gcr_access *access;
     struct gcr_warp_insn *insn;
-    uint8_t *kind_bit;             /* per slot: the event's kind bit, BUS_NOT_WANTED if none */
+    uint8_t *kind_bit;             /* per slot: the event's kind, by bit number */
     uint64_t opened, staged, head; /* positions through stages 3, 4, 5 */
 };
 
