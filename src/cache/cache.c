@@ -304,16 +304,21 @@ allocate(struct gcr_cache *c, uint64_t line_addr, uint32_t b, struct gcr_access 
     if (c->set[set].valid_count == c->ways) {
         /* A full set: the new line takes the victim's way. The way stays valid,
          * so only the hash entry and the replacement order change. */
-        way = choose_victim(c, set);
+        bool listed = c->repl == GCR_REPL_LRU || c->repl == GCR_REPL_FIFO;
+        /* LRU and FIFO evict the tail, read here rather than through a call. */
+        way = listed ? c->set[set].tail : choose_victim(c, set);
         idx = set * c->ways + way;
         l = &c->lines[idx];
         out->evicted = true;
         report_victim(c, l, out);
         c->stats.evictions++;
         hash_remove(c, idx);
-        if (c->repl == GCR_REPL_LRU || c->repl == GCR_REPL_FIFO)
-            list_move_to_head(c, set, way); /* the victim was the tail: a rotation */
-        else if (c->repl == GCR_REPL_NRU) {
+        if (listed) {
+            /* The tail becomes the head: in the circular list, a rotation by
+             * one (also right for a 1-way set, whose only way is both). */
+            c->set[set].head = (uint16_t)way;
+            c->set[set].tail = l->prev;
+        } else if (c->repl == GCR_REPL_NRU) {
             nru_forget(c, set, way);
             nru_reference(c, set, way);
         }
