@@ -937,13 +937,19 @@ static void sm_issue(struct gcr_replay *rp, uint32_t s, bool lrr)
  * skipped (rp->bus.step moves on). Functional replay only. */
 static uint32_t issue_order(struct gcr_replay *rp)
 {
-    uint32_t S = rp->cfg->num_sms;
+    const uint32_t S = rp->cfg->num_sms;
+    const uint64_t *const wake = rp->wake;
+    uint32_t *const order = rp->order;
     for (;;) {
         uint32_t n = 0;
         const uint64_t step = rp->bus.step;
-        for (uint32_t s = 0; s < S; s++)
-            if (rp->wake[s] <= step)
-                rp->order[n++] = s;
+        /* Without a branch: about half the SMs issue in a round, in no
+         * predictable pattern. Every SM is written at the end of the list and
+         * kept only if awake (order has room for all of them). */
+        for (uint32_t s = 0; s < S; s++) {
+            order[n] = s;
+            n += wake[s] <= step;
+        }
         if (n)
             return n;
         uint64_t first_wake = UINT64_MAX;
