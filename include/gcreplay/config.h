@@ -168,6 +168,17 @@ const char *gcr_warp_policy_name(enum gcr_warp_policy p);
 const char *gcr_granularity_name(enum gcr_granularity g);
 const char *gcr_slice_hash_name(enum gcr_slice_hash h);
 
+/* The XOR fold of gcr_config_slice_of: (g ^ g>>b ^ g>>2b ^ ...) in the low b
+ * bits, computed by doubling (after the step with shift s, x is the XOR of
+ * the shifts by 0..2s-b), log2(64/b) steps instead of one per group. Inline
+ * with a constant b, the loop unrolls into shifts by constants. */
+static inline __attribute__((always_inline)) uint64_t gcr_slice_xor_fold(uint64_t x, unsigned b)
+{
+    for (unsigned s = b; s < 64; s <<= 1)
+        x ^= x >> s;
+    return x;
+}
+
 /* L2 slice of a line address under this config (inline: every L2 access asks). */
 static inline uint32_t gcr_config_slice_of(const struct gcr_config *cfg, uint64_t addr)
 {
@@ -181,14 +192,23 @@ static inline uint32_t gcr_config_slice_of(const struct gcr_config *cfg, uint64_
         return gcr_ipoly_hash(granule >> __builtin_ctz(cfg->l2_slices),
                               (uint32_t)(granule & cfg->l2_slice_mask), cfg->l2_slices);
     /* XOR-fold every group of log2(slices) granule bits into the slice bits,
-     * so power-of-two strides spread over all slices. The fold is
-     * (g ^ g>>b ^ g>>2b ^ ...) & mask with b = log2(slices); it is computed by
-     * doubling (after the step with shift s, x is the XOR of the shifts by
-     * 0..2s-b), a fixed log2(64/b) steps instead of one per group. */
+     * so power-of-two strides spread over all slices. The usual slice counts
+     * (2 to 256) take a fold unrolled for their group width: the loop with a
+     * variable shift took twice the instructions, and the L2 prefetch and
+     * every L2 access ask. */
     unsigned bits = (unsigned)__builtin_ctz(cfg->l2_slices);
     uint64_t x = granule;
-    for (unsigned s = bits; s < 64; s <<= 1)
-        x ^= x >> s;
+    switch (bits) {
+    case 1: x = gcr_slice_xor_fold(x, 1); break;
+    case 2: x = gcr_slice_xor_fold(x, 2); break;
+    case 3: x = gcr_slice_xor_fold(x, 3); break;
+    case 4: x = gcr_slice_xor_fold(x, 4); break;
+    case 5: x = gcr_slice_xor_fold(x, 5); break;
+    case 6: x = gcr_slice_xor_fold(x, 6); break;
+    case 7: x = gcr_slice_xor_fold(x, 7); break;
+    case 8: x = gcr_slice_xor_fold(x, 8); break;
+    default: x = gcr_slice_xor_fold(x, bits); break;
+    }
     return (uint32_t)(x & (cfg->l2_slices - 1));
 }
 

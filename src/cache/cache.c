@@ -304,16 +304,21 @@ allocate(struct gcr_cache *c, uint64_t line_addr, uint32_t b, struct gcr_access 
     if (c->set[set].valid_count == c->ways) {
         /* A full set: the new line takes the victim's way. The way stays valid,
          * so only the hash entry and the replacement order change. */
-        way = choose_victim(c, set);
+        bool listed = c->repl == GCR_REPL_LRU || c->repl == GCR_REPL_FIFO;
+        /* LRU and FIFO evict the tail, read here rather than through a call. */
+        way = listed ? c->set[set].tail : choose_victim(c, set);
         idx = set * c->ways + way;
         l = &c->lines[idx];
         out->evicted = true;
         report_victim(c, l, out);
         c->stats.evictions++;
         hash_remove(c, idx);
-        if (c->repl == GCR_REPL_LRU || c->repl == GCR_REPL_FIFO)
-            list_move_to_head(c, set, way); /* the victim was the tail: a rotation */
-        else if (c->repl == GCR_REPL_NRU) {
+        if (listed) {
+            /* The tail becomes the head: in the circular list, a rotation by
+             * one (also right for a 1-way set, whose only way is both). */
+            c->set[set].head = (uint16_t)way;
+            c->set[set].tail = l->prev;
+        } else if (c->repl == GCR_REPL_NRU) {
             nru_forget(c, set, way);
             nru_reference(c, set, way);
         }
@@ -439,26 +444,47 @@ uint32_t gcr_cache_set_index(const struct gcr_cache *c, uint64_t line_addr)
 
 /* ---- accesses --------------------------------------------------------------------------- */
 
-static void read_access(struct gcr_cache *c, uint32_t idx, uint64_t line_addr, uint32_t b,
-                        uint32_t mask, struct gcr_access *out)
+/* A read, with its statistics: each outcome knows which counters it changes
+ * and which masks are equal or empty, so a hit costs one population count
+ * and a line miss of a sectored cache one too, instead of one per counter. */
+static inline __attribute__((always_inline)) void
+read_access(struct gcr_cache *c, uint32_t idx, uint64_t line_addr, uint32_t b, uint32_t mask,
+            struct gcr_access *out)
 {
+    struct gcr_cache_stats *st = &c->stats;
+    unsigned requested = gcr_bits_popcount32(mask);
+    st->accesses[0]++;
+    st->sectors_requested[0] += requested;
     if (idx != NO_LINE) {
         struct cache_line *l = &c->lines[idx];
-        /* A non-sectored cache refills whatever is missing, so its lines stay whole
-         * (a partial line only arises from a write-validate allocation). */
-        uint32_t missing = c->sectored ? mask & ~l->valid : c->full_mask & ~l->valid;
-        if (mask & ~l->valid)
-            out->fetch_mask = missing;
-        l->valid |= out->fetch_mask;
+        uint32_t missing = mask & ~l->valid;
         l->used |= mask;
         touch(c, idx);
+        if (!missing) {
+            out->outcome = GCR_HIT;
+            st->outcomes[0][GCR_HIT]++;
+            return;
+        }
+        /* A non-sectored cache refills whatever is missing, so its lines stay whole
+         * (a partial line only arises from a write-validate allocation). */
+        uint32_t fetch = c->sectored ? missing : c->full_mask & ~l->valid;
+        out->outcome = GCR_MISS_SECTOR;
+        out->fetch_mask = fetch;
+        l->valid |= fetch;
+        st->outcomes[0][GCR_MISS_SECTOR]++;
+        st->sectors_missed[0] += gcr_bits_popcount32(missing);
+        st->sectors_fetched += gcr_bits_popcount32(fetch);
         return;
     }
+    out->outcome = GCR_MISS_LINE;
     idx = allocate(c, line_addr, b, out);
     struct cache_line *l = &c->lines[idx];
     out->fetch_mask = c->sectored ? mask : c->full_mask;
     l->valid = out->fetch_mask;
     l->used = mask;
+    st->outcomes[0][GCR_MISS_LINE]++;
+    st->sectors_missed[0] += requested;
+    st->sectors_fetched += c->sectored ? requested : gcr_bits_popcount32(c->full_mask);
 }
 
 /* Write miss with allocation (FETCH or VALIDATE): installs the line and the
@@ -525,27 +551,27 @@ static void write_access(struct gcr_cache *c, uint32_t idx, uint64_t line_addr, 
 void gcr_cache_access(struct gcr_cache *c, uint64_t line_addr, uint32_t sector_mask, bool is_write,
                       struct gcr_access *out)
 {
-    const int w = is_write ? 1 : 0;
     line_addr &= c->line_mask;
     sector_mask &= c->full_mask;
     *out = (struct gcr_access){0};
 
     uint32_t b = line_addr == c->hint_line ? c->hint_bucket : bucket_of(c, line_addr);
     uint32_t idx = lookup_in(c, b, line_addr);
+    if (!is_write) {
+        read_access(c, idx, line_addr, b, sector_mask, out);
+        return;
+    }
+
     uint32_t valid_before = idx != NO_LINE ? c->lines[idx].valid : 0;
     uint32_t missed = sector_mask & ~valid_before;
     out->outcome = idx == NO_LINE ? GCR_MISS_LINE : missed ? GCR_MISS_SECTOR : GCR_HIT;
-
-    if (is_write)
-        write_access(c, idx, line_addr, b, sector_mask, out);
-    else
-        read_access(c, idx, line_addr, b, sector_mask, out);
+    write_access(c, idx, line_addr, b, sector_mask, out);
 
     struct gcr_cache_stats *st = &c->stats;
-    st->accesses[w]++;
-    st->outcomes[w][out->outcome]++;
-    st->sectors_requested[w] += gcr_bits_popcount32(sector_mask);
-    st->sectors_missed[w] += gcr_bits_popcount32(missed);
+    st->accesses[1]++;
+    st->outcomes[1][out->outcome]++;
+    st->sectors_requested[1] += gcr_bits_popcount32(sector_mask);
+    st->sectors_missed[1] += gcr_bits_popcount32(missed);
     st->sectors_fetched += gcr_bits_popcount32(out->fetch_mask);
     st->sectors_forwarded += gcr_bits_popcount32(out->forward_mask);
 }

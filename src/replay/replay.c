@@ -675,25 +675,41 @@ static inline __attribute__((always_inline)) void execute(struct gcr_replay *rp,
     bool waits = in->op == GCR_OP_ATOMIC || (bypass && in->op == GCR_OP_LOAD);
     uint64_t line_mask = ~(uint64_t)(cfg->line_bytes - 1);
 
-    for (uint32_t i = 0; i < n; i++) {
-        uint64_t line = rp->reqs[i].line_addr & line_mask;
-        uint32_t sectors = per_sector ? 1u << ((rp->reqs[i].line_addr - line) / cfg->sector_bytes)
-                                      : rp->reqs[i].sector_mask;
-        if (atomic) {
-            rp->kernel_counts.atomic_requests++;
-            gcr_memsys_atomic(&rp->mem, s, s, line, sectors, in);
-        } else if (bypass) {
-            rp->kernel_counts.bypass_requests++;
-            if (is_write)
-                gcr_memsys_write(&rp->mem, s, s, line, sectors, rp->reqs[i].bytes, in);
-            else
-                gcr_memsys_read(&rp->mem, s, s, line, sectors, true, in);
-        } else {
-            struct gcr_req req = {.line_addr = line, .sector_mask = sectors,
-                                  .bytes = rp->reqs[i].bytes, .is_write = is_write, .sm = s,
-                                  .cta = in->cta, .warp = in->warp, .insn = in};
+    if (!atomic && !bypass && !per_sector) {
+        /* The common case in a loop of its own (the general one below keeps
+         * more values live across the call): every request goes to the L1
+         * organisation, and only its line, sectors and bytes change. */
+        struct gcr_req req = {.is_write = is_write, .sm = s, .cta = in->cta, .warp = in->warp,
+                              .insn = in};
+        for (uint32_t i = 0; i < n; i++) {
+            req.line_addr = rp->reqs[i].line_addr & line_mask;
+            req.sector_mask = rp->reqs[i].sector_mask;
+            req.bytes = rp->reqs[i].bytes;
             if (rp->org->access(rp->org_self, &req) != GCR_HIT && !is_write)
                 waits = true;
+        }
+    } else {
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t line = rp->reqs[i].line_addr & line_mask;
+            uint32_t sectors =
+                per_sector ? 1u << ((rp->reqs[i].line_addr - line) / cfg->sector_bytes)
+                           : rp->reqs[i].sector_mask;
+            if (atomic) {
+                rp->kernel_counts.atomic_requests++;
+                gcr_memsys_atomic(&rp->mem, s, s, line, sectors, in);
+            } else if (bypass) {
+                rp->kernel_counts.bypass_requests++;
+                if (is_write)
+                    gcr_memsys_write(&rp->mem, s, s, line, sectors, rp->reqs[i].bytes, in);
+                else
+                    gcr_memsys_read(&rp->mem, s, s, line, sectors, true, in);
+            } else {
+                struct gcr_req req = {.line_addr = line, .sector_mask = sectors,
+                                      .bytes = rp->reqs[i].bytes, .is_write = is_write, .sm = s,
+                                      .cta = in->cta, .warp = in->warp, .insn = in};
+                if (rp->org->access(rp->org_self, &req) != GCR_HIT && !is_write)
+                    waits = true;
+            }
         }
     }
     if (waits && n && cfg->warp_policy == GCR_WARP_GTO)
@@ -937,13 +953,19 @@ static void sm_issue(struct gcr_replay *rp, uint32_t s, bool lrr)
  * skipped (rp->bus.step moves on). Functional replay only. */
 static uint32_t issue_order(struct gcr_replay *rp)
 {
-    uint32_t S = rp->cfg->num_sms;
+    const uint32_t S = rp->cfg->num_sms;
+    const uint64_t *const wake = rp->wake;
+    uint32_t *const order = rp->order;
     for (;;) {
         uint32_t n = 0;
         const uint64_t step = rp->bus.step;
-        for (uint32_t s = 0; s < S; s++)
-            if (rp->wake[s] <= step)
-                rp->order[n++] = s;
+        /* Without a branch: about half the SMs issue in a round, in no
+         * predictable pattern. Every SM is written at the end of the list and
+         * kept only if awake (order has room for all of them). */
+        for (uint32_t s = 0; s < S; s++) {
+            order[n] = s;
+            n += wake[s] <= step;
+        }
         if (n)
             return n;
         uint64_t first_wake = UINT64_MAX;
