@@ -67,9 +67,10 @@ static void transfer(struct gcr_memsys *m, enum gcr_net net, uint32_t from, uint
  * Inline in each kind of request (l2_request): an L1 miss's read is the
  * commonest, and the call with its nine arguments cost about a third as much
  * as the work. */
-static inline __attribute__((always_inline)) void slice_access(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t line,
-                         uint32_t sectors, bool is_write, uint32_t write_bytes,
-                         const struct gcr_warp_insn *insn, struct gcr_access *a)
+static inline __attribute__((always_inline)) void
+slice_access(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t line, uint32_t sectors,
+             bool is_write, uint32_t write_bytes, const struct gcr_warp_insn *insn,
+             struct gcr_access *a)
 {
     uint32_t slice = gcr_config_slice_of(m->cfg, line);
     bool timed = gcr_bus_wants(m->bus, GCR_EV_TRANSFER);
@@ -107,9 +108,9 @@ void gcr_memsys_prefetch(const struct gcr_memsys *m, uint64_t line, struct gcr_c
 
 /* In sector granularity every sector is its own L2 request, as GPGPU-Sim
  * breaks L1 misses into 32-B sector requests at the memory partition. */
-static inline __attribute__((always_inline)) void l2_request(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t line,
-                       uint32_t sectors, bool is_write, uint32_t write_bytes,
-                       const struct gcr_warp_insn *insn)
+static inline __attribute__((always_inline)) void
+l2_request(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t line, uint32_t sectors,
+           bool is_write, uint32_t write_bytes, const struct gcr_warp_insn *insn)
 {
     struct gcr_access a;
     if (m->cfg->granularity == GCR_GRAN_LINE) {
