@@ -10,112 +10,15 @@
  * would gain nothing. */
 #define HUGE_PAGE ((size_t)2 << 20)
 
-/* ---- the reserve: huge-page memory that can be faulted in ahead of need ----
- *
- * A first write to fresh memory is slow here (a page fault, the kernel
- * zeroing the page, and the host backing it: 0.2 to 1.7 ms per MB on this
- * project's machine), and the analyses fill hundreds of MB as a run goes
- * on. Tables of HUGE_PAGE bytes and more are therefore cut, in order, from
- * one large reserved address range, so that a thread with nothing else to do
- * (the replay waiting for the analyses' thread, src/replay/bus.c) can fault
- * in the next stretch of it before anyone asks for it
- * (gcr_table_prefault_step). The range is only address space until used;
- * memory freed in it goes back to the system at once and its addresses are
- * never handed out again, so every table starts zero-filled. */
-#define RESERVE_BYTES ((size_t)64 << 30)
-/* How far ahead of the tables handed out the waiting thread may fault: one
- * arena mapping (ARENA_MAP) and a spare, so the prefaulted memory a run may
- * leave unused stays small against the analyses' own. */
-#define PREFAULT_LEAD ((size_t)64 << 20)
-
-static struct {
-    pthread_mutex_t lock;
-    bool tried;     /* the range was asked for (base NULL: refused) */
-    char *base;
-    size_t used;    /* handed out: [base, base + used) */
-    size_t faulted; /* faulted in ahead: up to base + faulted */
-} reserve = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
-static void reserve_init(void)
-{
-    reserve.tried = true;
-    char *raw = mmap(NULL, RESERVE_BYTES + HUGE_PAGE, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (raw == MAP_FAILED)
-        return;
-    char *p = (char *)(((uintptr_t)raw + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
-    if (p != raw)
-        munmap(raw, (size_t)(p - raw));
-    munmap(p + RESERVE_BYTES, HUGE_PAGE - (size_t)(p - raw));
-#ifdef MADV_HUGEPAGE
-    madvise(p, RESERVE_BYTES, MADV_HUGEPAGE); /* advice only: failure just means 4-KB pages */
-#endif
-    reserve.base = p;
-}
-
-/* len bytes (a multiple of HUGE_PAGE) from the reserve, or NULL. */
-static void *reserve_take(size_t len)
-{
-    pthread_mutex_lock(&reserve.lock);
-    if (!reserve.tried)
-        reserve_init();
-    void *p = NULL;
-    if (reserve.base && len <= RESERVE_BYTES - reserve.used) {
-        p = reserve.base + reserve.used;
-        reserve.used += len;
-    }
-    pthread_mutex_unlock(&reserve.lock);
-    return p;
-}
-
-static bool in_reserve(const void *p)
-{
-    pthread_mutex_lock(&reserve.lock);
-    const char *c = p, *base = reserve.base;
-    pthread_mutex_unlock(&reserve.lock);
-    return base && c >= base && c < base + RESERVE_BYTES;
-}
-
-bool gcr_table_prefault_step(void)
-{
-#ifdef MADV_POPULATE_WRITE
-    pthread_mutex_lock(&reserve.lock);
-    size_t from = reserve.faulted > reserve.used ? reserve.faulted : reserve.used;
-    bool go = reserve.base && from + HUGE_PAGE <= reserve.used + PREFAULT_LEAD &&
-              from + HUGE_PAGE <= RESERVE_BYTES;
-    if (go)
-        reserve.faulted = from + HUGE_PAGE; /* claimed: no other thread faults it */
-    pthread_mutex_unlock(&reserve.lock);
-    /* Faulting in changes no byte, so a table handed out meanwhile from this
-     * stretch, and written already, is safe. A failure (an old kernel) only
-     * leaves the pages to be faulted when first written. */
-    if (go && madvise(reserve.base + from, HUGE_PAGE, MADV_POPULATE_WRITE) != 0) {
-        pthread_mutex_lock(&reserve.lock);
-        reserve.faulted = RESERVE_BYTES; /* never again */
-        pthread_mutex_unlock(&reserve.lock);
-        return false;
-    }
-    return go;
-#else
-    return false;
-#endif
-}
-
 void *gcr_table_alloc(size_t bytes)
 {
     if (bytes < HUGE_PAGE)
         return calloc(1, bytes ? bytes : 1);
-    /* The kernel backs only huge-page-aligned stretches with huge pages, so
-     * a table starts at a multiple of HUGE_PAGE and takes whole ones. */
-    size_t len = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-    void *r = reserve_take(len);
-    if (r)
-        return r;
-    /* No reserve (or it is used up): a mapping of its own. Anonymous
-     * mappings are zero-filled, and pages untouched stay unallocated: map
-     * one huge page more than needed and give back what lies before and
-     * after. */
-    len = (bytes + 4095) & ~(size_t)4095;
+    /* Anonymous mappings are zero-filled, and pages untouched stay unallocated.
+     * The kernel backs only huge-page-aligned stretches with huge pages, so
+     * the mapping starts at a multiple of HUGE_PAGE: map one huge page more
+     * than needed and give back what lies before and after. */
+    size_t len = (bytes + 4095) & ~(size_t)4095;
     char *raw = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                      -1, 0);
     if (raw == MAP_FAILED)
@@ -155,8 +58,6 @@ void gcr_table_free(void *p, size_t bytes)
         return;
     if (bytes < HUGE_PAGE)
         free(p);
-    else if (in_reserve(p))
-        munmap(p, (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1)); /* a hole, never reused */
     else
         munmap(p, bytes);
 }

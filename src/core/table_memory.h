@@ -17,13 +17,6 @@
 void *gcr_table_alloc(size_t bytes);
 void gcr_table_free(void *p, size_t bytes);
 
-/* Faults in the next 2 MB that gcr_table_alloc will hand out, if that is
- * at most 64 MB ahead of what it has handed out, without changing a byte
- * (tables still start zero-filled): for a thread that would otherwise only
- * wait, so that the tables' first writes elsewhere take no page faults.
- * False when there was nothing to do. Thread-safe. */
-bool gcr_table_prefault_step(void);
-
 /* Resizes a block from gcr_table_alloc (or NULL with old_bytes 0) to
  * new_bytes, keeping the first min(old, new) bytes; what is added reads as
  * zero. NULL if out of memory (the old block is then untouched). For arrays

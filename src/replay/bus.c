@@ -428,15 +428,9 @@ static void wait_until(struct gcr_bus *bus, bool (*ready)(struct gcr_bus *),
                        _Atomic bool *asleep)
 {
     struct gcr_bus_worker *w = bus->worker;
-    /* The replay waits for the analyses: meanwhile it faults in the memory
-     * their tables will take next, which would otherwise stall the worker
-     * (core/table_memory.h). */
-    bool prefault = asleep == &w->replay_asleep;
     for (int spin = 0; spin < w->spins; spin++) {
         if (ready(bus))
             return;
-        if (prefault && (prefault = gcr_table_prefault_step()))
-            continue;
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
 #endif

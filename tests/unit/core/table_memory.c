@@ -48,45 +48,9 @@ static void pool(void)
     gcr_pool_destroy(p);
 }
 
-/* Large tables: zero-filled and huge-page aligned; faulting in ahead of need
- * changes no byte, neither of a table handed out nor of one handed out
- * later; and it stops 64 MB ahead of the tables handed out. */
-static void large_tables_and_prefault(void)
-{
-    const size_t mb = (size_t)1 << 20;
-    unsigned char *a = gcr_table_alloc(3 * mb);
-    CHECK(a != NULL);
-    CHECK_EQ_U((uintptr_t)a % (2 * mb), 0);
-    check_zero(a, 3 * mb);
-    memset(a, 5, 3 * mb);
-    unsigned steps = 0;
-    while (gcr_table_prefault_step() && steps < 1000)
-        steps++;
-    /* 32 steps of 2 MB when the machine can fault in ahead (the reserve and
-     * MADV_POPULATE_WRITE are there), else none. */
-    CHECK(steps == 0 || steps == 32);
-    size_t k = 0;
-    while (k < 3 * mb && a[k] == 5)
-        k++;
-    CHECK_EQ_U(k, 3 * mb);
-    unsigned char *b = gcr_table_alloc(40 * mb); /* from the faulted stretch */
-    CHECK(b != NULL && (b >= a + 3 * mb || b + 40 * mb <= a));
-    check_zero(b, 40 * mb);
-    gcr_table_free(a, 3 * mb);
-    unsigned char *c = gcr_table_alloc(3 * mb); /* freed addresses are not reused */
-    CHECK(c != NULL);
-    check_zero(c, 3 * mb);
-    unsigned char *d = gcr_table_realloc(c, 3 * mb, 5 * mb);
-    CHECK(d != NULL);
-    check_zero(d, 5 * mb);
-    gcr_table_free(b, 40 * mb);
-    gcr_table_free(d, 5 * mb);
-}
-
 int main(void)
 {
     pool();
-    large_tables_and_prefault();
     unsigned char *t[N];
     for (int round = 0; round < 2; round++) { /* the second reuses freed blocks */
         for (int i = 0; i < N; i++) {
