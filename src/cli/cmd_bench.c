@@ -23,7 +23,10 @@ static const char usage[] =
     "and once in full (each in a child process, so each peak RSS is its own), and prints\n"
     "warp instructions/s, sector requests/s and peak RSS. Equal RSS at both lengths shows\n"
     "that memory does not grow with trace length. Rates are per second of wall time; the\n"
-    "cpu-s column is the replay process's CPU time (user + system).\n"
+    "cpu-s column is the replay process's CPU time (user + system). Lines before and after\n"
+    "the table give the host's speed at those moments, as the rate of a chain of dependent\n"
+    "additions (about the clock in GHz): on a shared machine it moves, and rates taken at\n"
+    "different host speeds do not compare.\n"
     "\n"
     "  -n, --instructions N  warp memory instructions in the full trace\n"
     "  --mix NAME            access mix: typical (default), streaming, divergent, or all\n"
@@ -220,6 +223,30 @@ static int run_measured(const struct gcr_config *cfg, const char *path, struct r
     return res->ok ? 0 : -1;
 }
 
+/* A reference for the host's speed when the figures were taken: the rate of
+ * a chain of dependent additions (one per clock cycle on common cores, so
+ * roughly the clock in GHz), the best of a few 20-ms tries. On a shared or
+ * virtual machine it moves by half or more from minute to minute, and the
+ * replay's rate with it: figures taken at different host speeds do not
+ * compare, and this line says which speed a figure was taken at. */
+static double host_adds_per_second(void)
+{
+    double best = 0;
+    for (int k = 0; k < 5; k++) {
+        uint64_t x = 0;
+        const uint64_t n = 40000000;
+        double t0 = cli_now();
+        for (uint64_t i = 0; i < n; i++) {
+            x += i;
+            __asm__ volatile("" : "+r"(x)); /* keeps the chain: one addition per step */
+        }
+        double dt = cli_now() - t0;
+        if (dt > 0 && (double)n / dt > best)
+            best = (double)n / dt;
+    }
+    return best;
+}
+
 int cmd_bench(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -313,6 +340,7 @@ int cmd_bench(int argc, char **argv)
            cfg.l1_organization, cfg.l2_slices, cfg.timing.enabled ? ", timing" : "");
     if (repeat > 1)
         printf("each run: the fastest of %llu replays\n", (unsigned long long)repeat);
+    printf("host speed before: %.2f G dependent additions/s\n", host_adds_per_second() / 1e9);
     printf("%-10s %-6s %12s %9s %8s %12s %12s %12s %10s %12s\n", "mix", "run", "mem-insns",
            "seconds", "cpu-s", "mem-insn/s", "warp-insn/s", "sector-req/s", "L1D-miss%",
            "peak-RSS-MB");
@@ -361,6 +389,8 @@ int cmd_bench(int argc, char **argv)
     }
     if (!keep)
         rmdir(dir);
+    if (rc == CLI_OK)
+        printf("host speed after: %.2f G dependent additions/s\n", host_adds_per_second() / 1e9);
     gcr_config_free(&cfg);
     return rc;
 }

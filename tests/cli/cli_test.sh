@@ -584,6 +584,8 @@ bench-small)
   # The benchmark runs end to end (tiny size; figures are not judged here).
   expect_exit 0 "$GCR" bench --instructions 20000 --sms 8
   contains "$work/out" "mem-insn/s"
+  contains "$work/out" "host speed before: "
+  contains "$work/out" "host speed after: "
   expect_exit 0 "$GCR" bench --instructions 20000 --sms 8 --timing
   contains "$work/out" "L2 64 slices, timing"
   contains "$work/out" "peak-RSS-MB"
