@@ -49,9 +49,14 @@ struct gcr_set_index {
     bool sets_pow2;
     unsigned line_log2;
     unsigned sets_log2;    /* when sets is a power of two */
+    /* A linear index over a power-of-two number of sets (the commonest), tested
+     * before the others: the line number's low bits. */
+    bool linear_pow2;
     /* Strip removal (gcr_cache_geometry.strip_*): none, by shifts (power-of-two
      * strip count) or by a division (any other count). */
     enum { GCR_STRIP_NONE, GCR_STRIP_SHIFT, GCR_STRIP_DIVIDE } strip;
+    /* The shifts' fields are 0 without strips, which makes the shift form the
+     * identity: one path without a branch for both. */
     uint64_t strip_low;    /* strip_bytes - 1 */
     unsigned strip_log2;   /* log2(strip_bytes) */
     unsigned strip_drop;   /* GCR_STRIP_SHIFT: log2(strip_bytes * strip_count) */
@@ -82,11 +87,13 @@ static inline uint32_t gcr_set_index_of(const struct gcr_set_index *ix, uint64_t
     uint64_t a = line_addr;
     /* Keep only this slice's granules back to back: drop the slice-select
      * digits so consecutive granules of one slice use consecutive sets. */
-    if (ix->strip == GCR_STRIP_SHIFT)
+    if (__builtin_expect(ix->strip != GCR_STRIP_DIVIDE, 1))
         a = ((a >> ix->strip_drop) << ix->strip_log2) | (a & ix->strip_low);
-    else if (ix->strip == GCR_STRIP_DIVIDE)
+    else
         a = (a / ix->strip_span) * ix->strip_bytes + (a & ix->strip_low);
     uint64_t line_no = a >> ix->line_log2;
+    if (ix->linear_pow2)
+        return (uint32_t)(line_no & ix->set_mask);
     switch (ix->fn) {
     case GCR_INDEX_LINEAR:
         return ix->sets_pow2 ? (uint32_t)(line_no & ix->set_mask) : (uint32_t)(line_no % ix->sets);

@@ -85,6 +85,7 @@ void gcr_set_index_init(struct gcr_set_index *ix, const struct gcr_cache_geometr
         ix->set_mask = g->sets - 1;
         ix->sets_log2 = gcr_bits_log2(g->sets);
     }
+    ix->linear_pow2 = ix->fn == GCR_INDEX_LINEAR && ix->sets_pow2;
     if (g->strip_count > 1) {
         ix->strip_low = g->strip_bytes - 1;
         ix->strip_log2 = gcr_bits_log2(g->strip_bytes);
