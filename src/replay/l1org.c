@@ -145,15 +145,22 @@ void gcr_l1org_serve(struct gcr_cache *c, uint32_t unit, uint32_t port,
                      struct gcr_access *a)
 {
     gcr_cache_access(c, req->line_addr, req->sector_mask, req->is_write, a);
-    if (gcr_bus_wants(bus, GCR_EV_L1_ACCESS))
+    /* Observers are handed a copy: when this is inline in an organisation's
+     * access, *a then never escapes, and the compiler keeps it in registers. */
+    struct gcr_access seen;
+    if (gcr_bus_wants(bus, GCR_EV_L1_ACCESS)) {
+        seen = *a;
         gcr_l1org_emit(bus, GCR_EV_L1_ACCESS, unit, req, req->line_addr, req->sector_mask,
-                       req->is_write, a);
+                       req->is_write, &seen);
+    }
     /* A line left the L1: replaced (evicted) or removed by write-evict
      * (invalidated); the victim fields describe it either way. */
     if (a->evicted || a->invalidated) {
-        if (gcr_bus_wants(bus, GCR_EV_L1_EVICT))
+        if (gcr_bus_wants(bus, GCR_EV_L1_EVICT)) {
+            seen = *a;
             gcr_l1org_emit(bus, GCR_EV_L1_EVICT, unit, NULL, a->victim_line, a->victim_valid,
-                           false, a);
+                           false, &seen);
+        }
         if (a->victim_dirty)
             gcr_memsys_writeback(mem, port, a->victim_line, a->victim_dirty);
     }
