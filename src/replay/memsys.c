@@ -92,10 +92,16 @@ slice_access(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t line, ui
         if (!is_write) /* reads (and atomics) are answered with their sectors */
             transfer(m, GCR_NET_L2, slice, port, popcount32(sectors) * sb, false, sm, insn, line);
     }
-    if (gcr_bus_wants(m->bus, GCR_EV_L2_ACCESS))
-        emit(m, GCR_EV_L2_ACCESS, slice, sm, line, sectors, is_write, insn, a);
-    if (a->evicted && gcr_bus_wants(m->bus, GCR_EV_L2_EVICT))
-        emit(m, GCR_EV_L2_EVICT, slice, sm, a->victim_line, a->victim_valid, false, NULL, a);
+    /* Observers are handed a copy, so *a never escapes and stays in registers. */
+    struct gcr_access seen;
+    if (gcr_bus_wants(m->bus, GCR_EV_L2_ACCESS)) {
+        seen = *a;
+        emit(m, GCR_EV_L2_ACCESS, slice, sm, line, sectors, is_write, insn, &seen);
+    }
+    if (a->evicted && gcr_bus_wants(m->bus, GCR_EV_L2_EVICT)) {
+        seen = *a;
+        emit(m, GCR_EV_L2_EVICT, slice, sm, a->victim_line, a->victim_valid, false, NULL, &seen);
+    }
 }
 
 void gcr_memsys_prefetch(const struct gcr_memsys *m, uint64_t line, struct gcr_cache_hint *h)
