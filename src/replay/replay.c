@@ -784,7 +784,8 @@ enum { PREFETCH_GAP = 1, PREFETCH_FOLLOW = PREFETCH_GAP, PREFETCH_START = 2 * PR
  * the SM its distance behind the warp stage's (j), so the SM at position k
  * issues at step k + PREFETCH_WARP, after every stage ran for it. Unsigned
  * positions: one before the round's first SM wraps past n. */
-static void prefetch_stages(struct gcr_replay *rp, uint32_t j, uint32_t n, bool lrr)
+static void prefetch_stages(struct gcr_replay *rp, uint32_t j, uint32_t n, bool lrr,
+                            bool org_prefetches)
 {
     const struct warp *w;
     struct prefetch *pf;
@@ -803,7 +804,7 @@ static void prefetch_stages(struct gcr_replay *rp, uint32_t j, uint32_t n, bool 
         __builtin_prefetch(w->q.buf + w->q.pos);
         __builtin_prefetch(w->q.buf + w->q.pos + GCR_WQ_STRIDED_BYTES - 1);
     }
-    if (!rp->org->prefetch)
+    if (!org_prefetches)
         return;
     /* The hint's first stage predicts the SM's access from its queue head
      * (kept in rp->pf with each cache's hint); the second only follows it. */
@@ -1490,10 +1491,12 @@ static int replay_kernel(struct gcr_replay *rp, struct gcr_reader *r,
             goto out;
     }
     const bool lrr = cfg->warp_policy == GCR_WARP_LRR;
+    /* Read once: the calls in the loop would make the compiler read it again. */
+    const bool org_prefetches = rp->org->prefetch != NULL;
     while (ks.resident) {
         uint32_t n = issue_order(rp);
         for (uint32_t j = 0; j < n + PREFETCH_WARP; j++) {
-            prefetch_stages(rp, j, n, lrr);
+            prefetch_stages(rp, j, n, lrr, org_prefetches);
             if (j >= PREFETCH_WARP)
                 sm_issue(rp, rp->order[j - PREFETCH_WARP], lrr);
         }
