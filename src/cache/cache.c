@@ -552,8 +552,18 @@ static void write_access(struct gcr_cache *c, uint32_t idx, uint64_t line_addr, 
  * optimisation (release builds): an L1 or L2 access is the replay's commonest
  * call (several per warp memory instruction, from only 8 call sites), and a
  * call saved and restored 6 registers and zeroed *out through memory, where
- * inline the result stays in registers. Other builds call it as before. */
-__attribute__((always_inline)) inline void
+ * inline the result stays in registers. Other builds call it as before.
+ * GCC only: its always_inline needs the inline keyword (cache.h declares the
+ * function without it, so this stays its external definition), and clang
+ * refuses an inline function of external linkage that calls this file's
+ * static helpers (-Wstatic-in-inline); clang builds here (the fuzzer's) do
+ * not need the speed. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define INLINE_IN_LTO_CALLERS __attribute__((always_inline)) inline
+#else
+#define INLINE_IN_LTO_CALLERS
+#endif
+INLINE_IN_LTO_CALLERS void
 gcr_cache_access(struct gcr_cache *c, uint64_t line_addr, uint32_t sector_mask, bool is_write,
                  struct gcr_access *out)
 {
