@@ -5,8 +5,10 @@
  * touches millions of lines, so each line touched for the first time is a
  * miss. The design keeps that to one host line per touched line:
  *
- * - A line's state is one word in a column of the replay's shared line ids
- *   (gcreplay/idmap.h): the kernel it was last touched in, and everything
+ * - A line's state is one word in a column of the analysis's own line ids
+ *   (gcreplay/idmap.h; its own, since it gets instructions as the replay
+ *   emits them, at_emission, not through the bus's queue, whose per-event
+ *   work would cost as much as the analysis's): the kernel it was last touched in, and everything
  *   about the common line, touched by one SM of one chip on one contiguous
  *   byte range (lo..hi). A line first touched just now
  *   finds its state next to that of the lines touched just before it. A line
@@ -19,10 +21,9 @@
  * - The state of a line from an earlier kernel is stale, not cleared: the
  *   kernel's lines are listed as they are first touched, and that list is
  *   all the kernel's end reads and clears.
- * - The replay's event bus looks up the line of an instruction's first
- *   active lane, and fetches its state, before delivering the instruction
- *   (its other lines, if any, are usually in the same 64-line group, whose
- *   ids the lookup leaves at hand).
+ * - Each line an instruction touches is an update applied 3 x PIPE_GAP
+ *   updates later, once its slot in the id map, the word of its id and its
+ *   state word were fetched (struct pending).
  * - Clusters, pages and histograms are derived at the kernel's end in one
  *   pass over the kernel's lines (page records are prefetched PREFETCH_AHEAD
  *   lines ahead). Every figure is a union, a set or a count, and the "some
@@ -40,7 +41,11 @@
 #define MASK_WORDS 4                /* byte masks: lines of up to 256 bytes */
 #define MAX_CHIPS 64                /* chip sets are one 64-bit word */
 #define MAX_BUCKETS 34              /* histogram buckets: 1, 2, 3-4, ..., up to 2^32 */
-#define RING 64                     /* line updates of one instruction (a power of two) */
+#define RING 128                    /* line updates in flight (a power of two) */
+/* Updates wait PIPE_GAP updates between the stages of their line's lookup
+ * (see struct pending), at most 3 x PIPE_GAP of them after the instruction
+ * that made them. */
+#define PIPE_GAP 8
 #define PREFETCH_AHEAD 16           /* page slots prefetched ahead when summing up */
 
 /* A table of fixed-size slots of `words` 64-bit words; word 0 is the key
@@ -246,8 +251,16 @@ struct sharing_counts {
 };
 
 /* One line touched by one instruction, waiting to be applied. */
+/* A line touched by one instruction, applied some updates later: this
+ * analysis gets instructions as the replay emits them (at_emission), before
+ * any of their lines' state is in the host's caches, so each update goes
+ * through stages PIPE_GAP updates apart, each fetching what the next reads:
+ * pushed (the line map's slot), found (`word`, the leaf word of its id),
+ * resolved (`id`; its state word), applied. */
 struct pending {
     uint64_t line;
+    uint32_t *word; /* found: where the line map keeps the line's id + 1 */
+    uint32_t id;    /* resolved: the line's id (GCR_IDMAP_NONE: out of memory) */
     uint32_t sm;
     uint8_t chip;
     uint8_t lo, hi;  /* first and last byte touched */
@@ -266,17 +279,17 @@ struct sharing {
     uint32_t line_bytes, page_bytes;
     uint32_t sm_words, mask_words;
     uint64_t kernel_ctas; /* of the current kernel: chips get contiguous blocks */
-    struct gcr_idmap *ids;   /* the shared line ids */
-    uint64_t insn_line;      /* the line of the instruction being applied's first lane */
-    uint32_t insn_id;        /* ... and its id, from the event (the bus looked it up) */
+    struct gcr_idmap ids;    /* line -> id, of this analysis's own (at_emission) */
     struct gcr_column *col;  /* line id -> its word */
     uint64_t stamp;          /* this kernel's stamp, shifted to its bits */
     struct gcr_chunks touched; /* this kernel's lines (struct touched), in order of first touch */
     struct table others, pages;
     uint64_t *exts;           /* extended line records, ext_words each */
     size_t ext_count, ext_cap, ext_words;
-    struct pending ring[RING]; /* this instruction's updates: ring[tail % RING] .. ring[head % RING] */
-    size_t head, tail;
+    /* Updates in flight, ring[p % RING] for tail <= p < head, of which those
+     * before `found` and `resolved` passed those stages (struct pending). */
+    struct pending ring[RING];
+    size_t head, found, resolved, tail;
     bool failed; /* out of memory while observing: reported at the kernel's end */
     struct sharing_counts kernel, total;
 };
@@ -313,6 +326,7 @@ static void sharing_destroy(void *self)
     table_free(&s->others);
     table_free(&s->pages);
     gcr_table_free(s->exts, s->ext_cap * s->ext_words * sizeof *s->exts);
+    gcr_idmap_fini(&s->ids);
     free(s);
 }
 
@@ -354,15 +368,17 @@ static int sharing_create(void **self, const json_t *options, const struct gcr_s
     s->mask_words = (info->line_bytes + 63) / 64;
     s->ext_words = X_UNION + 2 * s->mask_words + s->sm_words;
     /* Seeds: any distinct constants (see struct table). */
-    s->ids = info->lines;
     s->stamp = (uint64_t)1 << STAMP_SHIFT;
     gcr_chunks_init(&s->touched, sizeof(struct touched));
-    if (!(s->col = gcr_idmap_add_column(info->lines, sizeof(uint64_t), err))) {
+    /* Lines grouped by 64, as the replay's shared map does. */
+    if (gcr_idmap_init(&s->ids, (unsigned)__builtin_ctz(info->line_bytes), 6, err) != 0) {
         free(s);
         return -1;
     }
-    /* The bus fetches the state of an instruction's first line ahead. */
-    s->col->prefetch_kinds = GCR_EV_INSN;
+    if (!(s->col = gcr_idmap_add_column(&s->ids, sizeof(uint64_t), err))) {
+        sharing_destroy(s);
+        return -1;
+    }
     if (table_init(&s->others, MIN_CAP, O_MASK + s->mask_words, true, 0x5bd1e9955bd1e995ull) != 0 ||
         table_init(&s->pages, MIN_CAP, P_WORDS, false, 0xc2b2ae3d27d4eb4full) != 0) {
         sharing_destroy(s);
@@ -470,13 +486,10 @@ static void ext_update(struct sharing *s, uint64_t *x, const struct pending *p)
     x[X_UNION + 2 * mw + p->sm / 64] |= 1ull << (p->sm % 64);
 }
 
-/* The state of `line` this kernel (a fresh one, listed, if the line was not
- * touched yet this kernel); NULL if out of memory. */
-static uint64_t *line_state(struct sharing *s, uint64_t line, bool *fresh)
+/* The state of line `id` this kernel (a fresh one, listed, if the line was
+ * not touched yet this kernel); NULL if out of memory. */
+static uint64_t *line_state(struct sharing *s, uint64_t line, uint32_t id, bool *fresh)
 {
-    uint32_t id = line == s->insn_line && s->insn_id != GCR_IDMAP_NONE
-                      ? s->insn_id
-                      : gcr_idmap_get(s->ids, line);
     if (id == GCR_IDMAP_NONE)
         return NULL;
     uint64_t *l = gcr_column_at(s->col, id);
@@ -495,7 +508,7 @@ static uint64_t *line_state(struct sharing *s, uint64_t line, bool *fresh)
 static void apply(struct sharing *s, const struct pending *p)
 {
     bool fresh;
-    uint64_t *l = line_state(s, p->line, &fresh);
+    uint64_t *l = line_state(s, p->line, p->id, &fresh);
     if (!l) {
         s->failed = true;
         return;
@@ -529,19 +542,59 @@ static void apply(struct sharing *s, const struct pending *p)
     ext_update(s, x, p);
 }
 
-/* Applies pending updates until at most `keep` remain. */
-static void apply_pending(struct sharing *s, size_t keep)
+/* Stage 2: the leaf word of the update's line id (its slot was fetched). */
+static void pending_find(struct sharing *s, struct pending *p)
 {
-    while (s->head - s->tail > keep)
-        apply(s, &s->ring[s->tail++ % RING]);
+    uint32_t offset;
+    uint32_t *ids = gcr_idmap_ids(&s->ids, p->line, true, &offset);
+    p->word = ids ? ids + offset : NULL;
+    if (p->word)
+        __builtin_prefetch(p->word);
+}
+
+/* Stage 3: the line's id (a new line gets the next one), its state word fetched. */
+static void pending_resolve(struct sharing *s, struct pending *p)
+{
+    uint32_t *w = p->word;
+    p->id = !w ? GCR_IDMAP_NONE : *w ? *w - 1 : gcr_idmap_new_id(&s->ids, w);
+    if (p->id != GCR_IDMAP_NONE)
+        __builtin_prefetch(gcr_column_at(s->col, p->id), 1);
+}
+
+/* Takes every update before `upto` through every stage, in order. */
+static void drain_until(struct sharing *s, size_t upto)
+{
+    for (; s->found < upto; s->found++)
+        pending_find(s, &s->ring[s->found % RING]);
+    for (; s->resolved < upto; s->resolved++)
+        pending_resolve(s, &s->ring[s->resolved % RING]);
+    for (; s->tail < upto; s->tail++)
+        apply(s, &s->ring[s->tail % RING]);
+}
+
+/* Every update moves on through the stages, those of stage k being at
+ * least k x gap updates before the newest (gap 0: all of them, applied). */
+static void advance_pending(struct sharing *s, size_t gap)
+{
+    if (!gap) {
+        drain_until(s, s->head);
+        return;
+    }
+    for (; s->found + gap < s->head; s->found++)
+        pending_find(s, &s->ring[s->found % RING]);
+    for (; s->resolved + 2 * gap < s->head; s->resolved++)
+        pending_resolve(s, &s->ring[s->resolved % RING]);
+    for (; s->tail + 3 * gap < s->head; s->tail++)
+        apply(s, &s->ring[s->tail % RING]);
 }
 
 /* A new pending update of `line` by (sm, chip), bytes not yet set. */
 static struct pending *pending_push(struct sharing *s, uint64_t line, uint32_t sm, uint32_t chip)
 {
     if (s->head - s->tail == RING)
-        apply_pending(s, RING - 1); /* an instruction touching many lines */
+        drain_until(s, s->tail + 1); /* an instruction touching many lines */
     struct pending *p = &s->ring[s->head++ % RING];
+    gcr_idmap_prefetch(&s->ids, line);
     p->line = line;
     p->sm = sm;
     p->chip = (uint8_t)chip;
@@ -574,8 +627,6 @@ static void on_insn(struct sharing *s, const struct gcr_event *ev)
         return;
     const uint32_t sm = ev->sm;
     const uint32_t chip = gcr_chip_of_cta(in->cta, s->kernel_ctas, s->chips);
-    s->insn_line = ev->line_addr;
-    s->insn_id = ev->line_id;
     const uint64_t lb = s->line_bytes;
     const size_t first = s->head; /* this instruction's updates: first .. head */
     /* The common coalesced case: the replay's stride hint says the lanes
@@ -644,7 +695,7 @@ static void on_insn(struct sharing *s, const struct gcr_event *ev)
         for (size_t j = first > s->tail ? first : s->tail; j < s->head; j++)
             pending_range_of_mask(&s->ring[j % RING], mw);
     }
-    apply_pending(s, 0);
+    advance_pending(s, PIPE_GAP);
 }
 
 static void sharing_on_event(void *self, const struct gcr_event *ev)
@@ -762,7 +813,7 @@ static int summarise(struct sharing *s, struct gcr_err *err)
     }
     /* The next kernel's stamp leaves every line's state stale. */
     if (stamp_of(s->stamp) == STAMP_MAX) {
-        for (uint32_t id = 0; id < s->ids->count; id++)
+        for (uint32_t id = 0; id < s->ids.count; id++)
             *(uint64_t *)gcr_column_at(s->col, id) = 0;
         s->stamp = 0;
     }
@@ -824,7 +875,7 @@ static int fill(const struct sharing *s, const struct sharing_counts *k, json_t 
 static int sharing_report_kernel(void *self, json_t *section, struct gcr_err *err)
 {
     struct sharing *s = self;
-    apply_pending(s, 0); /* the kernel's last updates */
+    advance_pending(s, 0); /* the kernel's last updates */
     if (s->failed)
         return gcr_fail(err, GCR_E_NOMEM, "analysis sharing: out of memory");
     memset(&s->kernel, 0, sizeof s->kernel);
@@ -850,6 +901,7 @@ const struct gcr_analysis_ops gcr_analysis_sharing = {
     .summary = "SMs, clusters and chips per line; SAC true/false/not-shared bytes",
     .subscribe = GCR_EV_KERNEL_BEGIN | GCR_EV_INSN,
     .insn_stride_hint = true,
+    .at_emission = true,
     .create = sharing_create,
     .on_event = sharing_on_event,
     .report_kernel = sharing_report_kernel,

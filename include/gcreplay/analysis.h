@@ -114,6 +114,17 @@ struct gcr_analysis_ops {
      * others from insn->stride. When every subscriber does, the replay fills
      * only that lane of a strided instruction (filling 32 costs time). */
     bool insn_stride_hint;
+    /* True: the analysis gets each event as it is emitted, on the replay's
+     * own thread, and never through the queue (src/replay/bus.h): its events
+     * carry no line id (line_id is GCR_IDMAP_NONE) and it gets no prefetch
+     * calls, so it keeps per-line state in an idmap of its own, not in
+     * columns of the shared line map. For an analysis that alone subscribes
+     * to a frequent kind: that kind then never enters the queue, whose
+     * per-event work (copying the event in, looking its line up, copying it
+     * out) costs about as much as such an analysis's own; and with
+     * `--analysis-thread`, its work is done on the replay's thread, which
+     * otherwise waits for the analyses' one. */
+    bool at_emission;
     /* options: the analyses.<name> object of the config (strictness is the analysis's job). */
     int (*create)(void **self, const json_t *options, const struct gcr_sim_info *info,
                   struct gcr_err *err);

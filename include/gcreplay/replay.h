@@ -35,11 +35,12 @@ void gcr_replay_set_progress(struct gcr_replay *rp, gcr_progress_fn fn, void *ct
  * nothing. */
 int gcr_replay_set_analysis_thread(struct gcr_replay *rp, bool on, struct gcr_err *err);
 /* Whether the configured analyses are worth a thread of their own (given a
- * second CPU): true when some analysis keeps state for every line it sees
- * (a column of the shared line map). Each of its events then misses the
- * host's caches, and a second core hides that; the other analyses (line
- * utilisation, sampled reuse distance) cost less per event than handing
- * the event to another core does. */
+ * second CPU): true when some analysis that takes its events from the
+ * queue keeps state for every line it sees (a column of the shared line
+ * map). Each of its events then misses the host's caches, and a second core
+ * hides that; the other analyses (line utilisation, sampled reuse distance)
+ * cost less per event than handing the event to another core does, and
+ * those delivered at emission (sharing) run on the replay's thread anyway. */
 bool gcr_replay_analysis_thread_pays(const struct gcr_replay *rp);
 /* Replays every kernel of the trace. On error the replay must not be used further. */
 int gcr_replay_trace(struct gcr_replay *rp, struct gcr_reader *r, struct gcr_err *err);

@@ -25,8 +25,9 @@
  * code and data hot while it runs, instead of switching between analyses at
  * every event. The queue is flushed before any report (gcr_bus_flush), so
  * results are those of immediate delivery. Synchronous subscribers (the
- * timing model, which the replay consults as it goes) get every event at
- * once.
+ * timing model, which the replay consults as it goes, and analyses that ask
+ * for their events at emission, gcr_analysis_ops.at_emission) get every
+ * event at once, on the replay's thread, without the queue.
  *
  * Each event is unpacked once, when its id is known (stage 3), into a small
  * ring of events in delivered form (struct gcr_bus_delivery), which the

@@ -265,24 +265,26 @@ static void many_lines(void)
 
 /* One instruction touching more lines than the analysis keeps pending (it
  * applies some before the instruction is fully read), after enough coalesced
- * loads that the pending entries it reuses held other byte ranges. */
+ * loads that the pending entries it reuses held other byte ranges. 32-byte
+ * lines, so that one instruction touches 288 of them. */
 static void lines_beyond_pending(void)
 {
     struct tb t;
     tb_open(&t, "sharing-pending");
     tb_kernel(&t, 1, 1, 32, 0, 0);
     for (uint32_t i = 0; i < 80; i++)
-        tb_load(&t, 0, 0, A + 0x100000 + i * 128); /* 80 whole lines */
-    /* Lane k reads 256 bytes at 512k + 64: bytes 64-127 of line 4k, all of
-     * line 4k+1, bytes 0-63 of line 4k+2. */
-    tb_access(&t, 0, 0, GCR_OP_LOAD, GCR_SPACE_GLOBAL, 256, 0xffffffffu, A + 64, 512);
+        tb_load(&t, 0, 0, A + 0x100000 + i * 128); /* 80 x 4 whole lines */
+    /* Lane k reads 256 bytes at 512k + 16: bytes 16-31 of line 16k, all of
+     * lines 16k+1 to 16k+7, bytes 0-15 of line 16k+8. */
+    tb_access(&t, 0, 0, GCR_OP_LOAD, GCR_SPACE_GLOBAL, 256, 0xffffffffu, A + 16, 512);
     tb_end(&t, 1);
     tb_close(&t);
-    json_t *r = run(t.path, "{}");
-    CHECK_EQ_U(jget(r, P "lines"), 80 + 96);
-    CHECK_EQ_U(jget(r, P "bytes_touched"), 80 * 128 + 32 * 256);
-    CHECK_EQ_U(jget(r, P "sms_per_line.1"), 80 + 96);
-    check_classes(r, "line", (80 + 96) * 128, 0, 0);
+    json_t *r = must_replay("{\"gpu\": {\"sms\": 8}, \"coalescer\": {\"line_bytes\": 32},"
+                            " \"analyses\": {\"sharing\": {}}}", t.path);
+    CHECK_EQ_U(jget(r, P "lines"), 320 + 288);
+    CHECK_EQ_U(jget(r, P "bytes_touched"), 320 * 32 + 32 * 256);
+    CHECK_EQ_U(jget(r, P "sms_per_line.1"), 320 + 288);
+    check_classes(r, "line", (320 + 288) * 32, 0, 0);
     json_decref(r);
     unlink(t.path);
 }

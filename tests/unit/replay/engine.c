@@ -411,10 +411,13 @@ static void analysis_thread_choice(void)
                        "\"reuse_distance\": {\"sampling_rate\": 0.01}"));
     CHECK(thread_pays("\"reuse_distance\": {}"));
     CHECK(thread_pays("\"replication\": {}"));
-    CHECK(thread_pays("\"sharing\": {}"));
     CHECK(thread_pays("\"miss_classes\": {}"));
     CHECK(thread_pays("\"locality\": {}"));
-    CHECK(thread_pays("\"line_utilisation\": {}, \"sharing\": {}"));
+    /* sharing runs on the replay's thread (at_emission): alone, or beside
+     * analyses without per-line state, it leaves the thread nothing worth it. */
+    CHECK(!thread_pays("\"sharing\": {}"));
+    CHECK(!thread_pays("\"line_utilisation\": {}, \"sharing\": {}"));
+    CHECK(thread_pays("\"sharing\": {}, \"replication\": {}"));
 }
 
 int main(void)
