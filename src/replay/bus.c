@@ -274,6 +274,11 @@ static void unpack(const struct gcr_bus *bus, const struct gcr_bus_item *it, str
 
 /* ---- the stages ---- */
 
+/* Stages 3 and 4 run once per queued event, from loops: inlined there, they
+ * save a call's register saving and restoring at every event (1 % of all
+ * six analyses' x86 instructions on one thread, by callgrind). */
+#define PER_EVENT static inline __attribute__((always_inline))
+
 /* Stage 1: the line's slot in the line map. */
 static inline void fetch_slot(struct gcr_bus *bus, const struct gcr_bus_item *it)
 {
@@ -299,7 +304,7 @@ static void find(struct gcr_bus *bus, struct gcr_bus_item *it)
  * now) and is unpacked into its slot once, for the hooks and the delivery;
  * the columns its kind reads are fetched, then the hooks run their stage 0.
  * (Only kinds some queued subscriber wants are queued: bus->lag_mask.) */
-static void open_event(struct gcr_bus *bus, uint64_t p)
+PER_EVENT void open_event(struct gcr_bus *bus, uint64_t p)
 {
     struct gcr_bus_delivery *out = &bus->out;
     struct gcr_bus_item *it = &bus->ring[p & bus->ring_mask];
@@ -326,7 +331,7 @@ static void open_event(struct gcr_bus *bus, uint64_t p)
 }
 
 /* Stage 4: the hooks' stage 1. */
-static void stage1_event(struct gcr_bus_delivery *out, uint64_t p)
+PER_EVENT void stage1_event(struct gcr_bus_delivery *out, uint64_t p)
 {
     size_t k = p & (BUS_SLOTS - 1);
     unsigned b = out->kind_bit[k];
