@@ -250,7 +250,6 @@ struct sharing_counts {
     uint64_t pages;
 };
 
-/* One line touched by one instruction, waiting to be applied. */
 /* A line touched by one instruction, applied some updates later: this
  * analysis gets instructions as the replay emits them (at_emission), before
  * any of their lines' state is in the host's caches, so each update goes

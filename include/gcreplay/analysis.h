@@ -56,10 +56,11 @@ struct gcr_event {
     const struct gcr_warp_insn *insn;    /* GCR_EV_INSN: the instruction. Its lane addresses
                                             are filled (they cost time); if every GCR_EV_INSN
                                             subscriber sets insn_stride_hint, only the first
-                                            active lane of a strided one. Analyses see it on
-                                            GCR_EV_INSN only (NULL on other events); the
-                                            timing model, on accesses too (NULL for
-                                            write-backs) */
+                                            active lane of a strided one. Queued analyses
+                                            see it on GCR_EV_INSN only (NULL on other
+                                            events); the timing model and analyses
+                                            delivered at emission (at_emission), on
+                                            accesses too (NULL for write-backs) */
     uint32_t sm;                         /* requesting SM (UINT32_MAX if none, e.g. write-back) */
     uint32_t cta, warp;
     uint32_t unit;                       /* cache instance index at its level */
@@ -118,7 +119,9 @@ struct gcr_analysis_ops {
      * own thread, and never through the queue (src/replay/bus.h): its events
      * carry no line id (line_id is GCR_IDMAP_NONE) and it gets no prefetch
      * calls, so it keeps per-line state in an idmap of its own, not in
-     * columns of the shared line map. For an analysis that alone subscribes
+     * columns of the shared line map (an instruction's line_addr is 0 too:
+     * the queue sets it to the line of its first active lane, for the line
+     * id). For an analysis that alone subscribes
      * to a frequent kind: that kind then never enters the queue, whose
      * per-event work (copying the event in, looking its line up, copying it
      * out) costs about as much as such an analysis's own; and with

@@ -23,8 +23,9 @@ static const char usage[] =
     "  -q, --quiet         no table on stdout, no progress on stderr\n"
     "  --analysis-thread W run the config's analyses on a thread of their own, beside\n"
     "                      the replay: on, off, or auto (default: on when this process\n"
-    "                      may use two CPUs or more and some analysis keeps state for\n"
-    "                      every line). The report is the same either way\n"
+    "                      may use two CPUs or more and some analysis that is not\n"
+    "                      delivered at emission keeps state for every line). The\n"
+    "                      report is the same either way\n"
     "  -h, --help          this text\n";
 
 int cmd_run(int argc, char **argv)

@@ -598,6 +598,7 @@ void gcr_bus_emit(struct gcr_bus *bus, struct gcr_event *ev)
     }
     ev->step = bus->step;
     ev->kernel = bus->kernel;
+    ev->line_id = GCR_IDMAP_NONE; /* no line: as the queue delivers it */
     if (bus->sync_mask & (unsigned)ev->kind)
         deliver_sync(bus, ev);
     if (!(bus->lag_mask & (unsigned)ev->kind))

@@ -324,8 +324,43 @@ static void direct(void)
     gcr_bus_fini(&threaded);
 }
 
+/* A kernel event, built by its emitter with an initialiser list (line_id 0,
+ * a valid id), carries no line id to a synchronous subscriber (the timing
+ * model, an analysis delivered at emission) either, as the queue delivers it. */
+static void kernel_events_have_no_line(void)
+{
+    static const struct gcr_analysis_ops sync_kernel = {
+        .name = "sk", .subscribe = GCR_EV_KERNEL_BEGIN, .on_event = on_event};
+    static const struct gcr_analysis_ops queued_kernel = {
+        .name = "qk", .subscribe = GCR_EV_KERNEL_BEGIN | GCR_EV_L1_ACCESS, .on_event = on_event};
+    struct gcr_err err = {0};
+    struct gcr_idmap lines;
+    CHECK(gcr_idmap_init(&lines, 7, 5, &err) == 0);
+    CHECK(gcr_idmap_add_column(&lines, 4, &err) != NULL);
+    static struct log s, q;
+    memset(&s, 0, sizeof s);
+    memset(&q, 0, sizeof q);
+    struct gcr_bus_sub subs[2];
+    struct gcr_bus bus = {.subs = subs};
+    gcr_bus_add(&bus, &sync_kernel, &s, true);
+    gcr_bus_add(&bus, &queued_kernel, &q, false);
+    CHECK(gcr_bus_start(&bus, &lines, false) == 0);
+    struct gcr_kernel_begin kb = {.grid = {1, 1, 1}, .block = {32, 1, 1}, .name = "k"};
+    bus.kernel = &kb;
+    struct gcr_event ev = {.kind = GCR_EV_KERNEL_BEGIN, .sm = UINT32_MAX};
+    gcr_bus_emit(&bus, &ev);
+    CHECK_EQ_U(s.n, 1);
+    CHECK_EQ_U(s.id[0], GCR_IDMAP_NONE);
+    gcr_bus_flush(&bus);
+    CHECK_EQ_U(q.n, 1);
+    CHECK_EQ_U(q.id[0], GCR_IDMAP_NONE);
+    gcr_bus_fini(&bus);
+    gcr_idmap_fini(&lines);
+}
+
 int main(void)
 {
+    kernel_events_have_no_line();
     direct();
     for (int threaded = 0; threaded < 2; threaded++) {
         queue(true, threaded);
