@@ -8,8 +8,8 @@
  * - A line's state is one word in a column of the analysis's own line ids
  *   (gcreplay/idmap.h; its own, since it gets instructions as the replay
  *   emits them, at_emission, not through the bus's queue, whose per-event
- *   work would cost as much as the analysis's): the kernel it was last touched in, and everything
- *   about the common line, touched by one SM of one chip on one contiguous
+ *   work would cost as much as the analysis's): the kernel it was last
+ *   touched in, and everything about the common line, touched by one SM of one chip on one contiguous
  *   byte range (lo..hi). A line first touched just now
  *   finds its state next to that of the lines touched just before it. A line
  *   touched by a second SM or chip, or on bytes that are not one range, gets
@@ -21,8 +21,8 @@
  * - The state of a line from an earlier kernel is stale, not cleared: the
  *   kernel's lines are listed as they are first touched, and that list is
  *   all the kernel's end reads and clears.
- * - Each line an instruction touches is an update applied 3 x PIPE_GAP
- *   updates later, once its slot in the id map, the word of its id and its
+ * - Each line an instruction touches is an update applied at least
+ *   3 x PIPE_GAP updates later, once its slot in the id map, the word of its id and its
  *   state word were fetched (struct pending).
  * - Clusters, pages and histograms are derived at the kernel's end in one
  *   pass over the kernel's lines (page records are prefetched PREFETCH_AHEAD
@@ -554,37 +554,37 @@ static void pending_find(struct sharing *s, struct pending *p)
 /* Stage 3: the line's id (a new line gets the next one), its state word fetched. */
 static void pending_resolve(struct sharing *s, struct pending *p)
 {
-    uint32_t *w = p->word;
-    p->id = !w ? GCR_IDMAP_NONE : *w ? *w - 1 : gcr_idmap_new_id(&s->ids, w);
+    p->id = p->word ? gcr_idmap_word_id(&s->ids, p->word) : GCR_IDMAP_NONE;
     if (p->id != GCR_IDMAP_NONE)
         __builtin_prefetch(gcr_column_at(s->col, p->id), 1);
 }
 
-/* Takes every update before `upto` through every stage, in order. */
+/* Takes the updates through the stages, in order: found up to `found`,
+ * resolved up to `resolved`, applied up to `applied` (positions, each at
+ * most the one before). */
+static void stages_to(struct sharing *s, size_t found, size_t resolved, size_t applied)
+{
+    for (; s->found < found; s->found++)
+        pending_find(s, &s->ring[s->found % RING]);
+    for (; s->resolved < resolved; s->resolved++)
+        pending_resolve(s, &s->ring[s->resolved % RING]);
+    for (; s->tail < applied; s->tail++)
+        apply(s, &s->ring[s->tail % RING]);
+}
+
+/* Takes every update before `upto` through every stage. */
 static void drain_until(struct sharing *s, size_t upto)
 {
-    for (; s->found < upto; s->found++)
-        pending_find(s, &s->ring[s->found % RING]);
-    for (; s->resolved < upto; s->resolved++)
-        pending_resolve(s, &s->ring[s->resolved % RING]);
-    for (; s->tail < upto; s->tail++)
-        apply(s, &s->ring[s->tail % RING]);
+    stages_to(s, upto, upto, upto);
 }
 
 /* Every update moves on through the stages, those of stage k being at
  * least k x gap updates before the newest (gap 0: all of them, applied). */
 static void advance_pending(struct sharing *s, size_t gap)
 {
-    if (!gap) {
-        drain_until(s, s->head);
-        return;
-    }
-    for (; s->found + gap < s->head; s->found++)
-        pending_find(s, &s->ring[s->found % RING]);
-    for (; s->resolved + 2 * gap < s->head; s->resolved++)
-        pending_resolve(s, &s->ring[s->resolved % RING]);
-    for (; s->tail + 3 * gap < s->head; s->tail++)
-        apply(s, &s->ring[s->tail % RING]);
+    size_t h = s->head;
+    stages_to(s, h > gap ? h - gap : 0, h > 2 * gap ? h - 2 * gap : 0,
+              h > 3 * gap ? h - 3 * gap : 0);
 }
 
 /* A new pending update of `line` by (sm, chip), bytes not yet set. */

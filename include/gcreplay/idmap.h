@@ -140,15 +140,21 @@ static inline uint32_t *gcr_idmap_ids(struct gcr_idmap *m, uint64_t key, bool ad
     }
 }
 
+/* The id kept in a key's word (&ids[offset] of gcr_idmap_ids), the next id
+ * if it has none yet: for callers that find the word ahead (prefetching it)
+ * and read it later. GCR_IDMAP_NONE if out of memory. */
+static inline uint32_t gcr_idmap_word_id(struct gcr_idmap *m, uint32_t *word)
+{
+    return *word ? *word - 1 : gcr_idmap_new_id(m, word);
+}
+
 /* The id of key, given the next id if the key is new; GCR_IDMAP_NONE if out
  * of memory (every column then stays as it was). */
 static inline uint32_t gcr_idmap_get(struct gcr_idmap *m, uint64_t key)
 {
     uint32_t offset;
     uint32_t *ids = gcr_idmap_ids(m, key, true, &offset);
-    if (!ids)
-        return GCR_IDMAP_NONE;
-    return ids[offset] ? ids[offset] - 1 : gcr_idmap_new_id(m, &ids[offset]);
+    return ids ? gcr_idmap_word_id(m, &ids[offset]) : GCR_IDMAP_NONE;
 }
 
 /* The id of key if it has one, else GCR_IDMAP_NONE (nothing is added). */

@@ -312,7 +312,8 @@ PER_EVENT void open_event(struct gcr_bus *bus, uint64_t p)
     unsigned b = it->kind_bit;
     if (it->flags & BUS_ITEM_HAS_LINE) {
         uint32_t *word = it->id.word;
-        it->id.id = word && *word ? *word - 1 : gcr_idmap_get(bus->lines, it->line);
+        it->id.id = word ? gcr_idmap_word_id(bus->lines, word)
+                         : gcr_idmap_get(bus->lines, it->line);
     }
     out->kind_bit[k] = (uint8_t)b;
     struct gcr_event *ev = &out->ev[k];
