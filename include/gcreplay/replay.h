@@ -42,6 +42,22 @@ int gcr_replay_set_analysis_thread(struct gcr_replay *rp, bool on, struct gcr_er
  * cost less per event than handing the event to another core does, and
  * those delivered at emission (sharing) run on the replay's thread anyway. */
 bool gcr_replay_analysis_thread_pays(const struct gcr_replay *rp);
+/* How far ahead the functional replay prefetches the host memory its next
+ * accesses read (the results are the same at every level): the SMs' warp
+ * records and queue heads only, also the L1 organisation's set and line
+ * state, or also the L2 slice's. AUTO (the default) measures which runs
+ * fastest on this host and config, again and again as the replay goes
+ * (src/replay/prefetch_tuner.h). Timing mode does not prefetch. */
+enum gcr_host_prefetch {
+    GCR_HOST_PREFETCH_QUEUES,
+    GCR_HOST_PREFETCH_L1,
+    GCR_HOST_PREFETCH_L2,
+    GCR_HOST_PREFETCH_LEVELS,
+    GCR_HOST_PREFETCH_AUTO = GCR_HOST_PREFETCH_LEVELS,
+};
+/* Call before the first trace. */
+void gcr_replay_set_host_prefetch(struct gcr_replay *rp, enum gcr_host_prefetch mode);
+
 /* Replays every kernel of the trace. On error the replay must not be used further. */
 int gcr_replay_trace(struct gcr_replay *rp, struct gcr_reader *r, struct gcr_err *err);
 /* The report: {"gcreplay", "config", "traces", "kernels": [...], "total": {...}}.
@@ -57,6 +73,9 @@ struct gcr_replay_totals {
     uint64_t l1_sectors;     /* sectors those requests asked for */
     uint64_t l1_misses;      /* line and sector misses among them */
     uint64_t l2_accesses;
+    /* Warp instructions issued by the functional replay at each host
+     * prefetch level (gcr_replay_set_host_prefetch). */
+    uint64_t issues_at_prefetch[GCR_HOST_PREFETCH_LEVELS];
 };
 void gcr_replay_totals(struct gcr_replay *rp, struct gcr_replay_totals *t);
 

@@ -27,6 +27,9 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 /* Parses a non-negative integer option value; false if malformed. */
 bool cli_parse_u64(const char *s, uint64_t *out);
 
+/* --host-prefetch: "auto", "queues", "l1" or "l2"; false if none of them. */
+bool cli_parse_host_prefetch(const char *s, enum gcr_host_prefetch *out);
+
 /* Progress on stderr, only when stderr is a terminal. */
 struct cli_progress {
     bool enabled;

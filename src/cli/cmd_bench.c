@@ -16,7 +16,7 @@
 
 static const char usage[] =
     "usage: gcreplay bench [--instructions N] [--mix NAME] [--sms N] [--config FILE] [--level N]\n"
-    "                      [--keep DIR] [--timing] [--repeat N]\n"
+    "                      [--keep DIR] [--timing] [--repeat N] [--host-prefetch L]\n"
     "\n"
     "Generates a synthetic native trace of N warp memory instructions (default 50000000)\n"
     "spread over enough CTAs to fill every SM, replays it once at a quarter of its length\n"
@@ -39,6 +39,9 @@ static const char usage[] =
     "  --repeat N            replay each trace N times (default 1) and report the fastest\n"
     "                        run, the least disturbed by other work on the machine; peak\n"
     "                        RSS is the largest of the N\n"
+    "  --host-prefetch L     the replay's host prefetch level: auto (default), queues, l1\n"
+    "                        or l2 (gcreplay run --help); the prefetch column gives the\n"
+    "                        share of issues at each of queues/l1/l2, in percent\n"
     "  -h, --help            this text\n";
 
 /* The synthetic kernel: 256-thread CTAs (8 warps), 256 memory instructions per
@@ -174,7 +177,8 @@ struct run_result {
     char msg[512];
 };
 
-static void replay_child(const struct gcr_config *cfg, const char *path, int fd)
+static void replay_child(const struct gcr_config *cfg, enum gcr_host_prefetch prefetch,
+                         const char *path, int fd)
 {
     struct run_result res = {0};
     struct gcr_err err = {0};
@@ -182,6 +186,7 @@ static void replay_child(const struct gcr_config *cfg, const char *path, int fd)
     struct gcr_reader *r = NULL;
     double t0 = cli_now();
     if (gcr_replay_create(&rp, cfg, &err) == 0) {
+        gcr_replay_set_host_prefetch(rp, prefetch);
         if (gcr_reader_open(&r, path, NULL, &err) == 0 && gcr_replay_trace(rp, r, &err) == 0) {
             res.ok = 1;
             gcr_replay_totals(rp, &res.t);
@@ -196,8 +201,9 @@ static void replay_child(const struct gcr_config *cfg, const char *path, int fd)
 }
 
 /* Replays path in a child process: its result, peak RSS and CPU time. */
-static int run_measured(const struct gcr_config *cfg, const char *path, struct run_result *res,
-                        long *rss_kb, double *cpu_seconds)
+static int run_measured(const struct gcr_config *cfg, enum gcr_host_prefetch prefetch,
+                        const char *path, struct run_result *res, long *rss_kb,
+                        double *cpu_seconds)
 {
     int fds[2];
     if (pipe(fds) != 0)
@@ -208,7 +214,7 @@ static int run_measured(const struct gcr_config *cfg, const char *path, struct r
         return -1;
     if (pid == 0) {
         close(fds[0]);
-        replay_child(cfg, path, fds[1]);
+        replay_child(cfg, prefetch, path, fds[1]);
     }
     close(fds[1]);
     ssize_t got = read(fds[0], res, sizeof *res);
@@ -254,8 +260,10 @@ int cmd_bench(int argc, char **argv)
         {"config", required_argument, NULL, 'c'},       {"level", required_argument, NULL, 'l'},
         {"keep", required_argument, NULL, 'k'},         {"help", no_argument, NULL, 'h'},
         {"mix", required_argument, NULL, 'm'},          {"timing", no_argument, NULL, 't'},
-        {"repeat", required_argument, NULL, 'r'},       {NULL, 0, NULL, 0}};
+        {"repeat", required_argument, NULL, 'r'},       {"host-prefetch", required_argument, NULL, 'p'},
+        {NULL, 0, NULL, 0}};
     bool timing = false;
+    enum gcr_host_prefetch prefetch = GCR_HOST_PREFETCH_AUTO;
     uint64_t n = 50000000, sms = 80, level = 9, repeat = 1;
     const char *config_path = NULL, *keep = NULL;
     int mix_first = MIX_TYPICAL, mix_last = MIX_TYPICAL;
@@ -278,6 +286,11 @@ int cmd_bench(int argc, char **argv)
             break;
         case 'k': keep = optarg; break;
         case 't': timing = true; break;
+        case 'p':
+            if (!cli_parse_host_prefetch(optarg, &prefetch))
+                return cli_usage_error("bench", "--host-prefetch must be auto, queues, l1 or l2, "
+                                       "got '%s'", optarg);
+            break;
         case 'r':
             if (!cli_parse_u64(optarg, &repeat) || repeat < 1 || repeat > 100)
                 return cli_usage_error("bench", "--repeat must be 1..100");
@@ -341,9 +354,9 @@ int cmd_bench(int argc, char **argv)
     if (repeat > 1)
         printf("each run: the fastest of %llu replays\n", (unsigned long long)repeat);
     printf("host speed before: %.2f G dependent additions/s\n", host_adds_per_second() / 1e9);
-    printf("%-10s %-6s %12s %9s %8s %12s %12s %12s %10s %12s\n", "mix", "run", "mem-insns",
+    printf("%-10s %-6s %12s %9s %8s %12s %12s %12s %10s %12s %9s\n", "mix", "run", "mem-insns",
            "seconds", "cpu-s", "mem-insn/s", "warp-insn/s", "sector-req/s", "L1D-miss%",
-           "peak-RSS-MB");
+           "peak-RSS-MB", "prefetch");
     for (int mix = mix_first; mix <= mix_last && rc == CLI_OK; mix++) {
         for (int i = 0; i < 2 && rc == CLI_OK; i++) {
             snprintf(paths[i], sizeof paths[i], "%s/bench-%s-%llu.gcrt", dir, mix_names[mix],
@@ -359,7 +372,7 @@ int cmd_bench(int argc, char **argv)
                 struct run_result one = {.msg = "the replay process ended abnormally"};
                 long one_rss = 0;
                 double one_cpu = 0;
-                if (run_measured(&cfg, paths[i], &one, &one_rss, &one_cpu) != 0) {
+                if (run_measured(&cfg, prefetch, paths[i], &one, &one_rss, &one_cpu) != 0) {
                     fprintf(stderr, "gcreplay bench: replay failed: %s\n", one.msg);
                     rc = CLI_FAIL;
                 }
@@ -372,14 +385,21 @@ int cmd_bench(int argc, char **argv)
             }
             if (rc != CLI_OK)
                 break;
-            printf("%-10s %-6s %12llu %9.2f %8.2f %12.0f %12.0f %12.0f %10.2f %12.1f\n",
+            /* Shares of the issues at each prefetch level (none in timing mode). */
+            char shares[32] = "-";
+            const uint64_t *at = res.t.issues_at_prefetch;
+            uint64_t issues = at[0] + at[1] + at[2];
+            if (issues)
+                snprintf(shares, sizeof shares, "%.0f/%.0f/%.0f", 100.0 * (double)at[0] / issues,
+                         100.0 * (double)at[1] / issues, 100.0 * (double)at[2] / issues);
+            printf("%-10s %-6s %12llu %9.2f %8.2f %12.0f %12.0f %12.0f %10.2f %12.1f %9s\n",
                    mix_names[mix], i ? "full" : "1/4", (unsigned long long)res.t.mem_insns,
                    res.seconds, cpu, (double)res.t.mem_insns / res.seconds,
                    (double)res.t.warp_insns / res.seconds,
                    (double)res.t.l1_sectors / res.seconds,
                    res.t.l1_requests ? 100.0 * (double)res.t.l1_misses / (double)res.t.l1_requests
                                      : 0.0,
-                   (double)rss / 1024.0);
+                   (double)rss / 1024.0, shares);
             fflush(stdout);
         }
         if (!keep) {

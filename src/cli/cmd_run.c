@@ -10,7 +10,7 @@
 
 static const char usage[] =
     "usage: gcreplay run --config FILE [--json OUT.json] [--format NAME] [--timing] [--quiet]\n"
-    "                    [--analysis-thread auto|on|off] TRACE...\n"
+    "                    [--analysis-thread auto|on|off] [--host-prefetch L] TRACE...\n"
     "\n"
     "Replays the traces, in order, through the caches the config describes and prints\n"
     "a table of per-kernel and total statistics on stdout.\n"
@@ -26,6 +26,10 @@ static const char usage[] =
     "                      may use two CPUs or more and some analysis that is not\n"
     "                      delivered at emission keeps state for every line). The\n"
     "                      report is the same either way\n"
+    "  --host-prefetch L   how far ahead the replay prefetches the host memory its next\n"
+    "                      accesses read: queues (the warp queues only), l1 (and the\n"
+    "                      L1s' state), l2 (and the L2's), or auto (default: measures\n"
+    "                      which runs fastest, as it goes). The report is the same\n"
     "  -h, --help          this text\n";
 
 int cmd_run(int argc, char **argv)
@@ -34,10 +38,12 @@ int cmd_run(int argc, char **argv)
         {"config", required_argument, NULL, 'c'}, {"json", required_argument, NULL, 'j'},
         {"format", required_argument, NULL, 'f'}, {"quiet", no_argument, NULL, 'q'},
         {"timing", no_argument, NULL, 't'},       {"analysis-thread", required_argument, NULL, 'a'},
+        {"host-prefetch", required_argument, NULL, 'p'},
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
     const char *config_path = NULL, *json_path = NULL, *format = NULL;
     bool quiet = false, timing = false;
     const char *thread_mode = "auto";
+    enum gcr_host_prefetch prefetch = GCR_HOST_PREFETCH_AUTO;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "c:j:f:tqh", opts, NULL)) != -1) {
@@ -48,6 +54,11 @@ int cmd_run(int argc, char **argv)
         case 'q': quiet = true; break;
         case 't': timing = true; break;
         case 'a': thread_mode = optarg; break;
+        case 'p':
+            if (!cli_parse_host_prefetch(optarg, &prefetch))
+                return cli_usage_error("run", "--host-prefetch must be auto, queues, l1 or l2, "
+                                       "got '%s'", optarg);
+            break;
         case 'h': fputs(usage, stdout); return CLI_OK;
         default: return cli_usage_error("run", "bad option");
         }
@@ -82,6 +93,7 @@ int cmd_run(int argc, char **argv)
         gcr_config_free(&cfg);
         return cli_error(&err);
     }
+    gcr_replay_set_host_prefetch(rp, prefetch);
     struct cli_progress prog;
     cli_progress_init(&prog, quiet);
     gcr_replay_set_progress(rp, cli_progress_cb, &prog);

@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -75,4 +76,21 @@ bool cli_parse_u64(const char *s, uint64_t *out)
         return false;
     *out = v;
     return true;
+}
+
+bool cli_parse_host_prefetch(const char *s, enum gcr_host_prefetch *out)
+{
+    static const struct {
+        const char *name;
+        enum gcr_host_prefetch mode;
+    } modes[] = {{"auto", GCR_HOST_PREFETCH_AUTO},
+                 {"queues", GCR_HOST_PREFETCH_QUEUES},
+                 {"l1", GCR_HOST_PREFETCH_L1},
+                 {"l2", GCR_HOST_PREFETCH_L2}};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+        if (strcmp(s, modes[i].name) == 0) {
+            *out = modes[i].mode;
+            return true;
+        }
+    return false;
 }

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gcreplay/analysis.h"
 #include "replay/bus.h"
@@ -14,6 +15,7 @@
 #include "replay/coalesce.h"
 #include "replay/l1org.h"
 #include "replay/memsys.h"
+#include "replay/prefetch_tuner.h"
 #include "replay/warpq.h"
 #include "report/report.h"
 #include "timing/timing.h"
@@ -123,6 +125,12 @@ struct gcr_replay {
     uint64_t *wake;
     uint32_t *order;
     struct prefetch *pf;                /* per position in order: the access being prefetched */
+    /* What prefetch_stages fetches: as set, or measured (prefetch_tuner.h);
+     * the tuner starts at the first functional round. */
+    enum gcr_host_prefetch host_prefetch;
+    struct gcr_prefetch_tuner tuner;
+    bool tuner_started;
+    uint64_t issued;                    /* issue slots of functional rounds so far */
     struct gcr_line_req reqs[GCR_COALESCE_MAX];
     struct gcr_warp_insn insn;          /* the instruction being executed */
     struct insn_counts counts, kernel_counts;
@@ -175,6 +183,7 @@ int gcr_replay_create(struct gcr_replay **out, const struct gcr_config *cfg, str
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     rp->cfg = cfg;
     rp->org = org;
+    rp->host_prefetch = GCR_HOST_PREFETCH_AUTO;
     uint32_t S = cfg->num_sms;
     rp->l1_stats = calloc(S, sizeof *rp->l1_stats);
     rp->l1_then = calloc(S, sizeof *rp->l1_then);
@@ -770,8 +779,12 @@ static const struct warp *guess_next(const struct sm *sm, bool lrr)
  * Instead they are fetched in stages, ahead of the SM issuing in the round's
  * order of issuing SMs (issue_order), each stage PREFETCH_GAP SMs after the one
  * whose loads it reads: the record, then the head, then (through the
- * organisation's prefetch hint, when it has one) the caches' bucket and set
- * state, then their line record and LRU victim. rp->pf[k] belongs to the k-th
+ * organisation's prefetch hint, when it has one, and the L2's) the caches'
+ * bucket and set state, then their line record and LRU victim. The last two
+ * stages run only at the host prefetch level that asks for them (the L1's at
+ * GCR_HOST_PREFETCH_L1, both at _L2), which the tuner picks by measuring
+ * (prefetch_tuner.h): they cost instructions, and pay only when the caches'
+ * state does not stay in the host's caches anyway. rp->pf[k] belongs to the k-th
  * SM of the round's order; nothing in it outlives the round. One SM apart is
  * enough since SMs sleeping through non-memory runs no longer take slots
  * (each issue now spends a whole memory access), and is faster than two:
@@ -785,7 +798,7 @@ enum { PREFETCH_GAP = 1, PREFETCH_FOLLOW = PREFETCH_GAP, PREFETCH_START = 2 * PR
  * issues at step k + PREFETCH_WARP, after every stage ran for it. Unsigned
  * positions: one before the round's first SM wraps past n. */
 static void prefetch_stages(struct gcr_replay *rp, uint32_t j, uint32_t n, bool lrr,
-                            bool org_prefetches)
+                            enum gcr_host_prefetch level, bool org_prefetches)
 {
     const struct warp *w;
     struct prefetch *pf;
@@ -804,7 +817,7 @@ static void prefetch_stages(struct gcr_replay *rp, uint32_t j, uint32_t n, bool 
         __builtin_prefetch(w->q.buf + w->q.pos);
         __builtin_prefetch(w->q.buf + w->q.pos + GCR_WQ_STRIDED_BYTES - 1);
     }
-    if (!org_prefetches)
+    if (level == GCR_HOST_PREFETCH_QUEUES)
         return;
     /* The hint's first stage predicts the SM's access from its queue head
      * (kept in rp->pf with each cache's hint); the second only follows it. */
@@ -813,8 +826,10 @@ static void prefetch_stages(struct gcr_replay *rp, uint32_t j, uint32_t n, bool 
         pf->l1.cache = pf->l2.cache = NULL;
         uint64_t addr;
         if (pf->head && gcr_warpq_item_addr(pf->head, &addr)) {
-            rp->org->prefetch(rp->org_self, rp->order[k], addr, &pf->l1);
-            gcr_memsys_prefetch(&rp->mem, addr, &pf->l2); /* most L1 misses go there */
+            if (org_prefetches)
+                rp->org->prefetch(rp->org_self, rp->order[k], addr, &pf->l1);
+            if (level == GCR_HOST_PREFETCH_L2) /* most L1 misses go there */
+                gcr_memsys_prefetch(&rp->mem, addr, &pf->l2);
         }
     }
     if ((k = j - (PREFETCH_WARP - PREFETCH_FOLLOW)) < n) {
@@ -824,6 +839,16 @@ static void prefetch_stages(struct gcr_replay *rp, uint32_t j, uint32_t n, bool 
         if (pf->l2.cache)
             gcr_cache_prefetch_follow(&pf->l2);
     }
+}
+
+/* This thread's CPU time: what the prefetch tuner compares levels by. Wall
+ * time would also count the time the host gave to other work. */
+static uint64_t cpu_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0; /* no such clock: every level measures as free, the least one wins */
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static void warp_done(struct gcr_replay *rp, struct sm *sm, uint32_t index)
@@ -1493,13 +1518,22 @@ static int replay_kernel(struct gcr_replay *rp, struct gcr_reader *r,
     const bool lrr = cfg->warp_policy == GCR_WARP_LRR;
     /* Read once: the calls in the loop would make the compiler read it again. */
     const bool org_prefetches = rp->org->prefetch != NULL;
+    struct gcr_prefetch_tuner *tuner = &rp->tuner;
+    if (!rp->tuner_started) {
+        gcr_prefetch_tuner_init(tuner, rp->host_prefetch, rp->issued, cpu_ns());
+        rp->tuner_started = true;
+    }
     while (ks.resident) {
         uint32_t n = issue_order(rp);
+        const enum gcr_host_prefetch level = tuner->level;
         for (uint32_t j = 0; j < n + PREFETCH_WARP; j++) {
-            prefetch_stages(rp, j, n, lrr, org_prefetches);
+            prefetch_stages(rp, j, n, lrr, level, org_prefetches);
             if (j >= PREFETCH_WARP)
                 sm_issue(rp, rp->order[j - PREFETCH_WARP], lrr);
         }
+        rp->issued += n;
+        if (rp->issued >= tuner->epoch_end)
+            gcr_prefetch_tuner_epoch(tuner, rp->issued, cpu_ns());
         rp->bus.step++;
         if (ks.cta_finished) {
             ks.cta_finished = false;
@@ -1654,4 +1688,11 @@ void gcr_replay_totals(struct gcr_replay *rp, struct gcr_replay_totals *t)
         const struct gcr_cache_stats *s = gcr_cache_stats(rp->mem.slices[i]);
         t->l2_accesses += s->accesses[0] + s->accesses[1];
     }
+    if (rp->tuner_started)
+        gcr_prefetch_tuner_shares(&rp->tuner, rp->issued, t->issues_at_prefetch);
+}
+
+void gcr_replay_set_host_prefetch(struct gcr_replay *rp, enum gcr_host_prefetch mode)
+{
+    rp->host_prefetch = mode;
 }

@@ -593,6 +593,36 @@ bench-small)
   contains "$work/out" "the fastest of 2 replays"
   contains "$work/out" "cpu-s"
   expect_exit 2 "$GCR" bench --instructions 20000 --repeat 0
+  # A fixed host prefetch level gets every issue (the column's shares);
+  # timing mode does not prefetch, and says so.
+  expect_exit 0 "$GCR" bench --instructions 20000 --sms 8 --host-prefetch l1
+  contains "$work/out" "prefetch"
+  contains "$work/out" " 0/100/0"
+  expect_exit 0 "$GCR" bench --instructions 20000 --sms 8 --timing
+  grep -q "typical    full .* -$" "$work/out" || fail "timing mode shows prefetch shares"
+  expect_exit 2 "$GCR" bench --instructions 20000 --host-prefetch far
+  ;;
+host-prefetch)
+  # The host prefetch level changes nothing but the host's caches: every
+  # level, and auto (which switches levels as it measures: this trace runs
+  # through several of its trial epochs), gives the same report byte for
+  # byte, with analyses and several organisations.
+  expect_exit 0 "$GCR" bench --instructions 400000 --sms 80 --keep "$work/bench"
+  tr="$work/bench/bench-typical-400000.gcrt"
+  for cfg in examples/configs/volta80-analyses.json examples/configs/volta80-dcl1-sh40.json \
+             examples/configs/qv100.json; do
+    for level in auto queues l1 l2; do
+      expect_exit 0 "$GCR" run -q --host-prefetch "$level" --analysis-thread off \
+        --config "$cfg" --json "$work/pf-$level.json" "$tr"
+    done
+    for level in queues l1 l2; do
+      cmp -s "$work/pf-auto.json" "$work/pf-$level.json" ||
+        fail "host prefetch $level changed the report ($cfg)"
+    done
+  done
+  expect_exit 2 "$GCR" run --host-prefetch sometimes --config examples/configs/volta80.json \
+    examples/traces/vecadd.txt
+  contains "$work/err" "auto, queues, l1 or l2"
   ;;
 colab)
   # COLAB on every trace format (Accel-Sim directory, its native conversion,

@@ -1,0 +1,107 @@
+/* The prefetch tuner tries every level, keeps the one whose best trial was
+ * fastest, measures again after a use epoch, and never moves a fixed level;
+ * its shares add up to every issue. Driven with a made-up clock. */
+#include "check.h"
+#include "replay/prefetch_tuner.h"
+
+/* ns per issue of each level on the made-up host; a disturbed trial costs
+ * `spike` times more. */
+struct host {
+    double cost[GCR_HOST_PREFETCH_LEVELS];
+    uint64_t issues, ns;
+};
+
+/* Runs rounds of `per_round` issues until the tuner's epoch ends, the way
+ * the replay does (an epoch may overshoot its end by part of a round). */
+static void run_epoch(struct gcr_prefetch_tuner *t, struct host *h, uint64_t per_round,
+                      double spike)
+{
+    while (h->issues < t->epoch_end) {
+        h->issues += per_round;
+        h->ns += (uint64_t)(h->cost[t->level] * spike * (double)per_round);
+    }
+    gcr_prefetch_tuner_epoch(t, h->issues, h->ns);
+}
+
+static enum gcr_host_prefetch tune(double q, double l1, double l2, int disturbed_trial)
+{
+    struct host h = {.cost = {q, l1, l2}, .issues = 1000, .ns = 5000};
+    struct gcr_prefetch_tuner t;
+    gcr_prefetch_tuner_init(&t, GCR_HOST_PREFETCH_AUTO, h.issues, h.ns);
+    bool seen[GCR_HOST_PREFETCH_LEVELS] = {false};
+    for (int k = 0; k < GCR_TUNER_TRIALS; k++) {
+        CHECK(t.phase == (unsigned)k);
+        seen[t.level] = true;
+        run_epoch(&t, &h, 77, k == disturbed_trial ? 5.0 : 1.0);
+    }
+    for (int l = 0; l < GCR_HOST_PREFETCH_LEVELS; l++)
+        CHECK(seen[l]);
+    CHECK(t.epoch_end >= h.issues + GCR_TUNER_USE_ISSUES);
+    return t.level;
+}
+
+int main(void)
+{
+    /* The fastest level wins, whichever it is. */
+    CHECK_EQ_U(tune(10, 11, 12, -1), GCR_HOST_PREFETCH_QUEUES);
+    CHECK_EQ_U(tune(10, 9, 12, -1), GCR_HOST_PREFETCH_L1);
+    CHECK_EQ_U(tune(10, 11, 8, -1), GCR_HOST_PREFETCH_L2);
+    /* A tie goes to the level that prefetches less. */
+    CHECK_EQ_U(tune(10, 10, 10, -1), GCR_HOST_PREFETCH_QUEUES);
+    CHECK_EQ_U(tune(12, 10, 10, -1), GCR_HOST_PREFETCH_L1);
+    /* One disturbed trial (the host busy elsewhere) does not sink a level:
+     * each level's best trial counts. The first trial is L2's. */
+    CHECK_EQ_U(tune(10, 11, 8, 0), GCR_HOST_PREFETCH_L2);
+
+    /* After the use epoch it measures again, and follows a change. */
+    {
+        struct host h = {.cost = {10, 11, 12}};
+        struct gcr_prefetch_tuner t;
+        gcr_prefetch_tuner_init(&t, GCR_HOST_PREFETCH_AUTO, 0, 0);
+        for (int k = 0; k < GCR_TUNER_TRIALS; k++)
+            run_epoch(&t, &h, 64, 1.0);
+        CHECK_EQ_U(t.level, GCR_HOST_PREFETCH_QUEUES);
+        h.cost[GCR_HOST_PREFETCH_L2] = 5;   /* the host's caches got busier */
+        run_epoch(&t, &h, 1 << 12, 1.0);    /* the use epoch */
+        CHECK_EQ_U(t.phase, 0);
+        for (int k = 0; k < GCR_TUNER_TRIALS; k++)
+            run_epoch(&t, &h, 64, 1.0);
+        CHECK_EQ_U(t.level, GCR_HOST_PREFETCH_L2);
+
+        /* Shares: every issue since the start, at the level it ran at. */
+        uint64_t at[GCR_HOST_PREFETCH_LEVELS];
+        h.issues += 123; /* part of an epoch */
+        gcr_prefetch_tuner_shares(&t, h.issues, at);
+        CHECK_EQ_U(at[0] + at[1] + at[2], h.issues);
+        CHECK(at[GCR_HOST_PREFETCH_L2] > at[GCR_HOST_PREFETCH_L1]);
+    }
+
+    /* A fixed level stays, whatever the clock says, and gets every issue. */
+    for (int l = 0; l < GCR_HOST_PREFETCH_LEVELS; l++) {
+        struct host h = {.cost = {1, 50, 99}, .issues = 10};
+        struct gcr_prefetch_tuner t;
+        gcr_prefetch_tuner_init(&t, (enum gcr_host_prefetch)l, h.issues, 0);
+        CHECK_EQ_U(t.level, (unsigned)l);
+        CHECK_EQ_U(t.epoch_end, UINT64_MAX);
+        gcr_prefetch_tuner_epoch(&t, h.issues + 5000, 77); /* as if an epoch ended */
+        CHECK_EQ_U(t.level, (unsigned)l);
+        uint64_t at[GCR_HOST_PREFETCH_LEVELS];
+        gcr_prefetch_tuner_shares(&t, h.issues + 9000, at);
+        CHECK_EQ_U(at[l], 9000);
+        CHECK_EQ_U(at[0] + at[1] + at[2], 9000);
+    }
+
+    /* A clock that does not move (no CPU-time clock): every trial is free,
+     * and the least prefetching level is kept. */
+    {
+        struct gcr_prefetch_tuner t;
+        gcr_prefetch_tuner_init(&t, GCR_HOST_PREFETCH_AUTO, 0, 0);
+        uint64_t issues = 0;
+        for (int k = 0; k < GCR_TUNER_TRIALS; k++) {
+            issues = t.epoch_end;
+            gcr_prefetch_tuner_epoch(&t, issues, 0);
+        }
+        CHECK_EQ_U(t.level, GCR_HOST_PREFETCH_QUEUES);
+    }
+    return check_failures ? 1 : 0;
+}
