@@ -30,6 +30,7 @@ void gcr_prefetch_tuner_init(struct gcr_prefetch_tuner *t, enum gcr_host_prefetc
     t->epoch_issues = issues;
     t->epoch_ns = now_ns;
     t->epoch_end = t->fixed ? UINT64_MAX : issues + GCR_TUNER_TRIAL_ISSUES;
+    t->use_issues = GCR_TUNER_USE_FIRST;
 }
 
 /* The level whose fastest trial was fastest; on a tie, the one that
@@ -61,7 +62,9 @@ void gcr_prefetch_tuner_epoch(struct gcr_prefetch_tuner *t, uint64_t issues, uin
     }
     if (++t->phase == GCR_TUNER_TRIALS) {
         t->level = fastest(t);
-        t->epoch_end = issues + GCR_TUNER_USE_ISSUES;
+        t->epoch_end = issues + t->use_issues;
+        if (t->use_issues < GCR_TUNER_USE_MAX)
+            t->use_issues *= 2;
         return;
     }
     if (t->phase > GCR_TUNER_TRIALS) /* the use epoch is over: measure afresh */

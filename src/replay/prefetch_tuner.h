@@ -5,14 +5,18 @@
  * host cache misses when that state is larger than the host's caches, and
  * is pure overhead when it is not: about 160 of the replay's ~1,100 x86
  * instructions per warp memory instruction. Which side wins depends on the
- * config (an 80-SM GPU with 32-KB L1s runs about 10 % faster without the
- * L2 hint, QV100's geometry about 20 % slower without it) and on the host,
- * so with GCR_HOST_PREFETCH_AUTO the replay measures: it runs each level
- * for a short trial epoch, twice, in the order L2, L1, queues, queues, L1,
- * L2 (a drift in the host's speed then weighs on every level alike), keeps
- * the level with the least CPU time per issued instruction for a long
- * epoch, and measures again. Prefetching changes nothing but the host's
- * caches, so reports are the same at every level.
+ * config (the bench's built-in 80-SM GPU with 32-KB L1s runs faster
+ * without the L1 and L2 stages, QV100's 128-KB L1s slower) and on the
+ * host, so with GCR_HOST_PREFETCH_AUTO the replay measures. It runs each
+ * level for four short trial epochs, interleaved with the others', and
+ * takes each level's fastest trial: on a shared machine the slower ones
+ * measure other work more than this one. It keeps the level whose best
+ * trial took the least CPU time per issue for a use epoch, then measures
+ * again. Use epochs start short, so that a choice made while the replay
+ * warms up (first page faults, the first CTAs) is soon checked, and double
+ * up to GCR_TUNER_USE_MAX issues, so that trials cost little on long runs
+ * (about 1 % when the other levels are 10 % slower). Prefetching changes
+ * nothing but the host's caches, so reports are the same at every level.
  *
  * The tuner is pure logic: the replay gives it the issue count and the
  * clock, so tests can drive it with made-up times. */
@@ -24,17 +28,22 @@
 
 #include "gcreplay/replay.h"
 
-/* Issues per trial epoch (about 10 ms at this replay's speed: long enough
+/* Issues per trial epoch (about 15 ms at this replay's speed: long enough
  * for the CPU-time clock, short enough for the host's speed to stay put),
- * and per epoch of using the chosen level (32 trials' worth, so that trying
- * the other levels costs about 1 % when they are 10 % slower). */
-enum { GCR_TUNER_TRIAL_ISSUES = 1 << 17, GCR_TUNER_USE_ISSUES = 1 << 25, GCR_TUNER_TRIALS = 12 };
+ * and per use epoch: the first, and the most (256 trials' worth). */
+enum {
+    GCR_TUNER_TRIAL_ISSUES = 1 << 17,
+    GCR_TUNER_TRIALS = 12,
+    GCR_TUNER_USE_FIRST = 1 << 22,
+    GCR_TUNER_USE_MAX = 1 << 25,
+};
 
 struct gcr_prefetch_tuner {
     enum gcr_host_prefetch level; /* in use now */
     bool fixed;                   /* set by the caller: never changed */
     unsigned phase;               /* 0..GCR_TUNER_TRIALS-1: trial epochs; GCR_TUNER_TRIALS: use */
     uint64_t epoch_end;           /* the issue count that ends the epoch */
+    uint64_t use_issues;          /* length of the next use epoch */
     uint64_t epoch_issues, epoch_ns; /* issue count and clock when the epoch began */
     double trial_best[GCR_HOST_PREFETCH_LEVELS]; /* least ns per issue of a trial, per level */
     uint64_t issues_at[GCR_HOST_PREFETCH_LEVELS]; /* issues of finished epochs, per level */

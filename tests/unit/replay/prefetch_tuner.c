@@ -36,7 +36,7 @@ static enum gcr_host_prefetch tune(double q, double l1, double l2, int disturbed
     }
     for (int l = 0; l < GCR_HOST_PREFETCH_LEVELS; l++)
         CHECK(seen[l]);
-    CHECK(t.epoch_end >= h.issues + GCR_TUNER_USE_ISSUES);
+    CHECK_EQ_U(t.epoch_end, h.issues + GCR_TUNER_USE_FIRST);
     return t.level;
 }
 
@@ -67,6 +67,12 @@ int main(void)
         for (int k = 0; k < GCR_TUNER_TRIALS; k++)
             run_epoch(&t, &h, 64, 1.0);
         CHECK_EQ_U(t.level, GCR_HOST_PREFETCH_L2);
+        /* Use epochs double, up to the most. */
+        CHECK_EQ_U(t.epoch_end - h.issues, 2 * (uint64_t)GCR_TUNER_USE_FIRST);
+        for (int cycle = 0; cycle < 6; cycle++)
+            for (int k = 0; k <= GCR_TUNER_TRIALS; k++)
+                run_epoch(&t, &h, 64, 1.0);
+        CHECK_EQ_U(t.epoch_end - h.issues, GCR_TUNER_USE_MAX);
 
         /* Shares: every issue since the start, at the level it ran at. */
         uint64_t at[GCR_HOST_PREFETCH_LEVELS];
