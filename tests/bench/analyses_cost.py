@@ -29,8 +29,9 @@ the config's caches come from --config. Variants:
 cache (a per-core share of a typical server, so results do not depend on the
 machine's own): it prints the instructions (Ir), the last-level data misses
 (DLm) and callgrind's cycle estimate Ir + 10 x L1 misses + 100 x LL misses.
-These counts are deterministic, so they are the figures to compare builds with
-on a noisy machine; the analyses are bound by cache misses more than by
+These runs fix the host prefetch level at l2 (what the replay chooses by timing
+would follow valgrind's slowdown), so the counts are deterministic and are the
+figures to compare builds with on a noisy machine; the analyses are bound by cache misses more than by
 instructions, so the cycle estimate is the one to read.
 
 Figures, not pass/fail. Usage (from the source root, after ninja -C build):
@@ -92,7 +93,8 @@ def callgrind_counts(gcreplay, cfg_path, trace, extra, workdir):
     out = os.path.join(workdir, "callgrind.out")
     r = subprocess.run(["valgrind", "--tool=callgrind", "--cache-sim=yes",
                         "--LL=4194304,16,64", f"--callgrind-out-file={out}",
-                        gcreplay, "run", "-q"] + extra + ["--config", cfg_path, trace],
+                        gcreplay, "run", "-q", "--host-prefetch", "l2"] + extra
+                       + ["--config", cfg_path, trace],
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
         sys.exit(f"analyses_cost: callgrind run with {cfg_path} failed:\n{r.stderr}")
