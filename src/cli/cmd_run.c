@@ -30,6 +30,7 @@ static const char usage[] =
     "                      accesses read: queues (the warp queues only), l1 (and the\n"
     "                      L1s' state), l2 (and the L2's), or auto (default: measures\n"
     "                      which runs fastest, as it goes). The report is the same\n"
+    "                      at every level\n"
     "  -h, --help          this text\n";
 
 int cmd_run(int argc, char **argv)

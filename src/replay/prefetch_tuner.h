@@ -15,7 +15,7 @@
  * again. Use epochs start short, so that a choice made while the replay
  * warms up (first page faults, the first CTAs) is soon checked, and double
  * up to GCR_TUNER_USE_MAX issues, so that trials cost little on long runs
- * (about 1 % when the other levels are 10 % slower). Prefetching changes
+ * (under 1 % when the other levels are 10 % slower). Prefetching changes
  * nothing but the host's caches, so reports are the same at every level.
  *
  * The tuner is pure logic: the replay gives it the issue count and the
