@@ -55,8 +55,10 @@ enum gcr_host_prefetch {
     GCR_HOST_PREFETCH_LEVELS,
     GCR_HOST_PREFETCH_AUTO = GCR_HOST_PREFETCH_LEVELS,
 };
-/* Call before the first trace. */
-void gcr_replay_set_host_prefetch(struct gcr_replay *rp, enum gcr_host_prefetch mode);
+/* Call before the first trace: 0, or -1 for a mode that is none of the
+ * above or a replay already started. */
+int gcr_replay_set_host_prefetch(struct gcr_replay *rp, enum gcr_host_prefetch mode,
+                                 struct gcr_err *err);
 
 /* Replays every kernel of the trace. On error the replay must not be used further. */
 int gcr_replay_trace(struct gcr_replay *rp, struct gcr_reader *r, struct gcr_err *err);
@@ -73,8 +75,9 @@ struct gcr_replay_totals {
     uint64_t l1_sectors;     /* sectors those requests asked for */
     uint64_t l1_misses;      /* line and sector misses among them */
     uint64_t l2_accesses;
-    /* Warp instructions issued by the functional replay at each host
-     * prefetch level (gcr_replay_set_host_prefetch). */
+    /* Issue slots of the functional replay at each host prefetch level
+     * (gcr_replay_set_host_prefetch): an SM's issue of one instruction, or
+     * of a run of non-memory ones it sleeps through. */
     uint64_t issues_at_prefetch[GCR_HOST_PREFETCH_LEVELS];
 };
 void gcr_replay_totals(struct gcr_replay *rp, struct gcr_replay_totals *t);

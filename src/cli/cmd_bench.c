@@ -186,8 +186,8 @@ static void replay_child(const struct gcr_config *cfg, enum gcr_host_prefetch pr
     struct gcr_reader *r = NULL;
     double t0 = cli_now();
     if (gcr_replay_create(&rp, cfg, &err) == 0) {
-        gcr_replay_set_host_prefetch(rp, prefetch);
-        if (gcr_reader_open(&r, path, NULL, &err) == 0 && gcr_replay_trace(rp, r, &err) == 0) {
+        if (gcr_replay_set_host_prefetch(rp, prefetch, &err) == 0 &&
+            gcr_reader_open(&r, path, NULL, &err) == 0 && gcr_replay_trace(rp, r, &err) == 0) {
             res.ok = 1;
             gcr_replay_totals(rp, &res.t);
         }
@@ -260,7 +260,8 @@ int cmd_bench(int argc, char **argv)
         {"config", required_argument, NULL, 'c'},       {"level", required_argument, NULL, 'l'},
         {"keep", required_argument, NULL, 'k'},         {"help", no_argument, NULL, 'h'},
         {"mix", required_argument, NULL, 'm'},          {"timing", no_argument, NULL, 't'},
-        {"repeat", required_argument, NULL, 'r'},       {"host-prefetch", required_argument, NULL, 'p'},
+        {"repeat", required_argument, NULL, 'r'},
+        {"host-prefetch", required_argument, NULL, 'p'},
         {NULL, 0, NULL, 0}};
     bool timing = false;
     enum gcr_host_prefetch prefetch = GCR_HOST_PREFETCH_AUTO;
@@ -388,8 +389,11 @@ int cmd_bench(int argc, char **argv)
             /* Shares of the issues at each prefetch level (none in timing mode). */
             char shares[32] = "-";
             const uint64_t *at = res.t.issues_at_prefetch;
-            uint64_t issues = at[0] + at[1] + at[2];
-            if (issues)
+            double issues = 0;
+            for (int l = 0; l < GCR_HOST_PREFETCH_LEVELS; l++)
+                issues += (double)at[l];
+            _Static_assert(GCR_HOST_PREFETCH_LEVELS == 3, "one share per level below");
+            if (issues > 0)
                 snprintf(shares, sizeof shares, "%.0f/%.0f/%.0f", 100.0 * (double)at[0] / issues,
                          100.0 * (double)at[1] / issues, 100.0 * (double)at[2] / issues);
             printf("%-10s %-6s %12llu %9.2f %8.2f %12.0f %12.0f %12.0f %10.2f %12.1f %9s\n",

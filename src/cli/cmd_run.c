@@ -94,7 +94,11 @@ int cmd_run(int argc, char **argv)
         gcr_config_free(&cfg);
         return cli_error(&err);
     }
-    gcr_replay_set_host_prefetch(rp, prefetch);
+    if (gcr_replay_set_host_prefetch(rp, prefetch, &err) != 0) {
+        gcr_replay_destroy(rp);
+        gcr_config_free(&cfg);
+        return cli_error(&err);
+    }
     struct cli_progress prog;
     cli_progress_init(&prog, quiet);
     gcr_replay_set_progress(rp, cli_progress_cb, &prog);

@@ -12,29 +12,49 @@ static const enum gcr_host_prefetch trial_order[GCR_TUNER_TRIALS] = {
     GCR_HOST_PREFETCH_L1,     GCR_HOST_PREFETCH_QUEUES, GCR_HOST_PREFETCH_L2,
     GCR_HOST_PREFETCH_L2,     GCR_HOST_PREFETCH_QUEUES, GCR_HOST_PREFETCH_L1,
 };
+_Static_assert(GCR_HOST_PREFETCH_LEVELS == 3 && GCR_TUNER_TRIALS == 12,
+               "trial_order gives each of the three levels four trials");
+
+/* The first trial phase from phase on whose level adds something;
+ * GCR_TUNER_TRIALS if none. */
+static unsigned next_trial(const struct gcr_prefetch_tuner *t, unsigned phase)
+{
+    while (phase < GCR_TUNER_TRIALS && !(t->distinct & 1u << trial_order[phase]))
+        phase++;
+    return phase;
+}
 
 static void start_trials(struct gcr_prefetch_tuner *t)
 {
-    t->phase = 0;
+    t->phase = next_trial(t, 0);
+    t->level = trial_order[t->phase];
     for (int l = 0; l < GCR_HOST_PREFETCH_LEVELS; l++)
         t->trial_best[l] = INFINITY;
 }
 
 void gcr_prefetch_tuner_init(struct gcr_prefetch_tuner *t, enum gcr_host_prefetch mode,
-                             uint64_t issues, uint64_t now_ns)
+                             unsigned distinct, uint64_t issues, uint64_t now_ns)
 {
     memset(t, 0, sizeof *t);
-    start_trials(t);
-    t->fixed = mode != GCR_HOST_PREFETCH_AUTO;
-    t->level = t->fixed ? mode : trial_order[0];
+    const unsigned all = (1u << GCR_HOST_PREFETCH_LEVELS) - 1;
+    t->distinct = (distinct | 1u << GCR_HOST_PREFETCH_QUEUES) & all;
     t->epoch_issues = issues;
     t->epoch_ns = now_ns;
-    t->epoch_end = t->fixed ? UINT64_MAX : issues + GCR_TUNER_TRIAL_ISSUES;
     t->use_issues = GCR_TUNER_USE_FIRST;
+    /* With one distinct level there is nothing to choose. */
+    t->fixed = mode != GCR_HOST_PREFETCH_AUTO || t->distinct == 1u << GCR_HOST_PREFETCH_QUEUES;
+    if (t->fixed) {
+        t->level = mode < GCR_HOST_PREFETCH_LEVELS ? mode : GCR_HOST_PREFETCH_QUEUES;
+        t->epoch_end = UINT64_MAX;
+        return;
+    }
+    start_trials(t);
+    t->epoch_end = issues + GCR_TUNER_TRIAL_ISSUES;
 }
 
 /* The level whose fastest trial was fastest; on a tie, the one that
- * prefetches less (fewer instructions for the same time). */
+ * prefetches less (fewer instructions for the same time). Levels without
+ * trials (adding nothing) stay at infinity and are never picked. */
 static enum gcr_host_prefetch fastest(const struct gcr_prefetch_tuner *t)
 {
     enum gcr_host_prefetch best = GCR_HOST_PREFETCH_QUEUES;
@@ -60,7 +80,11 @@ void gcr_prefetch_tuner_epoch(struct gcr_prefetch_tuner *t, uint64_t issues, uin
         t->epoch_end = UINT64_MAX;
         return;
     }
-    if (++t->phase == GCR_TUNER_TRIALS) {
+    if (t->phase < GCR_TUNER_TRIALS)
+        t->phase = next_trial(t, t->phase + 1);
+    else
+        t->phase++;
+    if (t->phase == GCR_TUNER_TRIALS) {
         t->level = fastest(t);
         t->epoch_end = issues + t->use_issues;
         if (t->use_issues < GCR_TUNER_USE_MAX)
@@ -69,7 +93,8 @@ void gcr_prefetch_tuner_epoch(struct gcr_prefetch_tuner *t, uint64_t issues, uin
     }
     if (t->phase > GCR_TUNER_TRIALS) /* the use epoch is over: measure afresh */
         start_trials(t);
-    t->level = trial_order[t->phase];
+    else
+        t->level = trial_order[t->phase];
     t->epoch_end = issues + GCR_TUNER_TRIAL_ISSUES;
 }
 

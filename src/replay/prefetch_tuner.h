@@ -18,6 +18,12 @@
  * (under 1 % when the other levels are 10 % slower). Prefetching changes
  * nothing but the host's caches, so reports are the same at every level.
  *
+ * What an epoch's CPU time also holds is noise the best-trial rule has to
+ * absorb, not a bias: the work between kernels falls into whichever epoch
+ * spans it, and with the analysis thread (replay/bus.h) the time the
+ * replay's thread spins waiting for room in the event queue falls into the
+ * level that happens to run then.
+ *
  * The tuner is pure logic: the replay gives it the issue count and the
  * clock, so tests can drive it with made-up times. */
 #ifndef GCREPLAY_REPLAY_PREFETCH_TUNER_H
@@ -40,7 +46,8 @@ enum {
 
 struct gcr_prefetch_tuner {
     enum gcr_host_prefetch level; /* in use now */
-    bool fixed;                   /* set by the caller: never changed */
+    bool fixed;                   /* set by the caller, or the only distinct level */
+    unsigned distinct;            /* bit l: level l prefetches more than the levels below */
     unsigned phase;               /* 0..GCR_TUNER_TRIALS-1: trial epochs; GCR_TUNER_TRIALS: use */
     uint64_t epoch_end;           /* the issue count that ends the epoch */
     uint64_t use_issues;          /* length of the next use epoch */
@@ -49,10 +56,14 @@ struct gcr_prefetch_tuner {
     uint64_t issues_at[GCR_HOST_PREFETCH_LEVELS]; /* issues of finished epochs, per level */
 };
 
-/* mode: a level, or GCR_HOST_PREFETCH_AUTO. issues and now_ns: the counts
- * at which the first epoch begins. */
+/* mode: a level, or GCR_HOST_PREFETCH_AUTO. distinct: bit l set when level
+ * l does more than the level below it for this replay (the queues level's
+ * bit is implied): without an L1 organisation prefetch hook, the L1 level
+ * adds nothing, and with several chips neither does the L2 level. Trials
+ * skip the levels that add nothing. issues and now_ns: the counts at which
+ * the first epoch begins. */
 void gcr_prefetch_tuner_init(struct gcr_prefetch_tuner *t, enum gcr_host_prefetch mode,
-                             uint64_t issues, uint64_t now_ns);
+                             unsigned distinct, uint64_t issues, uint64_t now_ns);
 
 /* The epoch that issues reached ends (issues >= t->epoch_end): books it and
  * starts the next, possibly at another level (t->level). */

@@ -126,7 +126,8 @@ struct gcr_replay {
     uint32_t *order;
     struct prefetch *pf;                /* per position in order: the access being prefetched */
     /* What prefetch_stages fetches: as set, or measured (prefetch_tuner.h);
-     * the tuner starts at the first functional round. */
+     * the tuner starts when the first kernel's functional issue loop does
+     * (never in timing mode, which does not prefetch). */
     enum gcr_host_prefetch host_prefetch;
     struct gcr_prefetch_tuner tuner;
     bool tuner_started;
@@ -817,6 +818,9 @@ static void prefetch_stages(struct gcr_replay *rp, uint32_t j, uint32_t n, bool 
         __builtin_prefetch(w->q.buf + w->q.pos);
         __builtin_prefetch(w->q.buf + w->q.pos + GCR_WQ_STRIDED_BYTES - 1);
     }
+    /* The level is the same for the whole round (read once per round), so a
+     * position's follow stage below runs only after its start stage reset
+     * its hints in the same round: no hint of an earlier round is followed. */
     if (level == GCR_HOST_PREFETCH_QUEUES)
         return;
     /* The hint's first stage predicts the SM's access from its queue head
@@ -1519,8 +1523,15 @@ static int replay_kernel(struct gcr_replay *rp, struct gcr_reader *r,
     /* Read once: the calls in the loop would make the compiler read it again. */
     const bool org_prefetches = rp->org->prefetch != NULL;
     struct gcr_prefetch_tuner *tuner = &rp->tuner;
-    if (!rp->tuner_started) {
-        gcr_prefetch_tuner_init(tuner, rp->host_prefetch, rp->issued, cpu_ns());
+    if (!rp->tuner_started && !rp->timing) {
+        /* The L1 level adds nothing without the organisation's hook, nor
+         * the L2 level with several chips (gcr_memsys_prefetch). */
+        unsigned distinct = 1u << GCR_HOST_PREFETCH_QUEUES;
+        if (org_prefetches)
+            distinct |= 1u << GCR_HOST_PREFETCH_L1;
+        if (!rp->mem.chips)
+            distinct |= 1u << GCR_HOST_PREFETCH_L2;
+        gcr_prefetch_tuner_init(tuner, rp->host_prefetch, distinct, rp->issued, cpu_ns());
         rp->tuner_started = true;
     }
     while (ks.resident) {
@@ -1692,7 +1703,13 @@ void gcr_replay_totals(struct gcr_replay *rp, struct gcr_replay_totals *t)
         gcr_prefetch_tuner_shares(&rp->tuner, rp->issued, t->issues_at_prefetch);
 }
 
-void gcr_replay_set_host_prefetch(struct gcr_replay *rp, enum gcr_host_prefetch mode)
+int gcr_replay_set_host_prefetch(struct gcr_replay *rp, enum gcr_host_prefetch mode,
+                                 struct gcr_err *err)
 {
+    if ((unsigned)mode > GCR_HOST_PREFETCH_AUTO)
+        return gcr_fail(err, GCR_E_USAGE, "unknown host prefetch level %d", (int)mode);
+    if (rp->tuner_started)
+        return gcr_fail(err, GCR_E_INTERNAL, "the host prefetch level is chosen before replaying");
     rp->host_prefetch = mode;
+    return 0;
 }

@@ -31,8 +31,9 @@ machine's own): it prints the instructions (Ir), the last-level data misses
 (DLm) and callgrind's cycle estimate Ir + 10 x L1 misses + 100 x LL misses.
 These runs fix the host prefetch level at l2 (what the replay chooses by timing
 would follow valgrind's slowdown), so the counts are deterministic and are the
-figures to compare builds with on a noisy machine; the analyses are bound by cache misses more than by
-instructions, so the cycle estimate is the one to read.
+figures to compare builds with on a noisy machine; the analyses are bound by
+cache misses more than by instructions, so the cycle estimate is the one to
+read.
 
 Figures, not pass/fail. Usage (from the source root, after ninja -C build):
   python3 tests/bench/analyses_cost.py [--instructions N] [--rounds R]

@@ -608,6 +608,10 @@ host-prefetch)
   # through several of its trial epochs), gives the same report byte for
   # byte, with analyses and several organisations.
   expect_exit 0 "$GCR" bench --instructions 400000 --sms 80 --keep "$work/bench"
+  # auto ran trials at more than one level on this trace (its shares column).
+  awk '$2 == "full" { n = split($NF, s, "/"); k = 0; for (i = 1; i <= n; i++) k += s[i] > 0;
+                      exit !(n == 3 && k >= 2) }' "$work/out" ||
+    fail "auto did not switch levels: $(grep full "$work/out")"
   tr="$work/bench/bench-typical-400000.gcrt"
   for cfg in examples/configs/volta80-analyses.json examples/configs/volta80-dcl1-sh40.json \
              examples/configs/qv100.json; do

@@ -4,15 +4,15 @@
 #include "check.h"
 #include "replay/prefetch_tuner.h"
 
-/* ns per issue of each level on the made-up host; a disturbed trial costs
- * `spike` times more. */
+/* ns per issue of each level on the made-up host. */
 struct host {
     double cost[GCR_HOST_PREFETCH_LEVELS];
     uint64_t issues, ns;
 };
 
 /* Runs rounds of `per_round` issues until the tuner's epoch ends, the way
- * the replay does (an epoch may overshoot its end by part of a round). */
+ * the replay does (an epoch may overshoot its end by part of a round); a
+ * disturbed epoch costs `spike` times more. */
 static void run_epoch(struct gcr_prefetch_tuner *t, struct host *h, uint64_t per_round,
                       double spike)
 {
@@ -23,11 +23,13 @@ static void run_epoch(struct gcr_prefetch_tuner *t, struct host *h, uint64_t per
     gcr_prefetch_tuner_epoch(t, h->issues, h->ns);
 }
 
+#define ALL_LEVELS 7u
+
 static enum gcr_host_prefetch tune(double q, double l1, double l2, int disturbed_trial)
 {
     struct host h = {.cost = {q, l1, l2}, .issues = 1000, .ns = 5000};
     struct gcr_prefetch_tuner t;
-    gcr_prefetch_tuner_init(&t, GCR_HOST_PREFETCH_AUTO, h.issues, h.ns);
+    gcr_prefetch_tuner_init(&t, GCR_HOST_PREFETCH_AUTO, ALL_LEVELS, h.issues, h.ns);
     bool seen[GCR_HOST_PREFETCH_LEVELS] = {false};
     for (int k = 0; k < GCR_TUNER_TRIALS; k++) {
         CHECK(t.phase == (unsigned)k);
@@ -49,15 +51,19 @@ int main(void)
     /* A tie goes to the level that prefetches less. */
     CHECK_EQ_U(tune(10, 10, 10, -1), GCR_HOST_PREFETCH_QUEUES);
     CHECK_EQ_U(tune(12, 10, 10, -1), GCR_HOST_PREFETCH_L1);
-    /* One disturbed trial (the host busy elsewhere) does not sink a level:
-     * each level's best trial counts. The first trial is L2's. */
-    CHECK_EQ_U(tune(10, 11, 8, 0), GCR_HOST_PREFETCH_L2);
+    /* One disturbed trial (the host busy elsewhere), whichever it is, does not
+     * sink a level: each level's best trial counts. */
+    for (int k = 0; k < GCR_TUNER_TRIALS; k++) {
+        CHECK_EQ_U(tune(10, 11, 8, k), GCR_HOST_PREFETCH_L2);
+        CHECK_EQ_U(tune(10, 9, 12, k), GCR_HOST_PREFETCH_L1);
+        CHECK_EQ_U(tune(10, 11, 12, k), GCR_HOST_PREFETCH_QUEUES);
+    }
 
     /* After the use epoch it measures again, and follows a change. */
     {
         struct host h = {.cost = {10, 11, 12}};
         struct gcr_prefetch_tuner t;
-        gcr_prefetch_tuner_init(&t, GCR_HOST_PREFETCH_AUTO, 0, 0);
+        gcr_prefetch_tuner_init(&t, GCR_HOST_PREFETCH_AUTO, ALL_LEVELS, 0, 0);
         for (int k = 0; k < GCR_TUNER_TRIALS; k++)
             run_epoch(&t, &h, 64, 1.0);
         CHECK_EQ_U(t.level, GCR_HOST_PREFETCH_QUEUES);
@@ -73,6 +79,11 @@ int main(void)
             for (int k = 0; k <= GCR_TUNER_TRIALS; k++)
                 run_epoch(&t, &h, 64, 1.0);
         CHECK_EQ_U(t.epoch_end - h.issues, GCR_TUNER_USE_MAX);
+        /* The chosen level gets slower: the next trials start afresh. */
+        h.cost[GCR_HOST_PREFETCH_L2] = 20;
+        for (int k = 0; k <= GCR_TUNER_TRIALS; k++)
+            run_epoch(&t, &h, 64, 1.0);
+        CHECK_EQ_U(t.level, GCR_HOST_PREFETCH_QUEUES);
 
         /* Shares: every issue since the start, at the level it ran at. */
         uint64_t at[GCR_HOST_PREFETCH_LEVELS];
@@ -86,7 +97,7 @@ int main(void)
     for (int l = 0; l < GCR_HOST_PREFETCH_LEVELS; l++) {
         struct host h = {.cost = {1, 50, 99}, .issues = 10};
         struct gcr_prefetch_tuner t;
-        gcr_prefetch_tuner_init(&t, (enum gcr_host_prefetch)l, h.issues, 0);
+        gcr_prefetch_tuner_init(&t, (enum gcr_host_prefetch)l, ALL_LEVELS, h.issues, 0);
         CHECK_EQ_U(t.level, (unsigned)l);
         CHECK_EQ_U(t.epoch_end, UINT64_MAX);
         gcr_prefetch_tuner_epoch(&t, h.issues + 5000, 77); /* as if an epoch ended */
@@ -101,13 +112,46 @@ int main(void)
      * and the least prefetching level is kept. */
     {
         struct gcr_prefetch_tuner t;
-        gcr_prefetch_tuner_init(&t, GCR_HOST_PREFETCH_AUTO, 0, 0);
+        gcr_prefetch_tuner_init(&t, GCR_HOST_PREFETCH_AUTO, ALL_LEVELS, 0, 0);
         uint64_t issues = 0;
         for (int k = 0; k < GCR_TUNER_TRIALS; k++) {
             issues = t.epoch_end;
             gcr_prefetch_tuner_epoch(&t, issues, 0);
         }
         CHECK_EQ_U(t.level, GCR_HOST_PREFETCH_QUEUES);
+    }
+
+    /* A clock that goes backwards during a level's trials counts them as
+     * free (no negative or huge time): that level is kept. */
+    {
+        struct gcr_prefetch_tuner t;
+        uint64_t ns = 1000000000;
+        gcr_prefetch_tuner_init(&t, GCR_HOST_PREFETCH_AUTO, ALL_LEVELS, 0, ns);
+        for (int k = 0; k < GCR_TUNER_TRIALS; k++) {
+            ns = t.level == GCR_HOST_PREFETCH_L1 ? ns - 1000 : ns + 1000000;
+            gcr_prefetch_tuner_epoch(&t, t.epoch_end, ns);
+        }
+        CHECK_EQ_U(t.level, GCR_HOST_PREFETCH_L1);
+    }
+
+    /* Levels that add nothing get no trials: without an L1 hook, only the
+     * queues and L2 levels are tried; with nothing beyond the queues, the
+     * tuner stays there without trials. */
+    {
+        struct host h = {.cost = {10, 1, 12}};
+        struct gcr_prefetch_tuner t;
+        gcr_prefetch_tuner_init(&t, GCR_HOST_PREFETCH_AUTO, 1u << GCR_HOST_PREFETCH_L2, 0, 0);
+        int trials = 0;
+        while (t.phase < GCR_TUNER_TRIALS) {
+            CHECK(t.level != GCR_HOST_PREFETCH_L1);
+            run_epoch(&t, &h, 64, 1.0);
+            trials++;
+        }
+        CHECK_EQ_U(trials, 8);
+        CHECK_EQ_U(t.level, GCR_HOST_PREFETCH_QUEUES);
+        gcr_prefetch_tuner_init(&t, GCR_HOST_PREFETCH_AUTO, 0, 0, 0);
+        CHECK_EQ_U(t.level, GCR_HOST_PREFETCH_QUEUES);
+        CHECK_EQ_U(t.epoch_end, UINT64_MAX);
     }
     return check_failures ? 1 : 0;
 }
