@@ -80,21 +80,17 @@ void gcr_prefetch_tuner_epoch(struct gcr_prefetch_tuner *t, uint64_t issues, uin
         t->epoch_end = UINT64_MAX;
         return;
     }
-    if (t->phase < GCR_TUNER_TRIALS)
-        t->phase = next_trial(t, t->phase + 1);
-    else
-        t->phase++;
-    if (t->phase == GCR_TUNER_TRIALS) {
+    if (t->phase == GCR_TUNER_TRIALS) { /* the use epoch is over: measure afresh */
+        start_trials(t);
+    } else if ((t->phase = next_trial(t, t->phase + 1)) < GCR_TUNER_TRIALS) {
+        t->level = trial_order[t->phase];
+    } else { /* the trials are over: use the fastest level */
         t->level = fastest(t);
         t->epoch_end = issues + t->use_issues;
         if (t->use_issues < GCR_TUNER_USE_MAX)
             t->use_issues *= 2;
         return;
     }
-    if (t->phase > GCR_TUNER_TRIALS) /* the use epoch is over: measure afresh */
-        start_trials(t);
-    else
-        t->level = trial_order[t->phase];
     t->epoch_end = issues + GCR_TUNER_TRIAL_ISSUES;
 }
 
