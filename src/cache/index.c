@@ -4,7 +4,6 @@
  * BITWISE_XORING_FUNCTION, FERMI_HASH_SET_FUNCTION and HASH_IPOLY_FUNCTION
  * (src/gpgpu-sim/gpu-cache.cc and hashing.cc) bit for bit, so set conflicts
  * match the simulator's. src/cache/README.md gives the equations and sources. */
-#include <pthread.h>
 #include <stdio.h>
 
 #include "cache/cache_internal.h"
@@ -47,9 +46,10 @@ static const uint64_t ipoly64_masks[6] = {
 /* The IPOLY hash is linear over GF(2), so it splits byte by byte:
  * hash(h) = T0[h & 0xff] ^ T1[(h >> 8) & 0xff] ^ T2[(h >> 16) & 0xff], three
  * lookups instead of one parity per output bit. The masks use higher bits
- * 0..18 only, so three bytes cover them. Tables are built once. */
+ * 0..18 only, so three bytes cover them. The tables are built before main
+ * (a constructor) and never change: the hash, which picks the slice of every
+ * L2 access on an IPOLY-hashed GPU, reads them without a check or a lock. */
 static uint8_t ipoly_tables[3][3][256]; /* [16/32/64 sets][byte][value] */
-static pthread_once_t ipoly_once = PTHREAD_ONCE_INIT;
 
 static uint32_t ipoly_slow(uint64_t higher, const uint64_t *masks, unsigned bits)
 {
@@ -59,7 +59,7 @@ static uint32_t ipoly_slow(uint64_t higher, const uint64_t *masks, unsigned bits
     return h;
 }
 
-static void ipoly_build(void)
+__attribute__((constructor)) static void ipoly_build(void)
 {
     static const uint64_t *const all[3] = {ipoly16_masks, ipoly32_masks, ipoly64_masks};
     for (unsigned t = 0; t < 3; t++)
@@ -70,7 +70,6 @@ static void ipoly_build(void)
 
 uint32_t gcr_ipoly_hash(uint64_t higher, uint32_t index, uint32_t sets)
 {
-    pthread_once(&ipoly_once, ipoly_build);
     uint8_t(*t)[256] = ipoly_tables[sets == 16 ? 0 : sets == 32 ? 1 : 2];
     return index ^ t[0][higher & 0xff] ^ t[1][(higher >> 8) & 0xff] ^ t[2][(higher >> 16) & 0xff];
 }
@@ -99,7 +98,6 @@ void gcr_set_index_init(struct gcr_set_index *ix, const struct gcr_cache_geometr
         }
     }
     if (g->index == GCR_INDEX_IPOLY) {
-        pthread_once(&ipoly_once, ipoly_build);
         unsigned t = g->sets == 16 ? 0 : g->sets == 32 ? 1 : 2;
         for (unsigned byte = 0; byte < 3; byte++)
             ix->ipoly[byte] = ipoly_tables[t][byte];

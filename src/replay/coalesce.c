@@ -138,16 +138,29 @@ uint32_t gcr_coalesce_strided_lines(uint32_t active_mask, uint64_t base, int64_t
         out[0].sector_mask = gcr_coalesce_sector_range(first, last, sector_shift);
         return 1;
     }
+    /* Several lines (or sectors, in sector granularity: a 128-byte access is
+     * four units): every line between the first and the last is whole, so
+     * they are written alike and only the two ends trimmed. */
+    const uint64_t last_line = hi & ~off_mask;
+    /* Units of one sector (sector granularity) have the mask 1 throughout. */
+    const bool unit_is_sector = line_bytes == sector_bytes;
+    const uint32_t whole =
+        unit_is_sector ? 1 : gcr_coalesce_sector_range(0, (uint32_t)off_mask, sector_shift);
     uint32_t n = 0;
     for (uint64_t line = lo & ~off_mask;; line += line_bytes) {
-        uint32_t first = line < lo ? (uint32_t)(lo - line) : 0;
-        uint32_t last = hi - line > off_mask ? (uint32_t)off_mask : (uint32_t)(hi - line);
         out[n].line_addr = line;
-        out[n].bytes = last - first + 1;
-        out[n].sector_mask = gcr_coalesce_sector_range(first, last, sector_shift);
+        out[n].bytes = line_bytes;
+        out[n].sector_mask = whole;
         n++;
-        if (hi - line <= off_mask)
+        if (line == last_line)
             break;
+    }
+    uint32_t first = (uint32_t)(lo & off_mask), last = (uint32_t)(hi & off_mask);
+    out[0].bytes -= first;
+    out[n - 1].bytes = last + 1;
+    if (!unit_is_sector) {
+        out[0].sector_mask = gcr_coalesce_sector_range(first, (uint32_t)off_mask, sector_shift);
+        out[n - 1].sector_mask = gcr_coalesce_sector_range(0, last, sector_shift);
     }
     return n;
 }

@@ -684,41 +684,40 @@ static inline __attribute__((always_inline)) void execute(struct gcr_replay *rp,
      * old value from L2). Stores and reductions return nothing to wait for. */
     bool waits = in->op == GCR_OP_ATOMIC || (bypass && in->op == GCR_OP_LOAD);
     uint64_t line_mask = ~(uint64_t)(cfg->line_bytes - 1);
+    const unsigned sector_log2 = gcr_bits_log2(cfg->sector_bytes); /* a power of two */
 
-    if (!atomic && !bypass && !per_sector) {
+    if (!atomic && !bypass) {
         /* The common case in a loop of its own (the general one below keeps
          * more values live across the call): every request goes to the L1
-         * organisation, and only its line, sectors and bytes change. */
+         * organisation, and only its line, sectors and bytes change. In
+         * sector granularity each request is one sector-sized unit. */
         struct gcr_req req = {.is_write = is_write, .sm = s, .cta = in->cta, .warp = in->warp,
                               .insn = in};
         for (uint32_t i = 0; i < n; i++) {
-            req.line_addr = rp->reqs[i].line_addr & line_mask;
-            req.sector_mask = rp->reqs[i].sector_mask;
+            uint64_t unit_addr = rp->reqs[i].line_addr;
+            req.line_addr = unit_addr & line_mask;
+            req.sector_mask = per_sector ? 1u << ((unit_addr - req.line_addr) >> sector_log2)
+                                         : rp->reqs[i].sector_mask;
             req.bytes = rp->reqs[i].bytes;
             if (rp->org->access(rp->org_self, &req) != GCR_HIT && !is_write)
                 waits = true;
         }
     } else {
+        /* Atomics and reductions go to the L2; so does whatever bypasses the L1. */
         for (uint32_t i = 0; i < n; i++) {
             uint64_t line = rp->reqs[i].line_addr & line_mask;
             uint32_t sectors =
-                per_sector ? 1u << ((rp->reqs[i].line_addr - line) / cfg->sector_bytes)
+                per_sector ? 1u << ((rp->reqs[i].line_addr - line) >> sector_log2)
                            : rp->reqs[i].sector_mask;
             if (atomic) {
                 rp->kernel_counts.atomic_requests++;
                 gcr_memsys_atomic(&rp->mem, s, s, line, sectors, in);
-            } else if (bypass) {
+            } else {
                 rp->kernel_counts.bypass_requests++;
                 if (is_write)
                     gcr_memsys_write(&rp->mem, s, s, line, sectors, rp->reqs[i].bytes, in);
                 else
                     gcr_memsys_read(&rp->mem, s, s, line, sectors, true, in);
-            } else {
-                struct gcr_req req = {.line_addr = line, .sector_mask = sectors,
-                                      .bytes = rp->reqs[i].bytes, .is_write = is_write, .sm = s,
-                                      .cta = in->cta, .warp = in->warp, .insn = in};
-                if (rp->org->access(rp->org_self, &req) != GCR_HIT && !is_write)
-                    waits = true;
             }
         }
     }

@@ -144,7 +144,10 @@ int main(void)
         int64_t stride = (int64_t)((x >> 8) % 600) - 300;
         uint32_t mask = (x >> 20) & 1 ? 0xffffffffu : (uint32_t)(x >> 24);
         uint64_t base = (x >> 3) % 4 ? (x >> 16) & 0xffffff : UINT64_MAX - (x & 0x3fff);
-        uint32_t line = (x >> 40) & 1 ? 128 : 32, sector = line == 128 ? 32 : 8;
+        /* Lines of 128 and 32 bytes, and 32-byte units of one sector each
+         * (what sector granularity asks for). */
+        static const uint32_t units[3][2] = {{128, 32}, {32, 8}, {32, 32}};
+        uint32_t line = units[(x >> 40) % 3][0], sector = units[(x >> 40) % 3][1];
         in = strided(base, stride, width, mask);
         uint32_t nf = gcr_coalesce_strided(mask, base, stride, width, line, sector, fast);
         if (nf == GCR_COALESCE_NOT_CONTIGUOUS) {
