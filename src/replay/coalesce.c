@@ -15,7 +15,7 @@ static inline uint64_t bit_range(uint32_t a, uint32_t b) /* bits a..b of a word,
     return (b - a == 63) ? ~0ull : (((1ull << (b - a + 1)) - 1) << a);
 }
 
-static void mark_bytes(struct line_bytes *m, uint32_t lo, uint32_t hi) /* inclusive */
+static inline void mark_bytes(struct line_bytes *m, uint32_t lo, uint32_t hi) /* inclusive */
 {
     uint32_t wl = lo >> 6, wh = hi >> 6;
     if (wl == wh) { /* the usual case: a lane of at most 64 bytes inside one word */
@@ -37,6 +37,36 @@ static bool overlaps(const struct line_bytes *m, uint32_t lo, uint32_t hi)
            (m->w[3] & want.w[3]);
 }
 
+/* The sectors of a line that hold any byte marked in b: a request's sector
+ * mask, worked out once per request rather than once per lane. */
+static uint32_t sectors_of(const struct line_bytes *b, uint32_t line_bytes, unsigned sector_shift)
+{
+    const uint32_t sectors = line_bytes >> sector_shift, sector_bytes = 1u << sector_shift;
+    uint32_t mask = 0;
+    if (sector_bytes >= 64) { /* whole words per sector */
+        const uint32_t words = sector_bytes / 64;
+        for (uint32_t s = 0; s < sectors; s++) {
+            uint64_t any = 0;
+            for (uint32_t w = s * words; w < (s + 1) * words; w++)
+                any |= b->w[w];
+            mask |= (uint32_t)(any != 0) << s;
+        }
+        return mask;
+    }
+    if (sector_bytes == 32) { /* GPGPU-Sim's sectors: two per word */
+        for (uint32_t w = 0; w < (line_bytes + 63) / 64; w++)
+            mask |= ((uint32_t)((uint32_t)b->w[w] != 0) | (uint32_t)(b->w[w] >> 32 != 0) << 1)
+                    << 2 * w;
+        return mask; /* a 32-byte line marks no byte of its word's upper half */
+    }
+    const uint64_t field = (UINT64_C(1) << sector_bytes) - 1;
+    for (uint32_t s = 0; s < sectors; s++) {
+        uint32_t bit = s << sector_shift;
+        mask |= (uint32_t)(((b->w[bit >> 6] >> (bit & 63)) & field) != 0) << s;
+    }
+    return mask;
+}
+
 /* split_conflicts: a lane whose bytes overlap those of every request already
  * made for its line starts another request for that line (atomics). */
 static uint32_t coalesce(const struct gcr_warp_insn *insn, uint32_t line_bytes,
@@ -46,11 +76,33 @@ static uint32_t coalesce(const struct gcr_warp_insn *insn, uint32_t line_bytes,
     uint32_t n = 0;
     uint32_t last = 0; /* most recent entry: consecutive lanes usually share a line */
     const uint64_t off_mask = line_bytes - 1;
-    const unsigned sector_shift = gcr_bits_log2(sector_bytes);
+    const uint32_t width = insn->width;
+    /* The usual lane of a gather lies inside one line and one 64-bit word of
+     * its line's byte mask, where its bytes are one shifted run of bits. */
+    const uint32_t word = line_bytes < 64 ? line_bytes : 64;
+    const uint64_t run = width >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << width) - 1;
 
     for (uint32_t m = insn->active_mask; m; m &= m - 1) {
         uint64_t a = insn->addr[gcr_bits_ctz32(m)];
-        uint64_t end = a + insn->width - 1;
+        const uint32_t first = (uint32_t)(a & off_mask);
+        /* Atomics take the general path below: they split conflicts. */
+        if (!split_conflicts && (first & (word - 1)) + width <= word) {
+            const uint64_t line = a & ~off_mask;
+            uint32_t i = last;
+            if (!n || out[i].line_addr != line) {
+                for (i = 0; i < n && out[i].line_addr != line; i++)
+                    ;
+                if (i == n) {
+                    out[n].line_addr = line;
+                    memset(&masks[n], 0, sizeof masks[n]);
+                    n++;
+                }
+                last = i;
+            }
+            masks[i].w[first >> 6] |= run << (first & 63);
+            continue;
+        }
+        uint64_t end = a + width - 1;
         if (end < a) /* the lane wraps past 2^64: clamp to the last byte */
             end = UINT64_MAX;
         for (uint64_t line = a & ~off_mask;; line += line_bytes) {
@@ -68,23 +120,23 @@ static uint32_t coalesce(const struct gcr_warp_insn *insn, uint32_t line_bytes,
                     ;
                 if (i == n) {
                     out[n].line_addr = line;
-                    out[n].sector_mask = 0;
                     memset(&masks[n], 0, sizeof masks[n]);
                     n++;
                 }
                 last = i;
             }
             mark_bytes(&masks[i], lo, hi);
-            out[i].sector_mask |= gcr_coalesce_sector_range(lo, hi, sector_shift);
             if (end - line <= off_mask)
                 break;
         }
     }
 
+    const unsigned sector_shift = gcr_bits_log2(sector_bytes);
     for (uint32_t i = 0; i < n; i++) {
         const struct line_bytes *b = &masks[i];
         out[i].bytes = gcr_bits_popcount64(b->w[0]) + gcr_bits_popcount64(b->w[1]) +
                        gcr_bits_popcount64(b->w[2]) + gcr_bits_popcount64(b->w[3]);
+        out[i].sector_mask = sectors_of(b, line_bytes, sector_shift);
     }
     /* Ascending line order (stable: requests of one line keep their order);
      * n is small and usually already sorted. */
