@@ -147,9 +147,14 @@ static inline int gcr_warpq_push_insn(struct gcr_warpq *q, const struct gcr_warp
     if (gcr_warpq_reserve(q, GCR_WQ_IMAGE_BYTES + 8 * (size_t)__builtin_popcount(mask)) != 0)
         return -1;
     uint8_t *p = gcr_warpq_put_image(q->buf + q->len, GCR_WQ_TAG_LIST, 0, in);
-    for (uint32_t m = mask; m; m &= m - 1) {
-        memcpy(p, &in->addr[__builtin_ctz(m)], 8);
-        p += 8;
+    if (mask == UINT32_MAX) { /* every lane, as a gather's usually are: one copy */
+        memcpy(p, in->addr, sizeof in->addr);
+        p += sizeof in->addr;
+    } else {
+        for (uint32_t m = mask; m; m &= m - 1) {
+            memcpy(p, &in->addr[__builtin_ctz(m)], 8);
+            p += 8;
+        }
     }
     q->len = (size_t)(p - q->buf);
     return 0;
@@ -191,8 +196,13 @@ static inline enum gcr_warpq_item gcr_warpq_pop(struct gcr_warpq *q, struct gcr_
         p += GCR_WQ_STRIDED_BYTES + 8;
     } else {
         p += GCR_WQ_IMAGE_BYTES;
-        for (uint32_t m = in->active_mask; m; m &= m - 1, p += 8)
-            memcpy(&in->addr[__builtin_ctz(m)], p, 8);
+        if (in->active_mask == UINT32_MAX) {
+            memcpy(in->addr, p, sizeof in->addr);
+            p += sizeof in->addr;
+        } else {
+            for (uint32_t m = in->active_mask; m; m &= m - 1, p += 8)
+                memcpy(&in->addr[__builtin_ctz(m)], p, 8);
+        }
     }
     q->pos = (size_t)(p - q->buf);
     return GCR_WQ_INSN;

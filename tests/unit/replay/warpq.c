@@ -57,6 +57,32 @@ int main(void)
         CHECK(gcr_warpq_empty(&q));
     }
 
+    /* A list of all 32 lanes (a gather) and one of 31 come back lane for lane,
+     * after a non-memory run so that the list does not start the buffer. */
+    gcr_warpq_reset(&q);
+    struct gcr_warp_insn g = {.pc = 0x40, .width = 8, .active_mask = UINT32_MAX};
+    for (int l = 0; l < 32; l++)
+        g.addr[l] = 0x7000 + (uint64_t)((l * 37) % 32) * 128 + (uint64_t)l;
+    CHECK(gcr_warpq_push_nonmem(&q, 3) == 0);
+    CHECK(gcr_warpq_push_insn(&q, &g) == 0);
+    struct gcr_warp_insn g31 = g;
+    g31.active_mask = 0xfffffffeu;
+    g31.addr[0] = 0;
+    CHECK(gcr_warpq_push_insn(&q, &g31) == 0);
+    for (int k = 0; k < 2; k++) {
+        struct gcr_warp_insn x = {0};
+        uint32_t n;
+        struct gcr_lane_shape sh;
+        if (k == 0)
+            CHECK(gcr_warpq_pop(&q, &x, &n, &sh) == GCR_WQ_NONMEM);
+        CHECK(gcr_warpq_pop(&q, &x, &n, &sh) == GCR_WQ_INSN);
+        CHECK(!sh.strided);
+        CHECK_EQ_U(x.active_mask, k ? 0xfffffffeu : UINT32_MAX);
+        for (int l = k; l < 32; l++)
+            CHECK_EQ_U(x.addr[l], g.addr[l]);
+    }
+    CHECK(gcr_warpq_empty(&q));
+
     /* A reader's stride hint is taken as given (addresses are not re-derived). */
     gcr_warpq_reset(&q);
     struct gcr_warp_insn h = {.width = 4, .active_mask = 0xf0, .strided = true, .stride = 64};
