@@ -80,12 +80,15 @@ static uint32_t reference(const struct gcr_warp_insn *in, uint32_t line_bytes,
 
 /* gcr_coalesce and gcr_coalesce_atomic against the reference on random
  * instructions: gathers over a few lines, repeated words, lanes across line
- * and word boundaries, the top of the address space, every line and sector size. */
+ * and word boundaries, the top of the address space, twelve line and sector
+ * sizes down to one-sector units of 8 B. */
 static void random_against_reference(void)
 {
     static struct gcr_line_req want[GCR_COALESCE_MAX];
-    static const uint32_t sizes[][2] = {{128, 32}, {128, 8}, {128, 128}, {32, 8},  {32, 32},
-                                        {16, 8},   {64, 16}, {256, 8},   {256, 64}, {256, 256}};
+    static const uint32_t sizes[][2] = {{128, 32}, {128, 8}, {128, 128}, {32, 8},   {32, 32},
+                                        {16, 8},   {64, 16}, {256, 8},   {256, 64}, {256, 256},
+                                        {8, 8},    {16, 16}};
+    const uint32_t nsizes = sizeof sizes / sizeof sizes[0];
     static const uint16_t widths[] = {1, 2, 4, 8, 12, 16, 32, 64, 100, 128, 256};
     uint64_t x = 0x2545f4914f6cdd1dull;
     for (int iter = 0; iter < 20000 && !check_failures; iter++) {
@@ -104,7 +107,7 @@ static void random_against_reference(void)
             in.addr[lane] = lane && (y >> 60) < 3 ? in.addr[(y >> 32) % (uint64_t)lane]
                                                   : region + (y >> 20) % span;
         }
-        const uint32_t *sz = sizes[(x >> 40) % 10];
+        const uint32_t *sz = sizes[(x >> 40) % nsizes];
         for (int atomic = 0; atomic < 2; atomic++) {
             uint32_t got = atomic ? gcr_coalesce_atomic(&in, sz[0], sz[1], out)
                                   : gcr_coalesce(&in, sz[0], sz[1], out);
