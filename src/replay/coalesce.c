@@ -67,6 +67,30 @@ static uint32_t sectors_of(const struct line_bytes *b, uint32_t line_bytes, unsi
     return mask;
 }
 
+/* The request bytes lo..hi of `line` join: the most recent one (*last) when
+ * it is that line's, the usual case; else the first of that line (with
+ * split_conflicts, the first none of whose bytes lo..hi are marked); else a
+ * new one, appended with no byte marked. *last becomes the request taken. */
+static inline uint32_t request_for(struct gcr_line_req *out, struct line_bytes *masks,
+                                   uint32_t *n, uint32_t *last, uint64_t line, uint32_t lo,
+                                   uint32_t hi, bool split_conflicts)
+{
+    if (*n && out[*last].line_addr == line && !split_conflicts)
+        return *last;
+    uint32_t i;
+    for (i = 0; i < *n && (out[i].line_addr != line ||
+                           (split_conflicts && overlaps(&masks[i], lo, hi)));
+         i++)
+        ;
+    if (i == *n) {
+        out[i].line_addr = line;
+        memset(&masks[i], 0, sizeof masks[i]);
+        (*n)++;
+    }
+    *last = i;
+    return i;
+}
+
 /* split_conflicts: a lane whose bytes overlap those of every request already
  * made for its line starts another request for that line (atomics). */
 static uint32_t coalesce(const struct gcr_warp_insn *insn, uint32_t line_bytes,
@@ -87,18 +111,7 @@ static uint32_t coalesce(const struct gcr_warp_insn *insn, uint32_t line_bytes,
         const uint32_t first = (uint32_t)(a & off_mask);
         /* Atomics take the general path below: they split conflicts. */
         if (!split_conflicts && (first & (word - 1)) + width <= word) {
-            const uint64_t line = a & ~off_mask;
-            uint32_t i = last;
-            if (!n || out[i].line_addr != line) {
-                for (i = 0; i < n && out[i].line_addr != line; i++)
-                    ;
-                if (i == n) {
-                    out[n].line_addr = line;
-                    memset(&masks[n], 0, sizeof masks[n]);
-                    n++;
-                }
-                last = i;
-            }
+            uint32_t i = request_for(out, masks, &n, &last, a & ~off_mask, 0, 0, false);
             masks[i].w[first >> 6] |= run << (first & 63);
             continue;
         }
@@ -108,23 +121,7 @@ static uint32_t coalesce(const struct gcr_warp_insn *insn, uint32_t line_bytes,
         for (uint64_t line = a & ~off_mask;; line += line_bytes) {
             uint32_t lo = line < a ? (uint32_t)(a - line) : 0;
             uint32_t hi = (end - line > off_mask) ? (uint32_t)off_mask : (uint32_t)(end - line);
-            uint32_t i;
-            /* The most recent request is the usual match; with conflicts
-             * split, a lane must join the first request it fits, so search. */
-            if (n && out[last].line_addr == line && !split_conflicts) {
-                i = last;
-            } else {
-                for (i = 0; i < n && (out[i].line_addr != line ||
-                                      (split_conflicts && overlaps(&masks[i], lo, hi)));
-                     i++)
-                    ;
-                if (i == n) {
-                    out[n].line_addr = line;
-                    memset(&masks[n], 0, sizeof masks[n]);
-                    n++;
-                }
-                last = i;
-            }
+            uint32_t i = request_for(out, masks, &n, &last, line, lo, hi, split_conflicts);
             mark_bytes(&masks[i], lo, hi);
             if (end - line <= off_mask)
                 break;

@@ -634,6 +634,14 @@ static int dispatch(struct gcr_replay *rp, struct gcr_err *err)
 
 /* ------------------------------------------------------------------- issue */
 
+/* The sectors of coalesced request r of line `line`: its mask, or in sector
+ * granularity (each request one sector-sized unit) the unit's one sector. */
+static inline uint32_t unit_sectors(const struct gcr_line_req *r, uint64_t line, bool per_sector,
+                                    unsigned sector_log2)
+{
+    return per_sector ? 1u << ((r->line_addr - line) >> sector_log2) : r->sector_mask;
+}
+
 /* Always inlined: the functional issue loop is the hot path, and a second
  * caller (timing mode) must not turn it into a call. */
 static inline __attribute__((always_inline)) void execute(struct gcr_replay *rp, struct sm *sm,
@@ -694,10 +702,8 @@ static inline __attribute__((always_inline)) void execute(struct gcr_replay *rp,
         struct gcr_req req = {.is_write = is_write, .sm = s, .cta = in->cta, .warp = in->warp,
                               .insn = in};
         for (uint32_t i = 0; i < n; i++) {
-            uint64_t unit_addr = rp->reqs[i].line_addr;
-            req.line_addr = unit_addr & line_mask;
-            req.sector_mask = per_sector ? 1u << ((unit_addr - req.line_addr) >> sector_log2)
-                                         : rp->reqs[i].sector_mask;
+            req.line_addr = rp->reqs[i].line_addr & line_mask;
+            req.sector_mask = unit_sectors(&rp->reqs[i], req.line_addr, per_sector, sector_log2);
             req.bytes = rp->reqs[i].bytes;
             if (rp->org->access(rp->org_self, &req) != GCR_HIT && !is_write)
                 waits = true;
@@ -706,9 +712,7 @@ static inline __attribute__((always_inline)) void execute(struct gcr_replay *rp,
         /* Atomics and reductions go to the L2; so does whatever bypasses the L1. */
         for (uint32_t i = 0; i < n; i++) {
             uint64_t line = rp->reqs[i].line_addr & line_mask;
-            uint32_t sectors =
-                per_sector ? 1u << ((rp->reqs[i].line_addr - line) >> sector_log2)
-                           : rp->reqs[i].sector_mask;
+            uint32_t sectors = unit_sectors(&rp->reqs[i], line, per_sector, sector_log2);
             if (atomic) {
                 rp->kernel_counts.atomic_requests++;
                 gcr_memsys_atomic(&rp->mem, s, s, line, sectors, in);
