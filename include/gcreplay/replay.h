@@ -2,8 +2,9 @@
  * coalesced and sent through the L1 organisation, L2 slices and DRAM.
  *
  * Usage: create with a config, replay one or more traces (kernels accumulate
- * in order; L2 contents persist across kernels and traces), then take the
- * report. Same trace and config give the same report, byte for byte. */
+ * in order, or go to a kernel sink as they end; L2 contents persist across
+ * kernels and traces), then take the report. Same trace and config give the
+ * same report, byte for byte. */
 #ifndef GCREPLAY_REPLAY_H
 #define GCREPLAY_REPLAY_H
 
@@ -60,10 +61,28 @@ enum gcr_host_prefetch {
 int gcr_replay_set_host_prefetch(struct gcr_replay *rp, enum gcr_host_prefetch mode,
                                  struct gcr_err *err);
 
+/* Where each kernel's report goes when the kernel ends. By default the replay
+ * keeps them all for gcr_replay_report's "kernels" list, so its memory grows
+ * with the number of kernels (about 60 KB each with 80 SMs and 64 L2 slices:
+ * per-SM and per-slice figures). With a sink, each kernel's complete object is
+ * handed to fn as the kernel ends, in order, and released when fn returns
+ * (fn takes a reference, json_incref, to keep it): the replay keeps none, and
+ * gcr_replay_report has no "kernels" list. A non-zero return from fn fails the
+ * replay with the error fn set. fn NULL: back to keeping them. Call before the
+ * first trace: -1 once a kernel has been replayed. */
+typedef int (*gcr_kernel_sink_fn)(void *ctx, json_t *kernel, struct gcr_err *err);
+int gcr_replay_set_kernel_sink(struct gcr_replay *rp, gcr_kernel_sink_fn fn, void *ctx,
+                               struct gcr_err *err);
+
 /* Replays every kernel of the trace. On error the replay must not be used further. */
 int gcr_replay_trace(struct gcr_replay *rp, struct gcr_reader *r, struct gcr_err *err);
-/* The report: {"gcreplay", "config", "traces", "kernels": [...], "total": {...}}.
- * The caller owns the returned object. */
+/* The report's first members, {"gcreplay": {"version", "report_format"},
+ * "config": the effective configuration}: all a report writer needs before
+ * the first kernel (gcr_report_writer_open). The caller owns it. */
+json_t *gcr_replay_report_head(const struct gcr_replay *rp);
+/* The report: the head's members, then "kernels": [...] (absent with a kernel
+ * sink), "traces": [...] and "total": {...}, in that order. The caller owns
+ * the returned object. */
 json_t *gcr_replay_report(struct gcr_replay *rp, struct gcr_err *err);
 void gcr_replay_destroy(struct gcr_replay *rp);
 

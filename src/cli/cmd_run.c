@@ -33,6 +33,25 @@ static const char usage[] =
     "                      at every level\n"
     "  -h, --help          this text\n";
 
+/* Where gcreplay run sends each finished kernel's report. */
+struct run_output {
+    struct gcr_report_writer json; /* --json: the report file, being written */
+    bool json_open;
+    json_t *table; /* without --quiet: what the table needs of each kernel */
+};
+
+static int run_take_kernel(void *ctx, json_t *kernel, struct gcr_err *err)
+{
+    struct run_output *ro = ctx;
+    if (ro->json_open && gcr_report_writer_kernel(&ro->json, kernel, err) != 0) {
+        ro->json_open = false; /* the writer removed its file */
+        return -1;
+    }
+    if (ro->table && json_array_append_new(ro->table, gcr_report_table_kernel(kernel)) != 0)
+        return gcr_fail(err, GCR_E_NOMEM, "out of memory keeping the table's rows");
+    return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -99,11 +118,29 @@ int cmd_run(int argc, char **argv)
         gcr_config_free(&cfg);
         return cli_error(&err);
     }
+    /* Each kernel's report goes out as the kernel ends (run_take_kernel), so
+     * memory does not grow with the number of kernels. The JSON file is open
+     * from the start, so an unwritable path fails before the replay. */
+    struct run_output ro = {0};
+    int rc = CLI_OK;
+    if (json_path) {
+        json_t *head = gcr_replay_report_head(rp);
+        if (!head)
+            rc = gcr_fail(&err, GCR_E_NOMEM, "out of memory building the report");
+        else if (gcr_report_writer_open(&ro.json, json_path, head, &err) == 0)
+            ro.json_open = true;
+        else
+            rc = -1;
+        json_decref(head);
+    }
+    if (rc == CLI_OK && !quiet && !(ro.table = json_array()))
+        rc = gcr_fail(&err, GCR_E_NOMEM, "out of memory");
+    if (rc == CLI_OK && gcr_replay_set_kernel_sink(rp, run_take_kernel, &ro, &err) != 0)
+        rc = -1;
+
     struct cli_progress prog;
     cli_progress_init(&prog, quiet);
     gcr_replay_set_progress(rp, cli_progress_cb, &prog);
-
-    int rc = CLI_OK;
     for (int i = optind; i < argc && rc == CLI_OK; i++) {
         struct gcr_reader *r;
         if (gcr_reader_open(&r, argv[i], format, &err) != 0) {
@@ -119,12 +156,20 @@ int cmd_run(int argc, char **argv)
     if (rc == CLI_OK && !(report = gcr_replay_report(rp, &err)))
         rc = -1;
     /* The JSON goes out first: if it cannot be written nothing else is claimed. */
-    if (rc == CLI_OK && json_path && gcr_report_write_json(report, json_path, &err) != 0)
-        rc = -1;
-    if (rc == CLI_OK && !quiet)
+    if (rc == CLI_OK && ro.json_open) {
+        ro.json_open = false;
+        if (gcr_report_writer_finish(&ro.json, report, &err) != 0)
+            rc = -1;
+    }
+    if (ro.json_open)
+        gcr_report_writer_abort(&ro.json); /* no partial report */
+    if (rc == CLI_OK && !quiet) {
+        json_object_set(report, "kernels", ro.table);
         gcr_report_print_table(report, stdout);
+    }
     if (rc != CLI_OK)
         rc = cli_error(&err);
+    json_decref(ro.table);
     json_decref(report);
     gcr_replay_destroy(rp);
     gcr_config_free(&cfg);

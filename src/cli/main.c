@@ -1,8 +1,10 @@
 /* gcreplay: fast trace-driven GPU cache replay. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "core/atomic_file.h"
 #include "gcreplay/format.h"
 
 static const char usage[] =
@@ -30,8 +32,27 @@ static int cmd_formats(void)
     return CLI_OK;
 }
 
+/* Output files are complete or absent, also when a signal ends the process
+ * (Ctrl-C, a batch system's time limit): the temporary files go, then the
+ * signal takes its default course (the handler is reset on entry). */
+static void remove_outputs_and_die(int sig)
+{
+    gcr_atomic_file_remove_pending();
+    raise(sig);
+}
+
+static void handle_stop_signals(void)
+{
+    struct sigaction sa = {.sa_handler = remove_outputs_and_die, .sa_flags = SA_RESETHAND};
+    sigemptyset(&sa.sa_mask);
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGXCPU};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        sigaction(sigs[i], &sa, NULL);
+}
+
 int main(int argc, char **argv)
 {
+    handle_stop_signals();
     if (argc < 2) {
         fputs(usage, stderr);
         return CLI_USAGE;

@@ -21,4 +21,10 @@ int gcr_atomic_file_commit(struct gcr_atomic_file *a, struct gcr_err *err);
 /* Closes and removes the temporary file; the destination is untouched. */
 void gcr_atomic_file_abort(struct gcr_atomic_file *a);
 
+/* Removes every temporary file still open, as a process stopped by a signal
+ * must (a report is written while the replay runs, so its temporary file may
+ * live for hours). Async-signal-safe: for a signal handler, which should then
+ * let the signal end the process. Up to 8 files open at once are covered. */
+void gcr_atomic_file_remove_pending(void);
+
 #endif

@@ -139,7 +139,10 @@ struct gcr_replay {
     struct gcr_cache_stats *l1_then, *l2_then, *l2_now;
     struct gcr_traffic traffic_then;
     uint64_t memcpy_bytes;
-    json_t *kernels;
+    json_t *kernels;     /* finished kernels' reports, unless a sink takes them */
+    uint64_t nkernels;   /* kernels finished */
+    gcr_kernel_sink_fn kernel_sink;
+    void *kernel_sink_ctx;
     json_t *traces;
     gcr_progress_fn progress;
     void *progress_ctx;
@@ -451,7 +454,7 @@ static inline int read_record(struct gcr_replay *rp, const struct gcr_record **r
         struct gcr_progress p = {gcr_reader_path(ks->r), gcr_reader_bytes_done(ks->r),
                                  gcr_reader_bytes_total(ks->r),
                                  rp->counts.warp_insns + rp->kernel_counts.warp_insns,
-                                 json_array_size(rp->kernels)};
+                                 rp->nkernels};
         rp->progress(rp->progress_ctx, &p);
     }
     return 1;
@@ -1591,12 +1594,24 @@ static int replay_kernel(struct gcr_replay *rp, struct gcr_reader *r,
     if (rp->timing)
         json_object_set_new(id, "timing", gcr_timing_kernel_end(rp->timing, rp->kernel_end,
                                                                 rp->kernel_counts.warp_insns));
-    json_array_append_new(rp->kernels, id);
     gcr_add_u64s((uint64_t *)&rp->counts, (const uint64_t *)&rp->kernel_counts,
                  sizeof rp->counts / sizeof(uint64_t));
-    if (analyses_report(rp, id, true, err) != 0)
+    if (analyses_report(rp, id, true, err) != 0) {
+        json_decref(id);
         goto out;
+    }
     gcr_report_classes(id);
+    rp->nkernels++;
+    if (rp->kernel_sink) {
+        /* Handed on and released: the replay's memory stays the same however
+         * many kernels a trace has. */
+        int sunk = rp->kernel_sink(rp->kernel_sink_ctx, id, err);
+        json_decref(id);
+        if (sunk != 0)
+            goto out;
+    } else {
+        json_array_append_new(rp->kernels, id);
+    }
     memset(&rp->kernel_counts, 0, sizeof rp->kernel_counts);
     rc = 0;
 out:
@@ -1634,7 +1649,7 @@ static int replay_records(struct gcr_replay *rp, struct gcr_reader *r, struct gc
     if (rc == 0 && rp->progress) {
         struct gcr_progress p = {gcr_reader_path(r), gcr_reader_bytes_total(r),
                                  gcr_reader_bytes_total(r), rp->counts.warp_insns,
-                                 json_array_size(rp->kernels)};
+                                 rp->nkernels};
         rp->progress(rp->progress_ctx, &p);
     }
     return rc;
@@ -1660,7 +1675,7 @@ int gcr_replay_trace(struct gcr_replay *rp, struct gcr_reader *r, struct gcr_err
 json_t *gcr_replay_report(struct gcr_replay *rp, struct gcr_err *err)
 {
     json_t *total = period_json(rp, &rp->counts, false);
-    json_object_set_new(total, "kernels", json_integer((json_int_t)json_array_size(rp->kernels)));
+    json_object_set_new(total, "kernels", json_integer((json_int_t)rp->nkernels));
     json_object_set_new(total, "memcpy_bytes", json_integer((json_int_t)rp->memcpy_bytes));
     if (rp->timing)
         json_object_set_new(total, "timing", gcr_timing_report_total(rp->timing));
@@ -1677,10 +1692,33 @@ json_t *gcr_replay_report(struct gcr_replay *rp, struct gcr_err *err)
         return NULL;
     }
     gcr_report_classes(total);
-    return json_pack("{s:{s:s, s:I}, s:o, s:O, s:O, s:o}", "gcreplay", "version",
-                     GCR_VERSION, "report_format", (json_int_t)1, "config",
-                     gcr_config_to_json(rp->cfg), "traces", rp->traces, "kernels", rp->kernels,
-                     "total", total);
+    json_t *report = gcr_replay_report_head(rp);
+    if (!report) {
+        json_decref(total);
+        gcr_fail(err, GCR_E_NOMEM, "out of memory building the report");
+        return NULL;
+    }
+    if (!rp->kernel_sink)
+        json_object_set(report, "kernels", rp->kernels);
+    json_object_set(report, "traces", rp->traces);
+    json_object_set_new(report, "total", total);
+    return report;
+}
+
+json_t *gcr_replay_report_head(const struct gcr_replay *rp)
+{
+    return json_pack("{s:{s:s, s:I}, s:o}", "gcreplay", "version", GCR_VERSION,
+                     "report_format", (json_int_t)1, "config", gcr_config_to_json(rp->cfg));
+}
+
+int gcr_replay_set_kernel_sink(struct gcr_replay *rp, gcr_kernel_sink_fn fn, void *ctx,
+                               struct gcr_err *err)
+{
+    if (rp->nkernels)
+        return gcr_fail(err, GCR_E_USAGE, "the kernel sink must be set before the first kernel");
+    rp->kernel_sink = fn;
+    rp->kernel_sink_ctx = ctx;
+    return 0;
 }
 
 void gcr_replay_totals(struct gcr_replay *rp, struct gcr_replay_totals *t)

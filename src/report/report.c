@@ -215,9 +215,12 @@ void gcr_report_classes(json_t *period)
     json_object_set_new(period, "classes", classes);
 }
 
+/* One set of dump flags for every report text, whole or streamed. */
+#define REPORT_JSON_FLAGS (JSON_INDENT(1) | JSON_REAL_PRECISION(10))
+
 char *gcr_report_dumps(const json_t *report)
 {
-    return json_dumps(report, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+    return json_dumps(report, REPORT_JSON_FLAGS);
 }
 
 int gcr_report_write_json(const json_t *report, const char *path, struct gcr_err *err)
@@ -237,6 +240,119 @@ int gcr_report_write_json(const json_t *report, const char *path, struct gcr_err
     }
     free(text);
     return rc;
+}
+
+/* ---- streamed report ------------------------------------------------------------------ */
+
+/* jansson indents a value's lines by its depth (one space per level, as
+ * REPORT_JSON_FLAGS asks) and writes no raw newline inside a string, so a
+ * value dumped on its own becomes the text it has at depth `depth` of the
+ * whole report by adding `depth` spaces after each of its newlines. */
+static int put_at_depth(FILE *f, const json_t *v, int flags, unsigned depth)
+{
+    char *text = json_dumps(v, flags | REPORT_JSON_FLAGS);
+    if (!text)
+        return -1;
+    int rc = 0;
+    const char *p = text;
+    for (const char *nl; rc == 0 && (nl = strchr(p, '\n')); p = nl + 1)
+        if (fwrite(p, 1, (size_t)(nl - p) + 1, f) != (size_t)(nl - p) + 1 ||
+            fprintf(f, "%*s", (int)depth, "") < 0)
+            rc = -1;
+    if (rc == 0 && fputs(p, f) == EOF)
+        rc = -1;
+    free(text);
+    return rc;
+}
+
+/* The start of a member of the report's top-level object, `,\n "key": `
+ * (no comma before the first). */
+static int put_key(struct gcr_report_writer *w, const char *key)
+{
+    json_t *k = json_string(key);
+    int rc = !k || fputs(w->members++ ? ",\n " : "{\n ", w->out.f) == EOF ||
+                     put_at_depth(w->out.f, k, JSON_ENCODE_ANY, 1) != 0 ||
+                     fputs(": ", w->out.f) == EOF
+                 ? -1
+                 : 0;
+    json_decref(k);
+    return rc;
+}
+
+static int put_member(struct gcr_report_writer *w, const char *key, const json_t *v)
+{
+    return put_key(w, key) != 0 || put_at_depth(w->out.f, v, 0, 1) != 0 ? -1 : 0;
+}
+
+static int writer_fail(struct gcr_report_writer *w, struct gcr_err *err)
+{
+    int e = errno;
+    gcr_fail(err, e ? GCR_E_IO : GCR_E_NOMEM, "%s: write failed: %s", w->out.path,
+             e ? strerror(e) : "out of memory formatting the report");
+    gcr_report_writer_abort(w);
+    return -1;
+}
+
+int gcr_report_writer_open(struct gcr_report_writer *w, const char *path, const json_t *head,
+                           struct gcr_err *err)
+{
+    *w = (struct gcr_report_writer){0};
+    if (gcr_atomic_file_open(&w->out, path, err) != 0)
+        return -1;
+    w->head = json_object();
+    if (!w->head) {
+        errno = 0;
+        return writer_fail(w, err);
+    }
+    const char *key;
+    json_t *v;
+    errno = 0;
+    json_object_foreach((json_t *)head, key, v) {
+        if (put_member(w, key, v) != 0 || json_object_set_new(w->head, key, json_null()) != 0)
+            return writer_fail(w, err);
+    }
+    if (put_key(w, "kernels") != 0) /* the list follows, a kernel at a time */
+        return writer_fail(w, err);
+    return 0;
+}
+
+int gcr_report_writer_kernel(struct gcr_report_writer *w, const json_t *kernel,
+                             struct gcr_err *err)
+{
+    errno = 0;
+    if (fputs(w->kernels++ ? ",\n  " : "[\n  ", w->out.f) == EOF ||
+        put_at_depth(w->out.f, kernel, 0, 2) != 0)
+        return writer_fail(w, err);
+    return 0;
+}
+
+int gcr_report_writer_finish(struct gcr_report_writer *w, const json_t *report,
+                             struct gcr_err *err)
+{
+    errno = 0;
+    if (fputs(w->kernels ? "\n ]" : "[]", w->out.f) == EOF)
+        return writer_fail(w, err);
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)report, key, v) {
+        if (json_object_get(w->head, key) || !strcmp(key, "kernels"))
+            continue;
+        if (put_member(w, key, v) != 0)
+            return writer_fail(w, err);
+    }
+    if (fputs("\n}\n", w->out.f) == EOF)
+        return writer_fail(w, err);
+    json_decref(w->head);
+    w->head = NULL;
+    return gcr_atomic_file_commit(&w->out, err);
+}
+
+void gcr_report_writer_abort(struct gcr_report_writer *w)
+{
+    if (w->out.f)
+        gcr_atomic_file_abort(&w->out);
+    json_decref(w->head);
+    w->head = NULL;
 }
 
 static json_int_t geti(const json_t *o, const char *a, const char *b)
@@ -358,6 +474,66 @@ static void timing_row(FILE *out, const char *id, const char *name, const json_t
                 : 0.0,
             100.0 * json_real_value(json_object_get(t, "issue_utilisation")), limit,
             100.0 * limit_use, l1, l2, dr, (long long)geti(t, "mshr_stalls", NULL));
+}
+
+/* Sets the members `keys` (NULL-ended) of src that it has in a new object at
+ * dst[name], sharing their values; src NULL: nothing. 0, or -1 out of memory. */
+static int copy_some(json_t *dst, const char *name, const json_t *src, const char *const *keys)
+{
+    if (!src)
+        return 0;
+    json_t *part = json_object();
+    if (json_object_set_new(dst, name, part) != 0)
+        return -1;
+    for (; *keys; keys++) {
+        json_t *v = json_object_get(src, *keys);
+        if (v && json_object_set(part, *keys, v) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+json_t *gcr_report_table_kernel(const json_t *kernel)
+{
+    /* Kept whole: the identity, and timing mode's section (about 1.5 KB of
+     * text, much of it read by timing_row). */
+    static const char *const whole[] = {"id", "name", "ctas", "timing"};
+    /* Sections of which row() reads a few figures. */
+    static const char *const insns[] = {"warp_total", "memory", NULL};
+    static const char *const level[] = {"accesses", "miss_rate", "mpki", NULL};
+    static const char *const traffic[] = {"dram_read_bytes", "dram_write_bytes", NULL};
+    /* What multichip_rows reads of each LLC organisation. */
+    static const char *const llc[] = {"role", "local_requests", "remote_requests",
+                                      "llc_hit_rate", "lsu", "replayed", "link_bytes",
+                                      "dram_read_bytes", "dram_write_bytes", NULL};
+    json_t *t = json_object();
+    if (!t)
+        return NULL;
+    for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++) {
+        json_t *v = json_object_get(kernel, whole[i]);
+        if (v && json_object_set(t, whole[i], v) != 0)
+            goto fail;
+    }
+    if (copy_some(t, "instructions", json_object_get(kernel, "instructions"), insns) != 0 ||
+        copy_some(t, "L1D", json_object_get(kernel, "L1D"), level) != 0 ||
+        copy_some(t, "L2", json_object_get(kernel, "L2"), level) != 0 ||
+        copy_some(t, "traffic", json_object_get(kernel, "traffic"), traffic) != 0)
+        goto fail;
+    const json_t *mc = json_object_get(kernel, "multichip");
+    if (mc) {
+        json_t *slim = json_object();
+        if (json_object_set_new(t, "multichip", slim) != 0)
+            goto fail;
+        for (int o = 0; o < GCR_LLC_ORG_COUNT; o++) {
+            const char *name = gcr_llc_org_name((enum gcr_llc_org)o);
+            if (copy_some(slim, name, json_object_get(mc, name), llc) != 0)
+                goto fail;
+        }
+    }
+    return t;
+fail:
+    json_decref(t);
+    return NULL;
 }
 
 void gcr_report_print_table(const json_t *report, FILE *out)

@@ -5,6 +5,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "core/atomic_file.h"
 #include "gcreplay/cache.h"
 #include "gcreplay/error.h"
 
@@ -30,6 +31,35 @@ char *gcr_report_dumps(const json_t *report);
 
 /* Writes the JSON to path atomically: complete or absent. */
 int gcr_report_write_json(const json_t *report, const char *path, struct gcr_err *err);
+
+/* A report written as the replay goes, kernel by kernel, so that no kernel
+ * stays in memory once written (gcr_replay_set_kernel_sink): the head's
+ * members (gcr_replay_report_head), "kernels" with each kernel handed to
+ * gcr_report_writer_kernel, then the members of the final report
+ * (gcr_replay_report) that are neither in the head nor "kernels". The text is
+ * byte for byte what gcr_report_write_json writes for the whole report with
+ * its members in that order, which is gcr_replay_report's order. Like it, the
+ * file is complete or absent: it is a temporary file until _finish renames it
+ * into place, and _abort (or any failure, which aborts) removes it. */
+struct gcr_report_writer {
+    struct gcr_atomic_file out;
+    json_t *head;   /* the names of the members written before "kernels" */
+    size_t members; /* top-level members started */
+    size_t kernels; /* kernels written */
+};
+int gcr_report_writer_open(struct gcr_report_writer *w, const char *path, const json_t *head,
+                           struct gcr_err *err);
+int gcr_report_writer_kernel(struct gcr_report_writer *w, const json_t *kernel,
+                             struct gcr_err *err);
+int gcr_report_writer_finish(struct gcr_report_writer *w, const json_t *report,
+                             struct gcr_err *err);
+void gcr_report_writer_abort(struct gcr_report_writer *w);
+
+/* What gcr_report_print_table reads of a kernel's report, in a new object (a
+ * few hundred bytes instead of the kernel's tens of KB): for a caller that
+ * streams the kernels (gcr_replay_set_kernel_sink) and prints the table at
+ * the end, from a report whose "kernels" holds these. */
+json_t *gcr_report_table_kernel(const json_t *kernel);
 
 /* The readable table of a report (with a table of both LLC organisations
  * when the config has several chips). */

@@ -208,6 +208,35 @@ json-atomic)
   grep -q '"old"' "$work/r.json" || fail "failed run touched the existing report"
   expect_exit 0 "$GCR" run --config examples/configs/volta80.json --json "$work/r.json" examples/traces/vecadd.txt
   check_report "$work/r.json"
+  # Kernels are written out as they end, into a temporary file beside the
+  # report: a run that fails after a kernel, or that a signal stops, leaves
+  # the old report and no temporary file.
+  echo '{"old": true}' >"$work/r.json"
+  { cat examples/traces/vecadd.txt; echo 'kernel 2 k grid=1,1,1 block=32,1,1 shmem=0 regs=1'
+    echo '0 0 0x10 load global 4 0xffffffff nonsense'; } >"$work/bad-second.txt"
+  expect_exit 1 "$GCR" run --config examples/configs/volta80.json --json "$work/r.json" "$work/bad-second.txt"
+  contains "$work/err" "bad-second.txt:829: bad address"
+  grep -q '"old"' "$work/r.json" || fail "a run failing in its second kernel touched the report"
+  ! ls "$work"/r.json.tmp.* >/dev/null 2>&1 || fail "temporary report left by a failed run"
+  # A trace read from a pipe that stays open keeps the run going until killed.
+  mkfifo "$work/fifo"
+  { cat examples/traces/vecadd.txt; exec sleep 60; } >"$work/fifo" &
+  feeder=$!
+  "$GCR" run -q --format text --config examples/configs/volta80.json --json "$work/r.json" \
+    "$work/fifo" 2>"$work/err" &
+  run=$!
+  for _ in $(seq 200); do
+    ls "$work"/r.json.tmp.* >/dev/null 2>&1 && break
+    sleep 0.05
+  done
+  ls "$work"/r.json.tmp.* >/dev/null 2>&1 || fail "no temporary report while the run is going"
+  kill -TERM "$run"
+  wait "$run"
+  status=$?
+  kill "$feeder" 2>/dev/null
+  [ "$status" -eq 143 ] || fail "SIGTERM: exit $status, want 143 (ended by the signal)"
+  ! ls "$work"/r.json.tmp.* >/dev/null 2>&1 || fail "temporary report left after SIGTERM"
+  grep -q '"old"' "$work/r.json" || fail "a run stopped by SIGTERM touched the report"
   ;;
 usage)
   expect_exit 2 "$GCR"

@@ -147,7 +147,7 @@ static long long jget(const json_t *root, const char *path)
     return (long long)json_integer_value(x);
 }
 
-static double jreal(const json_t *root, const char *path)
+static inline double jreal(const json_t *root, const char *path)
 {
     char buf[256];
     snprintf(buf, sizeof buf, "%s", path);
