@@ -37,7 +37,8 @@ static const char usage[] =
 struct run_output {
     struct gcr_report_writer json; /* --json: the report file, being written */
     bool json_open;
-    json_t *table; /* without --quiet: what the table needs of each kernel */
+    struct gcr_report_rows table; /* without --quiet: the kernels' table rows */
+    bool table_open;
 };
 
 static int run_take_kernel(void *ctx, json_t *kernel, struct gcr_err *err)
@@ -47,7 +48,7 @@ static int run_take_kernel(void *ctx, json_t *kernel, struct gcr_err *err)
         ro->json_open = false; /* the writer removed its file */
         return -1;
     }
-    if (ro->table && json_array_append_new(ro->table, gcr_report_table_kernel(kernel)) != 0)
+    if (ro->table_open && gcr_report_rows_add(&ro->table, kernel) != 0)
         return gcr_fail(err, GCR_E_NOMEM, "out of memory keeping the table's rows");
     return 0;
 }
@@ -133,8 +134,12 @@ int cmd_run(int argc, char **argv)
             rc = -1;
         json_decref(head);
     }
-    if (rc == CLI_OK && !quiet && !(ro.table = json_array()))
-        rc = gcr_fail(&err, GCR_E_NOMEM, "out of memory");
+    if (rc == CLI_OK && !quiet) {
+        if (gcr_report_rows_init(&ro.table) == 0)
+            ro.table_open = true;
+        else
+            rc = gcr_fail(&err, GCR_E_NOMEM, "out of memory");
+    }
     if (rc == CLI_OK && gcr_replay_set_kernel_sink(rp, run_take_kernel, &ro, &err) != 0)
         rc = -1;
 
@@ -163,13 +168,12 @@ int cmd_run(int argc, char **argv)
     }
     if (ro.json_open)
         gcr_report_writer_abort(&ro.json); /* no partial report */
-    if (rc == CLI_OK && !quiet) {
-        json_object_set(report, "kernels", ro.table);
-        gcr_report_print_table(report, stdout);
-    }
+    if (rc == CLI_OK && ro.table_open)
+        gcr_report_print_table_rows(report, &ro.table, stdout);
+    if (ro.table_open)
+        gcr_report_rows_free(&ro.table);
     if (rc != CLI_OK)
         rc = cli_error(&err);
-    json_decref(ro.table);
     json_decref(report);
     gcr_replay_destroy(rp);
     gcr_config_free(&cfg);

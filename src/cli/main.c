@@ -34,7 +34,9 @@ static int cmd_formats(void)
 
 /* Output files are complete or absent, also when a signal ends the process
  * (Ctrl-C, a batch system's time limit): the temporary files go, then the
- * signal takes its default course (the handler is reset on entry). */
+ * signal takes its default course (the handler is reset on entry). A signal
+ * ignored when gcreplay started (nohup, a script's background job) stays
+ * ignored, as it would without the handler. */
 static void remove_outputs_and_die(int sig)
 {
     gcr_atomic_file_remove_pending();
@@ -43,11 +45,17 @@ static void remove_outputs_and_die(int sig)
 
 static void handle_stop_signals(void)
 {
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGXCPU};
+    enum { N = sizeof sigs / sizeof sigs[0] };
     struct sigaction sa = {.sa_handler = remove_outputs_and_die, .sa_flags = SA_RESETHAND};
     sigemptyset(&sa.sa_mask);
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGXCPU};
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-        sigaction(sigs[i], &sa, NULL);
+    for (size_t i = 0; i < N; i++) /* one cleanup at a time */
+        sigaddset(&sa.sa_mask, sigs[i]);
+    for (size_t i = 0; i < N; i++) {
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(sigs[i], &sa, NULL);
+    }
 }
 
 int main(int argc, char **argv)

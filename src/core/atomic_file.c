@@ -1,46 +1,57 @@
 #include "core/atomic_file.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The temporary files open now, for gcr_atomic_file_remove_pending: slots a
- * signal handler may read at any moment. A slot names the file from just
- * before it is created until just before it is renamed or removed; a handler
- * that removes it in between leaves at worst nothing to rename. */
-#define PENDING_SLOTS 8
-static const char *volatile pending[PENDING_SLOTS];
+/* The temporary files open now, for gcr_atomic_file_remove_pending, which a
+ * signal handler may run at any moment, on any thread. Each slot holds a copy
+ * of the name (nothing a handler reads is ever freed) behind a lock-free
+ * atomic state, so a handler reads only names written whole. A file is
+ * registered once mkstemp has created it, so a slot never names someone
+ * else's file, and dropped when its struct is released, after the rename: a
+ * handler that runs in between unlinks a name that no longer exists. Longer
+ * names, and files beyond the slots, are not covered. */
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "a signal handler may read only lock-free atomics");
+enum { PENDING_SLOTS = 8, PENDING_NAME = 4096 };
+enum { SLOT_FREE, SLOT_FILLING, SLOT_SET };
+static struct {
+    _Atomic int state;
+    char name[PENDING_NAME];
+} pending[PENDING_SLOTS];
 
-static void pending_add(const char *tmp)
+/* 1 + the slot now naming tmp, or 0 if none could. */
+static int pending_add(const char *tmp)
 {
-    for (int i = 0; i < PENDING_SLOTS; i++)
-        if (!pending[i]) {
-            pending[i] = tmp;
-            return;
+    size_t n = strlen(tmp) + 1;
+    if (n > PENDING_NAME)
+        return 0;
+    for (int i = 0; i < PENDING_SLOTS; i++) {
+        int expect = SLOT_FREE;
+        if (atomic_compare_exchange_strong(&pending[i].state, &expect, SLOT_FILLING)) {
+            memcpy(pending[i].name, tmp, n);
+            atomic_store(&pending[i].state, SLOT_SET);
+            return i + 1;
         }
-}
-
-static void pending_drop(const char *tmp)
-{
-    for (int i = 0; i < PENDING_SLOTS; i++)
-        if (pending[i] == tmp)
-            pending[i] = NULL;
+    }
+    return 0;
 }
 
 void gcr_atomic_file_remove_pending(void)
 {
-    for (int i = 0; i < PENDING_SLOTS; i++) {
-        const char *tmp = pending[i];
-        if (tmp)
-            unlink(tmp);
-    }
+    for (int i = 0; i < PENDING_SLOTS; i++)
+        if (atomic_load(&pending[i].state) == SLOT_SET)
+            unlink(pending[i].name);
 }
 
 static void release(struct gcr_atomic_file *a)
 {
-    pending_drop(a->tmp);
+    if (a->slot)
+        atomic_store(&pending[a->slot - 1].state, SLOT_FREE);
+    a->slot = 0;
     free(a->path);
     free(a->tmp);
     a->path = a->tmp = NULL;
@@ -56,13 +67,13 @@ int gcr_atomic_file_open(struct gcr_atomic_file *a, const char *path, struct gcr
         return gcr_fail(err, GCR_E_NOMEM, "%s: out of memory", path);
     }
     snprintf(a->tmp, n, "%s.tmp.XXXXXX", path);
-    pending_add(a->tmp);
     int fd = mkstemp(a->tmp);
     if (fd < 0) {
         int e = errno;
         release(a);
         return gcr_fail(err, GCR_E_IO, "%s: cannot create output: %s", path, strerror(e));
     }
+    a->slot = pending_add(a->tmp);
     /* mkstemp makes the file private (0600); give it the mode fopen would. */
     mode_t mask = umask(0);
     umask(mask);

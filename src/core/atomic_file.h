@@ -11,6 +11,7 @@ struct gcr_atomic_file {
     FILE *f;    /* write here */
     char *path; /* the destination */
     char *tmp;  /* the temporary file */
+    int slot;   /* 1 + its slot for gcr_atomic_file_remove_pending; 0: none */
 };
 
 /* Creates the temporary file (permissions as a plain fopen would give). */
@@ -24,7 +25,8 @@ void gcr_atomic_file_abort(struct gcr_atomic_file *a);
 /* Removes every temporary file still open, as a process stopped by a signal
  * must (a report is written while the replay runs, so its temporary file may
  * live for hours). Async-signal-safe: for a signal handler, which should then
- * let the signal end the process. Up to 8 files open at once are covered. */
+ * let the signal end the process. Up to 8 files open at once, with names of
+ * up to 4095 bytes, are covered. */
 void gcr_atomic_file_remove_pending(void);
 
 #endif

@@ -1698,10 +1698,14 @@ json_t *gcr_replay_report(struct gcr_replay *rp, struct gcr_err *err)
         gcr_fail(err, GCR_E_NOMEM, "out of memory building the report");
         return NULL;
     }
-    if (!rp->kernel_sink)
-        json_object_set(report, "kernels", rp->kernels);
-    json_object_set(report, "traces", rp->traces);
-    json_object_set_new(report, "total", total);
+    bool bad = !rp->kernel_sink && json_object_set(report, "kernels", rp->kernels) != 0;
+    bad |= json_object_set(report, "traces", rp->traces) != 0;
+    bad |= json_object_set_new(report, "total", total) != 0; /* takes total either way */
+    if (bad) {
+        json_decref(report);
+        gcr_fail(err, GCR_E_NOMEM, "out of memory building the report");
+        return NULL;
+    }
     return report;
 }
 

@@ -215,8 +215,10 @@ void gcr_report_classes(json_t *period)
     json_object_set_new(period, "classes", classes);
 }
 
-/* One set of dump flags for every report text, whole or streamed. */
-#define REPORT_JSON_FLAGS (JSON_INDENT(1) | JSON_REAL_PRECISION(10))
+/* One set of dump flags for every report text, whole or streamed; the
+ * streamed report indents by REPORT_INDENT too. */
+#define REPORT_INDENT 1
+#define REPORT_JSON_FLAGS (JSON_INDENT(REPORT_INDENT) | JSON_REAL_PRECISION(10))
 
 char *gcr_report_dumps(const json_t *report)
 {
@@ -244,35 +246,46 @@ int gcr_report_write_json(const json_t *report, const char *path, struct gcr_err
 
 /* ---- streamed report ------------------------------------------------------------------ */
 
-/* jansson indents a value's lines by its depth (one space per level, as
- * REPORT_JSON_FLAGS asks) and writes no raw newline inside a string, so a
- * value dumped on its own becomes the text it has at depth `depth` of the
- * whole report by adding `depth` spaces after each of its newlines. */
-static int put_at_depth(FILE *f, const json_t *v, int flags, unsigned depth)
+/* A line break and the indentation of depth `depth`, as jansson writes them. */
+static int put_break(FILE *f, unsigned depth)
 {
-    char *text = json_dumps(v, flags | REPORT_JSON_FLAGS);
-    if (!text)
+    return fprintf(f, "\n%*s", (int)(depth * REPORT_INDENT), "") < 0 ? -1 : 0;
+}
+
+/* jansson indents a value's lines by its depth (REPORT_INDENT spaces per
+ * level) and writes no raw newline inside a string, so a value dumped on its
+ * own becomes the text it has at depth `depth` of the whole report by
+ * indenting each of its line breaks `depth` levels more. */
+static int put_at_depth(struct gcr_report_writer *w, const json_t *v, unsigned depth)
+{
+    char *text = json_dumps(v, JSON_ENCODE_ANY | REPORT_JSON_FLAGS);
+    if (!text) {
+        w->out_of_memory = true;
         return -1;
+    }
     int rc = 0;
     const char *p = text;
     for (const char *nl; rc == 0 && (nl = strchr(p, '\n')); p = nl + 1)
-        if (fwrite(p, 1, (size_t)(nl - p) + 1, f) != (size_t)(nl - p) + 1 ||
-            fprintf(f, "%*s", (int)depth, "") < 0)
+        if (fwrite(p, 1, (size_t)(nl - p), w->out.f) != (size_t)(nl - p) ||
+            put_break(w->out.f, depth) != 0)
             rc = -1;
-    if (rc == 0 && fputs(p, f) == EOF)
+    if (rc == 0 && fputs(p, w->out.f) == EOF)
         rc = -1;
     free(text);
     return rc;
 }
 
-/* The start of a member of the report's top-level object, `,\n "key": `
- * (no comma before the first). */
+/* The start of a member of the report's top-level object: a comma after an
+ * earlier member (an opening brace before the first), then `"key": `. */
 static int put_key(struct gcr_report_writer *w, const char *key)
 {
     json_t *k = json_string(key);
-    int rc = !k || fputs(w->members++ ? ",\n " : "{\n ", w->out.f) == EOF ||
-                     put_at_depth(w->out.f, k, JSON_ENCODE_ANY, 1) != 0 ||
-                     fputs(": ", w->out.f) == EOF
+    if (!k) {
+        w->out_of_memory = true;
+        return -1;
+    }
+    int rc = fputs(w->members++ ? "," : "{", w->out.f) == EOF || put_break(w->out.f, 1) != 0 ||
+                     put_at_depth(w, k, 1) != 0 || fputs(": ", w->out.f) == EOF
                  ? -1
                  : 0;
     json_decref(k);
@@ -281,16 +294,23 @@ static int put_key(struct gcr_report_writer *w, const char *key)
 
 static int put_member(struct gcr_report_writer *w, const char *key, const json_t *v)
 {
-    return put_key(w, key) != 0 || put_at_depth(w->out.f, v, 0, 1) != 0 ? -1 : 0;
+    return put_key(w, key) != 0 || put_at_depth(w, v, 1) != 0 ? -1 : 0;
 }
 
+/* Every failure abandons the report: the message, then no file. */
 static int writer_fail(struct gcr_report_writer *w, struct gcr_err *err)
 {
-    int e = errno;
-    gcr_fail(err, e ? GCR_E_IO : GCR_E_NOMEM, "%s: write failed: %s", w->out.path,
-             e ? strerror(e) : "out of memory formatting the report");
+    if (w->out_of_memory)
+        gcr_fail(err, GCR_E_NOMEM, "%s: out of memory formatting the report", w->out.path);
+    else
+        gcr_fail(err, GCR_E_IO, "%s: write failed: %s", w->out.path, strerror(errno));
     gcr_report_writer_abort(w);
     return -1;
+}
+
+static int writer_gone(struct gcr_err *err)
+{
+    return gcr_fail(err, GCR_E_INTERNAL, "the report writer was used after it failed");
 }
 
 int gcr_report_writer_open(struct gcr_report_writer *w, const char *path, const json_t *head,
@@ -299,17 +319,19 @@ int gcr_report_writer_open(struct gcr_report_writer *w, const char *path, const 
     *w = (struct gcr_report_writer){0};
     if (gcr_atomic_file_open(&w->out, path, err) != 0)
         return -1;
-    w->head = json_object();
-    if (!w->head) {
-        errno = 0;
+    if (!(w->head = json_object())) {
+        w->out_of_memory = true;
         return writer_fail(w, err);
     }
     const char *key;
     json_t *v;
-    errno = 0;
     json_object_foreach((json_t *)head, key, v) {
-        if (put_member(w, key, v) != 0 || json_object_set_new(w->head, key, json_null()) != 0)
+        if (put_member(w, key, v) != 0)
             return writer_fail(w, err);
+        if (json_object_set_new(w->head, key, json_null()) != 0) {
+            w->out_of_memory = true;
+            return writer_fail(w, err);
+        }
     }
     if (put_key(w, "kernels") != 0) /* the list follows, a kernel at a time */
         return writer_fail(w, err);
@@ -319,9 +341,10 @@ int gcr_report_writer_open(struct gcr_report_writer *w, const char *path, const 
 int gcr_report_writer_kernel(struct gcr_report_writer *w, const json_t *kernel,
                              struct gcr_err *err)
 {
-    errno = 0;
-    if (fputs(w->kernels++ ? ",\n  " : "[\n  ", w->out.f) == EOF ||
-        put_at_depth(w->out.f, kernel, 0, 2) != 0)
+    if (!w->out.f)
+        return writer_gone(err);
+    if (fputs(w->kernels++ ? "," : "[", w->out.f) == EOF || put_break(w->out.f, 2) != 0 ||
+        put_at_depth(w, kernel, 2) != 0)
         return writer_fail(w, err);
     return 0;
 }
@@ -329,8 +352,10 @@ int gcr_report_writer_kernel(struct gcr_report_writer *w, const json_t *kernel,
 int gcr_report_writer_finish(struct gcr_report_writer *w, const json_t *report,
                              struct gcr_err *err)
 {
-    errno = 0;
-    if (fputs(w->kernels ? "\n ]" : "[]", w->out.f) == EOF)
+    if (!w->out.f)
+        return writer_gone(err);
+    if (w->kernels ? put_break(w->out.f, 1) != 0 || fputs("]", w->out.f) == EOF
+                   : fputs("[]", w->out.f) == EOF)
         return writer_fail(w, err);
     const char *key;
     json_t *v;
@@ -340,7 +365,7 @@ int gcr_report_writer_finish(struct gcr_report_writer *w, const json_t *report,
         if (put_member(w, key, v) != 0)
             return writer_fail(w, err);
     }
-    if (fputs("\n}\n", w->out.f) == EOF)
+    if (put_break(w->out.f, 0) != 0 || fputs("}\n", w->out.f) == EOF)
         return writer_fail(w, err);
     json_decref(w->head);
     w->head = NULL;
@@ -381,7 +406,6 @@ static void mpki(char *buf, size_t n, const json_t *level)
         snprintf(buf, n, "-");
 }
 
-static void print_multichip(const json_t *report, FILE *out);
 
 static void row(FILE *out, const char *id, const char *name, const json_t *p)
 {
@@ -476,103 +500,6 @@ static void timing_row(FILE *out, const char *id, const char *name, const json_t
             100.0 * limit_use, l1, l2, dr, (long long)geti(t, "mshr_stalls", NULL));
 }
 
-/* Sets the members `keys` (NULL-ended) of src that it has in a new object at
- * dst[name], sharing their values; src NULL: nothing. 0, or -1 out of memory. */
-static int copy_some(json_t *dst, const char *name, const json_t *src, const char *const *keys)
-{
-    if (!src)
-        return 0;
-    json_t *part = json_object();
-    if (json_object_set_new(dst, name, part) != 0)
-        return -1;
-    for (; *keys; keys++) {
-        json_t *v = json_object_get(src, *keys);
-        if (v && json_object_set(part, *keys, v) != 0)
-            return -1;
-    }
-    return 0;
-}
-
-json_t *gcr_report_table_kernel(const json_t *kernel)
-{
-    /* Kept whole: the identity, and timing mode's section (about 1.5 KB of
-     * text, much of it read by timing_row). */
-    static const char *const whole[] = {"id", "name", "ctas", "timing"};
-    /* Sections of which row() reads a few figures. */
-    static const char *const insns[] = {"warp_total", "memory", NULL};
-    static const char *const level[] = {"accesses", "miss_rate", "mpki", NULL};
-    static const char *const traffic[] = {"dram_read_bytes", "dram_write_bytes", NULL};
-    /* What multichip_rows reads of each LLC organisation. */
-    static const char *const llc[] = {"role", "local_requests", "remote_requests",
-                                      "llc_hit_rate", "lsu", "replayed", "link_bytes",
-                                      "dram_read_bytes", "dram_write_bytes", NULL};
-    json_t *t = json_object();
-    if (!t)
-        return NULL;
-    for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++) {
-        json_t *v = json_object_get(kernel, whole[i]);
-        if (v && json_object_set(t, whole[i], v) != 0)
-            goto fail;
-    }
-    if (copy_some(t, "instructions", json_object_get(kernel, "instructions"), insns) != 0 ||
-        copy_some(t, "L1D", json_object_get(kernel, "L1D"), level) != 0 ||
-        copy_some(t, "L2", json_object_get(kernel, "L2"), level) != 0 ||
-        copy_some(t, "traffic", json_object_get(kernel, "traffic"), traffic) != 0)
-        goto fail;
-    const json_t *mc = json_object_get(kernel, "multichip");
-    if (mc) {
-        json_t *slim = json_object();
-        if (json_object_set_new(t, "multichip", slim) != 0)
-            goto fail;
-        for (int o = 0; o < GCR_LLC_ORG_COUNT; o++) {
-            const char *name = gcr_llc_org_name((enum gcr_llc_org)o);
-            if (copy_some(slim, name, json_object_get(mc, name), llc) != 0)
-                goto fail;
-        }
-    }
-    return t;
-fail:
-    json_decref(t);
-    return NULL;
-}
-
-void gcr_report_print_table(const json_t *report, FILE *out)
-{
-    const json_t *cfg = json_object_get(report, "config");
-    const json_t *kernels = json_object_get(report, "kernels");
-    fprintf(out, "gcreplay %s  config: %s  L1D: %s\n",
-            json_string_value(json_object_get(json_object_get(report, "gcreplay"), "version")),
-            json_string_value(json_object_get(cfg, "name")),
-            json_string_value(json_object_get(json_object_get(cfg, "l1d"), "organization")));
-    fprintf(out, "%6s  %-22s %7s %11s %10s %10s %7s %8s %10s %7s %8s %10s %10s\n", "kernel",
-            "name", "CTAs", "warp-insns", "mem-insns", "L1D-acc", "L1D-m%", "L1D-MPKI",
-            "L2-acc", "L2-m%", "L2-MPKI", "DRAM-rd-KB", "DRAM-wr-KB");
-    size_t i;
-    const json_t *k;
-    json_array_foreach(kernels, i, k) {
-        char id[16];
-        snprintf(id, sizeof id, "%lld", (long long)geti(k, "id", NULL));
-        row(out, id, json_string_value(json_object_get(k, "name")), k);
-    }
-    row(out, "total", "", json_object_get(report, "total"));
-    org_summary(out, report);
-    if (json_object_get(json_object_get(report, "total"), "timing")) {
-        fputs("timing\n", out);
-        fprintf(out, "%6s  %-22s %10s %8s %7s %-14s %7s %7s %7s %8s %7s\n", "kernel", "name",
-                "cycles", "IPC", "issue%", "limit", "limit%", "L1-lat", "L2-lat", "DRAM-lat",
-                "MSHR-st");
-        json_array_foreach(kernels, i, k) {
-            char id[16];
-            snprintf(id, sizeof id, "%lld", (long long)geti(k, "id", NULL));
-            timing_row(out, id, json_string_value(json_object_get(k, "name")),
-                       json_object_get(k, "timing"));
-        }
-        timing_row(out, "total", "", json_object_get(json_object_get(report, "total"), "timing"));
-    }
-    if (json_object_get(json_object_get(report, "total"), "multichip"))
-        print_multichip(report, out);
-}
-
 /* A rate in percent, or "-" when it is null or absent. */
 static void pct_of(char *buf, size_t n, const json_t *v)
 {
@@ -612,21 +539,105 @@ static void multichip_rows(FILE *out, const char *id, const json_t *mc)
     }
 }
 
-static void print_multichip(const json_t *report, FILE *out)
+/* The kernel rows of the three tables, in memory streams. */
+enum { ROWS_MAIN, ROWS_TIMING, ROWS_MULTICHIP };
+
+int gcr_report_rows_init(struct gcr_report_rows *r)
 {
+    *r = (struct gcr_report_rows){0};
+    for (int i = 0; i < GCR_REPORT_ROW_TABLES; i++)
+        if (!(r->f[i] = open_memstream(&r->text[i], &r->len[i]))) {
+            gcr_report_rows_free(r);
+            return -1;
+        }
+    return 0;
+}
+
+int gcr_report_rows_add(struct gcr_report_rows *r, const json_t *kernel)
+{
+    char id[16];
+    snprintf(id, sizeof id, "%lld", (long long)geti(kernel, "id", NULL));
+    const char *name = json_string_value(json_object_get(kernel, "name"));
+    row(r->f[ROWS_MAIN], id, name, kernel);
+    const json_t *timing = json_object_get(kernel, "timing");
+    if (timing)
+        timing_row(r->f[ROWS_TIMING], id, name, timing);
+    const json_t *mc = json_object_get(kernel, "multichip");
+    if (mc)
+        multichip_rows(r->f[ROWS_MULTICHIP], id, mc);
+    for (int i = 0; i < GCR_REPORT_ROW_TABLES; i++)
+        if (ferror(r->f[i]))
+            return -1;
+    return 0;
+}
+
+void gcr_report_rows_free(struct gcr_report_rows *r)
+{
+    for (int i = 0; i < GCR_REPORT_ROW_TABLES; i++) {
+        if (r->f[i])
+            fclose(r->f[i]);
+        free(r->text[i]);
+        r->f[i] = NULL;
+        r->text[i] = NULL;
+    }
+}
+
+/* The rows of one table so far. */
+static void put_rows(struct gcr_report_rows *r, int table, FILE *out)
+{
+    fflush(r->f[table]); /* text and len are up to date after a flush */
+    fwrite(r->text[table], 1, r->len[table], out);
+}
+
+void gcr_report_print_table_rows(const json_t *report, struct gcr_report_rows *rows, FILE *out)
+{
+    const json_t *cfg = json_object_get(report, "config");
     const json_t *total = json_object_get(report, "total");
-    fprintf(out, "\nLLC organisations on %lld chips (role l2: the L2 of the table above)\n",
-            (long long)geti(json_object_get(total, "multichip"), "chips", NULL));
-    fprintf(out, "%6s  %-12s %-8s %10s %10s %7s %6s %11s %11s %11s\n", "kernel", "llc", "role",
-            "local-req", "remote-req", "hit%", "LSU", "link-KB", "DRAM-rd-KB", "DRAM-wr-KB");
+    fprintf(out, "gcreplay %s  config: %s  L1D: %s\n",
+            json_string_value(json_object_get(json_object_get(report, "gcreplay"), "version")),
+            json_string_value(json_object_get(cfg, "name")),
+            json_string_value(json_object_get(json_object_get(cfg, "l1d"), "organization")));
+    fprintf(out, "%6s  %-22s %7s %11s %10s %10s %7s %8s %10s %7s %8s %10s %10s\n", "kernel",
+            "name", "CTAs", "warp-insns", "mem-insns", "L1D-acc", "L1D-m%", "L1D-MPKI",
+            "L2-acc", "L2-m%", "L2-MPKI", "DRAM-rd-KB", "DRAM-wr-KB");
+    put_rows(rows, ROWS_MAIN, out);
+    row(out, "total", "", total);
+    org_summary(out, report);
+    if (json_object_get(total, "timing")) {
+        fputs("timing\n", out);
+        fprintf(out, "%6s  %-22s %10s %8s %7s %-14s %7s %7s %7s %8s %7s\n", "kernel", "name",
+                "cycles", "IPC", "issue%", "limit", "limit%", "L1-lat", "L2-lat", "DRAM-lat",
+                "MSHR-st");
+        put_rows(rows, ROWS_TIMING, out);
+        timing_row(out, "total", "", json_object_get(total, "timing"));
+    }
+    if (json_object_get(total, "multichip")) {
+        fprintf(out, "\nLLC organisations on %lld chips (role l2: the L2 of the table above)\n",
+                (long long)geti(json_object_get(total, "multichip"), "chips", NULL));
+        fprintf(out, "%6s  %-12s %-8s %10s %10s %7s %6s %11s %11s %11s\n", "kernel", "llc",
+                "role", "local-req", "remote-req", "hit%", "LSU", "link-KB", "DRAM-rd-KB",
+                "DRAM-wr-KB");
+        put_rows(rows, ROWS_MULTICHIP, out);
+        multichip_rows(out, "total", json_object_get(total, "multichip"));
+    }
+}
+
+int gcr_report_print_table(const json_t *report, FILE *out)
+{
+    struct gcr_report_rows rows;
+    if (gcr_report_rows_init(&rows) != 0)
+        return -1;
     size_t i;
     const json_t *k;
     json_array_foreach(json_object_get(report, "kernels"), i, k) {
-        char id[16];
-        snprintf(id, sizeof id, "%lld", (long long)geti(k, "id", NULL));
-        multichip_rows(out, id, json_object_get(k, "multichip"));
+        if (gcr_report_rows_add(&rows, k) != 0) {
+            gcr_report_rows_free(&rows);
+            return -1;
+        }
     }
-    multichip_rows(out, "total", json_object_get(total, "multichip"));
+    gcr_report_print_table_rows(report, &rows, out);
+    gcr_report_rows_free(&rows);
+    return 0;
 }
 
 /* One scope's row; the timed cycles of both organisations (gcreplay sac

@@ -3,6 +3,7 @@
 #define GCREPLAY_REPORT_REPORT_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "core/atomic_file.h"
@@ -40,12 +41,14 @@ int gcr_report_write_json(const json_t *report, const char *path, struct gcr_err
  * byte for byte what gcr_report_write_json writes for the whole report with
  * its members in that order, which is gcr_replay_report's order. Like it, the
  * file is complete or absent: it is a temporary file until _finish renames it
- * into place, and _abort (or any failure, which aborts) removes it. */
+ * into place, and _abort (or any failure, which aborts) removes it; a writer
+ * that failed refuses further calls. */
 struct gcr_report_writer {
     struct gcr_atomic_file out;
     json_t *head;   /* the names of the members written before "kernels" */
     size_t members; /* top-level members started */
     size_t kernels; /* kernels written */
+    bool out_of_memory; /* why the last step failed, if it did: else I/O */
 };
 int gcr_report_writer_open(struct gcr_report_writer *w, const char *path, const json_t *head,
                            struct gcr_err *err);
@@ -55,15 +58,28 @@ int gcr_report_writer_finish(struct gcr_report_writer *w, const json_t *report,
                              struct gcr_err *err);
 void gcr_report_writer_abort(struct gcr_report_writer *w);
 
-/* What gcr_report_print_table reads of a kernel's report, in a new object (a
- * few hundred bytes instead of the kernel's tens of KB): for a caller that
- * streams the kernels (gcr_replay_set_kernel_sink) and prints the table at
- * the end, from a report whose "kernels" holds these. */
-json_t *gcr_report_table_kernel(const json_t *kernel);
-
 /* The readable table of a report (with a table of both LLC organisations
- * when the config has several chips). */
-void gcr_report_print_table(const json_t *report, FILE *out);
+ * when the config has several chips): 0, or -1 out of memory (nothing
+ * printed). */
+int gcr_report_print_table(const json_t *report, FILE *out);
+
+/* The same table for a caller that streams the kernels
+ * (gcr_replay_set_kernel_sink) and prints at the end: each kernel's rows are
+ * formatted as it ends and kept as text, a line or three per kernel instead
+ * of the kernel's report. gcr_report_print_table is these calls over the
+ * report's kernels. _init and _add return 0, or -1 out of memory. */
+enum { GCR_REPORT_ROW_TABLES = 3 }; /* the main, timing and LLC organisations' tables */
+struct gcr_report_rows {
+    FILE *f[GCR_REPORT_ROW_TABLES]; /* memory streams into text/len */
+    char *text[GCR_REPORT_ROW_TABLES];
+    size_t len[GCR_REPORT_ROW_TABLES];
+};
+int gcr_report_rows_init(struct gcr_report_rows *r);
+int gcr_report_rows_add(struct gcr_report_rows *r, const json_t *kernel);
+/* The table of report's config and total, with the kernel rows of `rows`
+ * (the report's own "kernels", if any, are not read). */
+void gcr_report_print_table_rows(const json_t *report, struct gcr_report_rows *rows, FILE *out);
+void gcr_report_rows_free(struct gcr_report_rows *r);
 
 /* The SAC table of a multi-chip report: per kernel, the EAB model's inputs,
  * both EABs and the choice, over the profiling window and the whole kernel. */

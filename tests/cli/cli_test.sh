@@ -218,18 +218,30 @@ json-atomic)
   contains "$work/err" "bad-second.txt:829: bad address"
   grep -q '"old"' "$work/r.json" || fail "a run failing in its second kernel touched the report"
   ! ls "$work"/r.json.tmp.* >/dev/null 2>&1 || fail "temporary report left by a failed run"
+  # A write that fails part-way (the file size limit; the signal it raises
+  # ignored) names the file and leaves nothing.
+  (trap '' XFSZ; ulimit -f 20; exec "$GCR" run -q --config examples/configs/volta80.json \
+    --json "$work/r.json" examples/traces/stencil.txt) >"$work/out" 2>"$work/err"
+  [ $? -eq 1 ] || fail "a report over the file size limit: exit $?, want 1"
+  contains "$work/err" "r.json: write failed: File too large"
+  grep -q '"old"' "$work/r.json" || fail "a failed write touched the report"
+  ! ls "$work"/r.json.tmp.* >/dev/null 2>&1 || fail "temporary report left by a failed write"
   # A trace read from a pipe that stays open keeps the run going until killed.
   mkfifo "$work/fifo"
   { cat examples/traces/vecadd.txt; exec sleep 60; } >"$work/fifo" &
   feeder=$!
-  "$GCR" run -q --format text --config examples/configs/volta80.json --json "$work/r.json" \
-    "$work/fifo" 2>"$work/err" &
+  # SIGHUP is ignored from the start, as under nohup: it stays ignored.
+  (trap '' HUP; exec "$GCR" run -q --format text --config examples/configs/volta80.json \
+    --json "$work/r.json" "$work/fifo") 2>"$work/err" &
   run=$!
   for _ in $(seq 200); do
     ls "$work"/r.json.tmp.* >/dev/null 2>&1 && break
     sleep 0.05
   done
   ls "$work"/r.json.tmp.* >/dev/null 2>&1 || fail "no temporary report while the run is going"
+  kill -HUP "$run"
+  sleep 0.3
+  kill -0 "$run" 2>/dev/null || fail "SIGHUP, ignored when the run started, ended it"
   kill -TERM "$run"
   wait "$run"
   status=$?
