@@ -44,10 +44,8 @@ struct run_output {
 static int run_take_kernel(void *ctx, json_t *kernel, struct gcr_err *err)
 {
     struct run_output *ro = ctx;
-    if (ro->json_open && gcr_report_writer_kernel(&ro->json, kernel, err) != 0) {
-        ro->json_open = false; /* the writer removed its file */
-        return -1;
-    }
+    if (ro->json_open && gcr_report_writer_kernel(&ro->json, kernel, err) != 0)
+        return -1; /* the writer removed its file */
     if (ro->table_open && gcr_report_rows_add(&ro->table, kernel) != 0)
         return gcr_fail(err, GCR_E_NOMEM, "out of memory keeping the table's rows");
     return 0;
@@ -161,13 +159,10 @@ int cmd_run(int argc, char **argv)
     if (rc == CLI_OK && !(report = gcr_replay_report(rp, &err)))
         rc = -1;
     /* The JSON goes out first: if it cannot be written nothing else is claimed. */
-    if (rc == CLI_OK && ro.json_open) {
-        ro.json_open = false;
-        if (gcr_report_writer_finish(&ro.json, report, &err) != 0)
-            rc = -1;
-    }
-    if (ro.json_open)
-        gcr_report_writer_abort(&ro.json); /* no partial report */
+    if (rc == CLI_OK && ro.json_open && gcr_report_writer_finish(&ro.json, report, &err) != 0)
+        rc = -1;
+    /* No partial report; nothing to do once finished, failed or never opened. */
+    gcr_report_writer_abort(&ro.json);
     if (rc == CLI_OK && ro.table_open)
         gcr_report_print_table_rows(report, &ro.table, stdout);
     if (ro.table_open)

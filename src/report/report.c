@@ -319,19 +319,12 @@ int gcr_report_writer_open(struct gcr_report_writer *w, const char *path, const 
     *w = (struct gcr_report_writer){0};
     if (gcr_atomic_file_open(&w->out, path, err) != 0)
         return -1;
-    if (!(w->head = json_object())) {
-        w->out_of_memory = true;
-        return writer_fail(w, err);
-    }
+    w->head = json_incref((json_t *)head);
     const char *key;
     json_t *v;
     json_object_foreach((json_t *)head, key, v) {
         if (put_member(w, key, v) != 0)
             return writer_fail(w, err);
-        if (json_object_set_new(w->head, key, json_null()) != 0) {
-            w->out_of_memory = true;
-            return writer_fail(w, err);
-        }
     }
     if (put_key(w, "kernels") != 0) /* the list follows, a kernel at a time */
         return writer_fail(w, err);
@@ -405,7 +398,6 @@ static void mpki(char *buf, size_t n, const json_t *level)
     else
         snprintf(buf, n, "-");
 }
-
 
 static void row(FILE *out, const char *id, const char *name, const json_t *p)
 {

@@ -45,7 +45,7 @@ int gcr_report_write_json(const json_t *report, const char *path, struct gcr_err
  * that failed refuses further calls. */
 struct gcr_report_writer {
     struct gcr_atomic_file out;
-    json_t *head;   /* the names of the members written before "kernels" */
+    json_t *head;   /* the members written before "kernels" (a reference) */
     size_t members; /* top-level members started */
     size_t kernels; /* kernels written */
     bool out_of_memory; /* why the last step failed, if it did: else I/O */
