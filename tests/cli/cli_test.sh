@@ -750,6 +750,35 @@ analyses-cost)
     contains "$work/out" "$v "
   done
   ;;
+compare-builds)
+  # The A/B comparison of two builds runs end to end (tiny size; figures are
+  # not judged): the same binary twice; a B whose results differ (a wrapper
+  # that replays with 8 L1 sets whatever config it is given); a revision
+  # built from git; an A that is neither a file nor a revision.
+  expect_exit 0 python3 tests/bench/compare_builds.py --instructions 20000 --pairs 2 \
+    --a-rate 1e6 "$GCR" "$GCR"
+  contains "$work/out" "reports: same totals"
+  contains "$work/out" "2 interleaved pairs"
+  contains "$work/out" "B/A CPU time:  median"
+  contains "$work/out" "B/A wall time: median"
+  contains "$work/out" "B at the host speed where A read 1.00 M insn/s"
+  echo '{"gpu": {"sms": 80}, "l1d": {"sets": 8}}' >"$work/other.json"
+  printf '%s\n' '#!/usr/bin/env bash' 'args=(); prev=' \
+    'for a in "$@"; do [ "$prev" = --config ] && [ "$1" = run ] && a=$OTHER_CONFIG; args+=("$a"); prev=$a; done' \
+    'exec "$GCR_REAL" "${args[@]}"' >"$work/other-l1"
+  chmod +x "$work/other-l1"
+  OTHER_CONFIG=$work/other.json GCR_REAL=$GCR expect_exit 0 python3 tests/bench/compare_builds.py \
+    --instructions 20000 --pairs 1 "$GCR" "$work/other-l1"
+  contains "$work/out" "reports: totals differ"
+  expect_exit 1 python3 tests/bench/compare_builds.py --pairs 1 no-such-build "$GCR"
+  contains "$work/err" "compare_builds: A: no-such-build is neither a file nor a git revision"
+  if git -C "$SRC" rev-parse --verify -q HEAD >/dev/null; then
+    expect_exit 0 python3 tests/bench/compare_builds.py --instructions 20000 --pairs 1 \
+      --buildtype plain HEAD "$GCR"
+    contains "$work/err" "building A = HEAD"
+    contains "$work/out" "  A = HEAD"
+  fi
+  ;;
 *)
   echo "unknown case $case_name" >&2
   exit 2
