@@ -43,12 +43,10 @@ import argparse
 import copy
 import json
 import os
-import re
 import statistics
-import subprocess
-import sys
 import tempfile
-import time
+
+from bench_util import bench_traces, callgrind_events, timed_replay
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -77,32 +75,13 @@ def variants(base_cfg, analyses, threads):
     return out
 
 
-def run_once(gcreplay, cfg_path, trace, extra):
-    """(wall seconds, CPU seconds, peak RSS in MB) of one replay."""
-    t0 = time.perf_counter()
-    p = subprocess.Popen([gcreplay, "run", "-q"] + extra + ["--config", cfg_path, trace],
-                         stdout=subprocess.DEVNULL)
-    _, status, ru = os.wait4(p.pid, 0)
-    wall = time.perf_counter() - t0
-    if status != 0:
-        sys.exit(f"analyses_cost: replay with {cfg_path} failed (status {status})")
-    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0
-
-
 def callgrind_counts(gcreplay, cfg_path, trace, extra, workdir):
     """(Ir, last-level data misses, estimated cycles) of one replay under callgrind."""
-    out = os.path.join(workdir, "callgrind.out")
-    r = subprocess.run(["valgrind", "--tool=callgrind", "--cache-sim=yes",
-                        "--LL=4194304,16,64", f"--callgrind-out-file={out}",
-                        gcreplay, "run", "-q", "--host-prefetch", "l2"] + extra
-                       + ["--config", cfg_path, trace],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    if r.returncode != 0:
-        sys.exit(f"analyses_cost: callgrind run with {cfg_path} failed:\n{r.stderr}")
     # Events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw
-    m = re.search(r"Collected\s*:\s*([\d ]+)", r.stderr)
-    os.unlink(out)
-    ev = [int(x) for x in m.group(1).split()] if m else [0] * 9
+    ev = callgrind_events("analyses_cost",
+                          [gcreplay, "run", "-q", "--host-prefetch", "l2", *extra,
+                           "--config", cfg_path, trace],
+                          workdir, ["--cache-sim=yes", "--LL=4194304,16,64"])
     ir, l1m, llm = ev[0], ev[3] + ev[4] + ev[5], ev[6] + ev[7] + ev[8]
     return ir, ev[7] + ev[8], ir + 10 * l1m + 100 * llm
 
@@ -125,12 +104,7 @@ def main():
         analyses = json.load(f)["analyses"]
 
     with tempfile.TemporaryDirectory(prefix="gcreplay-analyses-cost-") as work:
-        # `bench --keep` leaves the full trace and one a quarter as long.
-        subprocess.run([args.gcreplay, "bench", "--instructions", str(args.instructions),
-                        "--config", args.config, "--keep", work],
-                       check=True, stdout=subprocess.DEVNULL)
-        trace = os.path.join(work, f"bench-typical-{args.instructions}.gcrt")
-        quarter = os.path.join(work, f"bench-typical-{args.instructions // 4}.gcrt")
+        trace, quarter = bench_traces(args.gcreplay, args.instructions, work, args.config)
         vs = variants(base_cfg, analyses, threads)
         paths = {}
         for i, (label, cfg, _) in enumerate(vs):
@@ -144,7 +118,8 @@ def main():
         for _ in range(args.rounds):
             plain = None
             for label, _, extra in vs:
-                wall, cpu, rss = run_once(args.gcreplay, paths[label], trace, extra)
+                wall, cpu, rss = timed_replay("analyses_cost", args.gcreplay, paths[label], trace,
+                                              extra)
                 b = best[label]
                 b[0], b[1], b[2] = min(b[0], wall), min(b[1], cpu), max(b[2], rss)
                 if plain is None:  # "plain" comes first in every round

@@ -37,12 +37,12 @@ e.g.  python3 tests/bench/compare_builds.py 67caa82 build/src/gcreplay
 import argparse
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
+
+from bench_util import bench_traces, callgrind_events, timed_replay
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # What `gcreplay bench` replays without --config.
@@ -72,7 +72,6 @@ def binary_of(spec, label, work, buildtype):
     archive.stdout.close()
     if archive.wait() != 0 or untar.returncode != 0:
         fail(f"{label}: could not export revision {spec}")
-    # The revision's tests may read ../shared beside the source: not needed to build.
     print(f"building {label} = {spec} ({commit[:10]}), --buildtype {buildtype} ...",
           file=sys.stderr, flush=True)
     for cmd in (["meson", "setup", bld, src, f"--buildtype={buildtype}"],
@@ -81,18 +80,6 @@ def binary_of(spec, label, work, buildtype):
         if r.returncode != 0:
             fail(f"{label}: {' '.join(cmd)} failed:\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
     return os.path.join(bld, "src", "gcreplay")
-
-
-def replay(binary, cfg, trace, extra=()):
-    """(wall seconds, CPU seconds) of one `run -q` replay."""
-    t0 = time.perf_counter()
-    p = subprocess.Popen([binary, "run", "-q", *extra, "--config", cfg, trace],
-                         stdout=subprocess.DEVNULL)
-    _, status, ru = os.wait4(p.pid, 0)
-    wall = time.perf_counter() - t0
-    if status != 0:
-        fail(f"{binary} run --config {cfg} {trace} failed (status {status})")
-    return wall, ru.ru_utime + ru.ru_stime
 
 
 def total_of(binary, cfg, trace, work, label):
@@ -109,15 +96,8 @@ def callgrind_ir(binary, cfg, trace, work):
     """Instructions of one replay under callgrind."""
     helptext = subprocess.run([binary, "run", "--help"], capture_output=True, text=True).stdout
     extra = ["--host-prefetch", "l2"] if "--host-prefetch" in helptext else []
-    out = os.path.join(work, "callgrind.out")
-    r = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-                        binary, "run", "-q", *extra, "--config", cfg, trace],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    if r.returncode != 0:
-        fail(f"callgrind run of {binary} failed:\n{r.stderr[-2000:]}")
-    os.unlink(out)
-    m = re.search(r"Collected\s*:\s*(\d+)", r.stderr)
-    return int(m.group(1)) if m else 0
+    return callgrind_events("compare_builds",
+                            [binary, "run", "-q", *extra, "--config", cfg, trace], work)[0]
 
 
 def spread(xs):
@@ -146,19 +126,17 @@ def main():
         if not args.config:
             with open(cfg, "w") as f:
                 json.dump(BUILTIN_CONFIG, f)
-        gen = [b, "bench", "--instructions", str(args.instructions), "--keep", work]
-        if args.config:
-            gen += ["--config", cfg]
-        subprocess.run(gen, check=True, stdout=subprocess.DEVNULL)
-        trace = os.path.join(work, f"bench-typical-{args.instructions}.gcrt")
-        quarter = os.path.join(work, f"bench-typical-{args.instructions // 4}.gcrt")
+        trace, quarter = bench_traces(b, args.instructions, work,
+                                      cfg if args.config else None)
 
         same = total_of(a, cfg, trace, work, "A") == total_of(b, cfg, trace, work, "B")
         times = {"A": [], "B": []}
         for i in range(args.pairs):
             order = ("A", "B") if i % 2 == 0 else ("B", "A")
             for label in order:
-                times[label].append(replay(a if label == "A" else b, cfg, trace))
+                wall, cpu, _ = timed_replay("compare_builds", a if label == "A" else b, cfg,
+                                            trace)
+                times[label].append((wall, cpu))
         ir = {}
         if args.callgrind:
             ir = {"A": callgrind_ir(a, cfg, quarter, work), "B": callgrind_ir(b, cfg, quarter, work)}

@@ -1,0 +1,48 @@
+"""What the benchmark scripts of this folder share: the traces `gcreplay bench
+--keep` writes, one timed replay, and one replay's callgrind event counts.
+Each failure ends the script with a message that starts with its name (who)."""
+import os
+import re
+import subprocess
+import sys
+import time
+
+
+def bench_traces(gcreplay, instructions, work, config=None):
+    """Writes the typical bench trace of `instructions` warp memory instructions
+    and the one a quarter as long into work; (full, quarter) paths."""
+    cmd = [gcreplay, "bench", "--instructions", str(instructions), "--keep", work]
+    if config:
+        cmd += ["--config", config]
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    return (os.path.join(work, f"bench-typical-{instructions}.gcrt"),
+            os.path.join(work, f"bench-typical-{instructions // 4}.gcrt"))
+
+
+def timed_replay(who, gcreplay, cfg, trace, extra=()):
+    """(wall seconds, CPU seconds (user + system), peak RSS in MB) of one
+    `gcreplay run -q` replay, from wait4."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen([gcreplay, "run", "-q", *extra, "--config", cfg, trace],
+                         stdout=subprocess.DEVNULL)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t0
+    if status != 0:
+        sys.exit(f"{who}: {gcreplay} run --config {cfg} {trace} failed (status {status})")
+    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0
+
+
+def callgrind_events(who, cmd, work, valgrind_options=()):
+    """The event counts callgrind collected over one run of cmd (Ir first, then
+    the cache simulation's when valgrind_options ask for it)."""
+    out = os.path.join(work, "callgrind.out")
+    r = subprocess.run(["valgrind", "--tool=callgrind", *valgrind_options,
+                        f"--callgrind-out-file={out}", *cmd],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        sys.exit(f"{who}: callgrind run of {' '.join(cmd)} failed:\n{r.stderr[-2000:]}")
+    os.unlink(out)
+    m = re.search(r"Collected\s*:\s*([\d ]+)", r.stderr)
+    if not m:
+        sys.exit(f"{who}: callgrind printed no event counts for {' '.join(cmd)}")
+    return [int(x) for x in m.group(1).split()]
