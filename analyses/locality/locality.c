@@ -26,6 +26,7 @@ struct locality_counts {
     uint64_t l1_read_misses;
     uint64_t l1_servable;   /* misses whose line another L1 of the cluster held */
 };
+GCR_U64_COUNTERS(struct locality_counts, 7);
 
 struct locality {
     uint32_t cluster_size, num_l1s, num_clusters;

@@ -249,6 +249,7 @@ struct sharing_counts {
     uint64_t sac[3], line_cls[3], page_cls[3];
     uint64_t pages;
 };
+GCR_U64_COUNTERS(struct sharing_counts, 2 + 3 * MAX_BUCKETS + 9 + 1);
 
 /* A line touched by one instruction, applied some updates later: this
  * analysis gets instructions as the replay emits them (at_emission), before

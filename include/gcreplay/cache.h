@@ -108,6 +108,10 @@ struct gcr_cache_stats {
     uint64_t evictions;                         /* valid lines replaced */
     uint64_t invalidations;                     /* lines removed by write-evict or invalidate_all */
 };
+/* Summed as an array of counters (gcr_add_u64s; core/bits.h's GCR_U64_COUNTERS checks it). */
+_Static_assert(sizeof(struct gcr_cache_stats) ==
+                   (2 + 2 * GCR_OUTCOME_COUNT + 2 + 2 + 5) * sizeof(uint64_t),
+               "struct gcr_cache_stats must be uint64_t counters only");
 
 struct gcr_cache;
 

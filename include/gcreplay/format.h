@@ -51,6 +51,10 @@ struct gcr_trace_format {
     /* Optional: format-specific facts for `gcreplay info` (version, blocks,
      * compression...), added to `info` after the whole trace was read. */
     void (*reader_describe)(void *state, json_t *info);
+    /* Optional, for a format whose trace names other files (a kernel list): calls visit for
+     * each file reading the trace at path would open besides path itself, so that no output
+     * overwrites one. Best effort and silent: what cannot be listed is left to the reader. */
+    void (*input_files)(const char *path, void (*visit)(void *ctx, const char *file), void *ctx);
 
     /* Writer (all NULL for a read-only format). The core opens `out` on a
      * temporary file and renames it after a successful finish. */

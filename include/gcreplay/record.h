@@ -121,8 +121,23 @@ int gcr_cache_op_from_name(const char *s);
  * from the addresses alone: the strided hint is not consulted. */
 bool gcr_insn_stride(const struct gcr_warp_insn *insn, uint64_t *base, int64_t *stride);
 
-/* Number of CTAs and warps per CTA of a kernel. */
+/* CUDA's limits on a launch, which every trace must respect (gcr_record_invalid): a CTA of at
+ * most 1024 threads, a grid of at most 2^31-1 CTAs in x and 65535 in y and z. Counts derived
+ * from a kernel's dimensions therefore never overflow. */
+#define GCR_MAX_THREADS_PER_CTA 1024u
+#define GCR_MAX_GRID_X 0x7fffffffu
+#define GCR_MAX_GRID_YZ 65535u
+
+/* NULL if grid and block are dimensions CUDA can launch, else a static description of the
+ * first limit they break. For readers that check a kernel header where they parse it; the
+ * stream rules check every kernel begin with it again. */
+const char *gcr_kernel_dims_invalid(const uint32_t grid[3], const uint32_t block[3]);
+
+/* Number of CTAs, threads per CTA and warps per CTA of a kernel. The products are checked: on
+ * dimensions gcr_kernel_dims_invalid() refuses they saturate (UINT64_MAX, UINT32_MAX) instead
+ * of wrapping, so no caller divides by a count that wrapped to 0. */
 uint64_t gcr_kernel_ctas(const struct gcr_kernel_begin *k);
+uint64_t gcr_kernel_threads_per_cta(const struct gcr_kernel_begin *k);
 uint32_t gcr_kernel_warps_per_cta(const struct gcr_kernel_begin *k);
 
 /* Checks the invariants every reader must guarantee for a record

@@ -74,7 +74,8 @@ typedef int (*gcr_kernel_sink_fn)(void *ctx, json_t *kernel, struct gcr_err *err
 int gcr_replay_set_kernel_sink(struct gcr_replay *rp, gcr_kernel_sink_fn fn, void *ctx,
                                struct gcr_err *err);
 
-/* Replays every kernel of the trace. On error the replay must not be used further. */
+/* Replays every kernel of the trace. A trace that holds no kernel is an error (it would add
+ * nothing to the report). On error the replay must not be used further. */
 int gcr_replay_trace(struct gcr_replay *rp, struct gcr_reader *r, struct gcr_err *err);
 /* The report's first members, {"gcreplay": {"version", "report_format"},
  * "config": the effective configuration}: all a report writer needs before

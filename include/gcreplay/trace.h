@@ -51,6 +51,13 @@ void gcr_reader_set_lazy_addresses(struct gcr_reader *r, bool lazy);
 void gcr_reader_describe(struct gcr_reader *r, json_t *info);
 void gcr_reader_close(struct gcr_reader *r);
 
+/* Calls visit for every file that reading the trace at path would read: path itself and, for
+ * a format that names other files (an Accel-Sim directory or kernel list), each of those. For
+ * refusing an output that would overwrite an input before any work; what cannot be listed
+ * (a missing file, an unknown format) is left for gcr_reader_open to report. */
+void gcr_trace_input_files(const char *path, const char *format,
+                           void (*visit)(void *ctx, const char *file), void *ctx);
+
 struct gcr_write_opts {
     int compression_level; /* 0 = store uncompressed; 1..19 = zstd level (formats that compress) */
     uint32_t block_bytes;  /* target uncompressed block size for block formats; 0 = default */

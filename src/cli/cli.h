@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "gcreplay/error.h"
 #include "gcreplay/replay.h"
@@ -23,6 +24,22 @@ int cmd_sac(int argc, char **argv);
 /* "gcreplay: <message>" on stderr; returns CLI_FAIL or CLI_USAGE by status. */
 int cli_error(const struct gcr_err *err);
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The usage error for what getopt_long returned as c (':' a missing value, '?' an unknown
+ * option; getopt's own messages are off, and optstrings start with ':'). */
+int cli_bad_option(const char *cmd, int c, char **argv);
+
+/* Writes s to f with every byte that is not printable text escaped as \xNN (control bytes,
+ * and bytes that do not form valid UTF-8), so that a message quoting a bad input cannot
+ * garble or drive the terminal. */
+void cli_put_escaped(FILE *f, const char *s);
+
+/* Before any work: refuses the output path `out` if no output may be written there (a
+ * directory, a block device) or if it is the same file as an input: one of files[] (configs;
+ * NULL entries are skipped) or of the traces, with every file a trace names (the kernel files
+ * of an Accel-Sim list). The message names both paths. */
+int cli_check_output(const char *out, const char *const *files, size_t nfiles,
+                     char *const *traces, size_t ntraces, const char *format,
+                     struct gcr_err *err);
 
 /* Parses a non-negative integer option value; false if malformed. */
 bool cli_parse_u64(const char *s, uint64_t *out);

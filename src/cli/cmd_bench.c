@@ -278,20 +278,23 @@ int cmd_bench(int argc, char **argv)
     int mix_first = MIX_TYPICAL, mix_last = MIX_TYPICAL;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "n:c:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":n:c:h", opts, NULL)) != -1) {
         switch (c) {
         case 'n':
             if (!cli_parse_u64(optarg, &n) || n < 1000)
-                return cli_usage_error("bench", "--instructions must be >= 1000");
+                return cli_usage_error("bench", "--instructions must be a whole number of at "
+                                       "least 1000, got '%s'", optarg);
             break;
         case 's':
             if (!cli_parse_u64(optarg, &sms) || sms < 1 || sms > 4096)
-                return cli_usage_error("bench", "--sms must be 1..4096");
+                return cli_usage_error("bench", "--sms must be a whole number from 1 to 4096, "
+                                       "got '%s'", optarg);
             break;
         case 'c': config_path = optarg; break;
         case 'l':
             if (!cli_parse_u64(optarg, &level) || level > 19)
-                return cli_usage_error("bench", "--level must be 0..19");
+                return cli_usage_error("bench", "--level must be a whole number from 0 to 19, "
+                                       "got '%s'", optarg);
             break;
         case 'k': keep = optarg; break;
         case 't': timing = true; break;
@@ -302,7 +305,8 @@ int cmd_bench(int argc, char **argv)
             break;
         case 'r':
             if (!cli_parse_u64(optarg, &repeat) || repeat < 1 || repeat > 100)
-                return cli_usage_error("bench", "--repeat must be 1..100");
+                return cli_usage_error("bench", "--repeat must be a whole number from 1 to 100, "
+                                       "got '%s'", optarg);
             break;
         case 'm':
             mix_first = mix_last = -1;
@@ -318,7 +322,7 @@ int cmd_bench(int argc, char **argv)
                                        "or all, got '%s'", optarg);
             break;
         case 'h': fputs(usage, stdout); return CLI_OK;
-        default: return cli_usage_error("bench", "bad option");
+        default: return cli_bad_option("bench", c, argv);
         }
     }
     if (optind != argc)

@@ -421,7 +421,7 @@ int cmd_bench_reader(int argc, char **argv)
     bool want[C_COUNT] = {true, false, false, false};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'b':
             if (!parse_bytes(optarg, &bytes) || bytes < 4096)
@@ -442,7 +442,7 @@ int cmd_bench_reader(int argc, char **argv)
         }
         case 'k': keep = optarg; break;
         case 'h': fputs(usage, stdout); return CLI_OK;
-        default: return cli_usage_error("bench-reader", "bad option");
+        default: return cli_bad_option("bench-reader", c, argv);
         }
     }
     if (optind != argc)

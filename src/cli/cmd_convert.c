@@ -1,5 +1,6 @@
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "gcreplay/trace.h"
@@ -8,7 +9,8 @@ static const char usage[] =
     "usage: gcreplay convert [--from NAME] [--to NAME] [--level N] [--block-bytes N] IN OUT\n"
     "\n"
     "Copies every record of IN into OUT in another format. OUT is written to a\n"
-    "temporary file and renamed when complete, so it is never left half-written.\n"
+    "temporary file and renamed when complete, so it is never left half-written;\n"
+    "OUT `-` is standard output (then name the format with --to).\n"
     "\n"
     "  --from NAME         input format (default: detected)\n"
     "  --to NAME           output format (default: from OUT's extension, .gcrt or .txt)\n"
@@ -27,7 +29,7 @@ int cmd_convert(int argc, char **argv)
     uint64_t v;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'f': from = optarg; break;
         case 't': to = optarg; break;
@@ -43,7 +45,7 @@ int cmd_convert(int argc, char **argv)
             wopts.block_bytes = (uint32_t)v;
             break;
         case 'h': fputs(usage, stdout); return CLI_OK;
-        default: return cli_usage_error("convert", "bad option");
+        default: return cli_bad_option("convert", c, argv);
         }
     }
     if (argc - optind != 2)
@@ -51,6 +53,8 @@ int cmd_convert(int argc, char **argv)
     const char *in = argv[optind], *out = argv[optind + 1];
 
     struct gcr_err err = {0};
+    if (cli_check_output(out, NULL, 0, argv + optind, 1, from, &err) != 0)
+        return cli_error(&err);
     struct gcr_reader *r;
     struct gcr_writer *w;
     if (gcr_reader_open(&r, in, from, &err) != 0)
@@ -76,6 +80,7 @@ int cmd_convert(int argc, char **argv)
     }
     if (gcr_writer_close(w, &err) != 0)
         return cli_error(&err);
-    fprintf(stderr, "gcreplay: wrote %llu records to %s\n", (unsigned long long)n, out);
+    fprintf(stderr, "gcreplay: wrote %llu records to %s\n", (unsigned long long)n,
+            strcmp(out, "-") ? out : "standard output");
     return CLI_OK;
 }

@@ -14,7 +14,8 @@ static const char usage[] =
     "in order (later settings override earlier ones, as in Accel-Sim). The mapping of\n"
     "every option used is in examples/configs/README.md.\n"
     "\n"
-    "  -o, --output OUT.json  where to write the config (complete or absent)\n"
+    "  -o, --output OUT.json  where to write the config (complete or absent; `-`: standard\n"
+    "                         output)\n"
     "  --name NAME            config name (default: the first file's directory name)\n"
     "  -h, --help             this text\n";
 
@@ -43,12 +44,12 @@ int cmd_import_config(int argc, char **argv)
     const char *out_path = NULL, *name = NULL;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
         switch (c) {
         case 'o': out_path = optarg; break;
         case 'N': name = optarg; break;
         case 'h': fputs(usage, stdout); return CLI_OK;
-        default: return cli_usage_error("import-config", "bad option");
+        default: return cli_bad_option("import-config", c, argv);
         }
     }
     if (!out_path)
@@ -56,12 +57,15 @@ int cmd_import_config(int argc, char **argv)
     if (optind >= argc)
         return cli_usage_error("import-config", "no GPGPU-Sim config file given");
 
+    struct gcr_err err = {0};
+    if (cli_check_output(out_path, (const char *const *)argv + optind, (size_t)(argc - optind),
+                         NULL, 0, NULL, &err) != 0)
+        return cli_error(&err);
     char name_buf[256];
     if (!name) {
         default_name(argv[optind], name_buf, sizeof name_buf);
         name = name_buf;
     }
-    struct gcr_err err = {0};
     json_t *cfg = gcr_config_import_gpgpusim((const char *const *)argv + optind,
                                              (size_t)(argc - optind), name, &err);
     if (!cfg)

@@ -47,12 +47,12 @@ int cmd_info(int argc, char **argv)
     bool as_json = false;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":f:h", opts, NULL)) != -1) {
         switch (c) {
         case 'f': format = optarg; break;
         case 'J': as_json = true; break;
         case 'h': fputs(usage, stdout); return CLI_OK;
-        default: return cli_usage_error("info", "bad option");
+        default: return cli_bad_option("info", c, argv);
         }
     }
     if (argc - optind != 1)

@@ -16,7 +16,8 @@ static const char usage[] =
     "a table of per-kernel and total statistics on stdout.\n"
     "\n"
     "  -c, --config FILE   JSON configuration (see examples/configs/README.md)\n"
-    "  -j, --json OUT      also write the full JSON report to OUT (complete or absent)\n"
+    "  -j, --json OUT      also write the full JSON report to OUT (complete or absent;\n"
+    "                      `-`: standard output, and the table goes to standard error)\n"
     "  -f, --format NAME   trace format (default: detected from the content)\n"
     "  -t, --timing        estimate cycles with the timing backend (as the config's\n"
     "                      timing.enabled; see src/timing/README.md)\n"
@@ -65,7 +66,7 @@ int cmd_run(int argc, char **argv)
     enum gcr_host_prefetch prefetch = GCR_HOST_PREFETCH_AUTO;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "c:j:f:tqh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":c:j:f:tqh", opts, NULL)) != -1) {
         switch (c) {
         case 'c': config_path = optarg; break;
         case 'j': json_path = optarg; break;
@@ -79,7 +80,7 @@ int cmd_run(int argc, char **argv)
                                        "got '%s'", optarg);
             break;
         case 'h': fputs(usage, stdout); return CLI_OK;
-        default: return cli_usage_error("run", "bad option");
+        default: return cli_bad_option("run", c, argv);
         }
     }
     if (!config_path)
@@ -92,6 +93,12 @@ int cmd_run(int argc, char **argv)
                                thread_mode);
 
     struct gcr_err err = {0};
+    const char *const inputs[] = {config_path};
+    if (json_path && cli_check_output(json_path, inputs, 1, argv + optind,
+                                      (size_t)(argc - optind), format, &err) != 0)
+        return cli_error(&err);
+    /* `--json -` takes standard output, so the table goes to standard error. */
+    FILE *table_out = json_path && !strcmp(json_path, "-") ? stderr : stdout;
     struct gcr_config cfg;
     if (gcr_config_load(&cfg, config_path, &err) != 0)
         return cli_error(&err);
@@ -164,7 +171,7 @@ int cmd_run(int argc, char **argv)
     /* No partial report; nothing to do once finished, failed or never opened. */
     gcr_report_writer_abort(&ro.json);
     if (rc == CLI_OK && ro.table_open)
-        gcr_report_print_table_rows(report, &ro.table, stdout);
+        gcr_report_print_table_rows(report, &ro.table, table_out);
     if (ro.table_open)
         gcr_report_rows_free(&ro.table);
     if (rc != CLI_OK)

@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "gcreplay/config.h"
@@ -22,7 +23,8 @@ static const char usage[] =
     "organisation it runs faster with (runtime_winner), to check the model's choice.\n"
     "\n"
     "  -c, --config FILE   JSON configuration with chips.count >= 2\n"
-    "  -j, --json OUT      also write {\"runs\": [report per trace]} to OUT\n"
+    "  -j, --json OUT      also write {\"runs\": [report per trace]} to OUT (`-`: standard\n"
+    "                      output, and the tables go to standard error)\n"
     "  -f, --format NAME   trace format (default: detected from the content)\n"
     "  -t, --timing        also time both organisations (see examples/sac/README.md)\n"
     "  -h, --help          this text\n";
@@ -83,14 +85,14 @@ int cmd_sac(int argc, char **argv)
     bool timing = false;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "c:j:f:th", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":c:j:f:th", opts, NULL)) != -1) {
         switch (c) {
         case 'c': config_path = optarg; break;
         case 'j': json_path = optarg; break;
         case 'f': format = optarg; break;
         case 't': timing = true; break;
         case 'h': fputs(usage, stdout); return CLI_OK;
-        default: return cli_usage_error("sac", "bad option");
+        default: return cli_bad_option("sac", c, argv);
         }
     }
     if (!config_path)
@@ -99,6 +101,12 @@ int cmd_sac(int argc, char **argv)
         return cli_usage_error("sac", "no trace given");
 
     struct gcr_err err = {0};
+    const char *const inputs[] = {config_path};
+    if (json_path && cli_check_output(json_path, inputs, 1, argv + optind,
+                                      (size_t)(argc - optind), format, &err) != 0)
+        return cli_error(&err);
+    /* `--json -` takes standard output, so the tables go to standard error. */
+    FILE *table_out = json_path && !strcmp(json_path, "-") ? stderr : stdout;
     struct gcr_config cfg;
     if (gcr_config_load(&cfg, config_path, &err) != 0)
         return cli_error(&err);
@@ -137,8 +145,8 @@ int cmd_sac(int argc, char **argv)
         json_t *report;
         json_array_foreach(runs, i, report) {
             if (i)
-                fputc('\n', stdout);
-            gcr_report_print_sac(report, stdout);
+                fputc('\n', table_out);
+            gcr_report_print_sac(report, table_out);
         }
     }
     if (rc != CLI_OK)

@@ -1,4 +1,5 @@
 /* gcreplay: fast trace-driven GPU cache replay. */
+#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,8 +23,22 @@ static const char usage[] =
     "\n"
     "'gcreplay <command> --help' describes a command; 'gcreplay --version' prints the version.\n";
 
-static int cmd_formats(void)
+static const char formats_usage[] =
+    "usage: gcreplay formats\n"
+    "\n"
+    "Lists the trace formats gcreplay reads (and writes): name, file extension and what\n"
+    "the format is. Every command detects a trace's format from its content; --format\n"
+    "names one where detection is not wanted (see README.md, \"Trace formats\").\n";
+
+static int cmd_formats(int argc, char **argv)
 {
+    if (argc > 1) {
+        if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+            fputs(formats_usage, stdout);
+            return CLI_OK;
+        }
+        return cli_usage_error("formats", "unexpected argument '%s'", argv[1]);
+    }
     for (size_t i = 0; gcr_trace_formats[i]; i++) {
         const struct gcr_trace_format *f = gcr_trace_formats[i];
         printf("%-10s %-6s %s%s\n", f->name, f->extension ? f->extension : "", f->summary,
@@ -61,6 +76,7 @@ static void handle_stop_signals(void)
 int main(int argc, char **argv)
 {
     handle_stop_signals();
+    opterr = 0; /* each command words its own option errors (cli_bad_option) */
     if (argc < 2) {
         fputs(usage, stderr);
         return CLI_USAGE;
@@ -89,7 +105,9 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "import-config"))
         return cmd_import_config(argc - 1, argv + 1);
     if (!strcmp(cmd, "formats"))
-        return cmd_formats();
-    fprintf(stderr, "gcreplay: unknown command '%s'\n\n%s", cmd, usage);
+        return cmd_formats(argc - 1, argv + 1);
+    fputs("gcreplay: unknown command '", stderr);
+    cli_put_escaped(stderr, cmd);
+    fprintf(stderr, "'\n\n%s", usage);
     return CLI_USAGE;
 }

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,21 +49,87 @@ void cli_progress_done(struct cli_progress *p)
         fprintf(stderr, "\r\033[K");
 }
 
+/* Length of the valid UTF-8 sequence of a printable character at p (RFC 3629: no overlong
+ * forms, no surrogates, nothing above U+10FFFF, and not the C1 controls U+0080..U+009F, which
+ * terminals obey), or 0. */
+static size_t printable_utf8(const unsigned char *p)
+{
+    unsigned char c = p[0];
+    if (c >= 0x20 && c < 0x7f)
+        return 1;
+    size_t n;
+    unsigned char lo = 0x80, hi = 0xbf;
+    if (c == 0xc2) {
+        n = 2;
+        lo = 0xa0; /* U+0080..U+009F are C1 controls */
+    } else if (c > 0xc2 && c <= 0xdf) {
+        n = 2;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        if (c == 0xe0)
+            lo = 0xa0;
+        if (c == 0xed)
+            hi = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        if (c == 0xf0)
+            lo = 0x90;
+        if (c == 0xf4)
+            hi = 0x8f;
+    } else {
+        return 0;
+    }
+    if (p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xbf)
+            return 0;
+    return n;
+}
+
+void cli_put_escaped(FILE *f, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        size_t n = printable_utf8(p);
+        if (n) {
+            fwrite(p, 1, n, f);
+            p += n;
+        } else {
+            fprintf(f, "\\x%02x", *p++);
+        }
+    }
+}
+
 int cli_error(const struct gcr_err *err)
 {
-    fprintf(stderr, "gcreplay: %s\n", err->msg);
+    fputs("gcreplay: ", stderr);
+    cli_put_escaped(stderr, err->msg);
+    fputc('\n', stderr);
     return err->status == GCR_E_USAGE ? CLI_USAGE : CLI_FAIL;
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
+    char msg[GCR_ERR_MSG_MAX];
     va_list ap;
-    fprintf(stderr, "gcreplay %s: ", cmd);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    fprintf(stderr, "gcreplay %s: ", cmd);
+    cli_put_escaped(stderr, msg);
     fprintf(stderr, "\nTry 'gcreplay %s --help'.\n", cmd);
     return CLI_USAGE;
+}
+
+int cli_bad_option(const char *cmd, int c, char **argv)
+{
+    const char *written = optind > 0 ? argv[optind - 1] : "";
+    if (c == ':')
+        return cli_usage_error(cmd, "option '%s' needs a value", written);
+    if (optopt) /* a short option, perhaps inside a group such as -qx */
+        return cli_usage_error(cmd, "unknown option '-%c'", optopt);
+    return cli_usage_error(cmd, "unknown option '%s'", written);
 }
 
 bool cli_parse_u64(const char *s, uint64_t *out)

@@ -5,20 +5,25 @@
 #include "core/bits.h"
 #include "core/json_kind.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
-#define MAX_KEYS 32
+#define MAX_KEYS 64
 
 /* One JSON object being read: remembers which keys were asked for so that
- * anything else can be reported as unknown, with the list of known keys. */
+ * anything else can be reported as unknown, with the list of known keys. A
+ * section asking for more than MAX_KEYS keys is a bug of this file, reported by
+ * jobj_finish rather than letting a valid key past the list read as unknown. */
 struct jobj {
     json_t *obj; /* NULL when the section is absent: every key takes its default */
     char path[160];
     const char *origin;
     const char *known[MAX_KEYS];
     int nknown;
+    bool too_many_keys;
 };
 
 static int fail_at(const struct jobj *o, const char *key, struct gcr_err *err, const char *fmt,
@@ -41,6 +46,8 @@ static json_t *jobj_get(struct jobj *o, const char *key)
 {
     if (o->nknown < MAX_KEYS)
         o->known[o->nknown++] = key;
+    else
+        o->too_many_keys = true;
     return o->obj ? json_object_get(o->obj, key) : NULL;
 }
 
@@ -61,6 +68,10 @@ static int jobj_sub(struct jobj *parent, const char *key, struct jobj *child, st
 /* Every key present must have been asked for. */
 static int jobj_finish(const struct jobj *o, struct gcr_err *err)
 {
+    if (o->too_many_keys)
+        return gcr_fail(err, GCR_E_INTERNAL, "%s: %s: the config reader asks for more than %d "
+                        "keys in one section; raise MAX_KEYS in src/config/config.c", o->origin,
+                        o->path, MAX_KEYS);
     if (!o->obj)
         return 0;
     const char *key;
@@ -89,6 +100,12 @@ static int get_u64(struct jobj *o, const char *key, uint64_t def, uint64_t min, 
         *out = def;
         return 0;
     }
+    /* 4.0 is a real to JSON: say how to write it rather than only that it is not an integer. */
+    if (json_is_real(v) && json_real_value(v) == floor(json_real_value(v)) &&
+        fabs(json_real_value(v)) < 1e15)
+        return fail_at(o, key, err, "expected an integer between %llu and %llu, got %s (write "
+                       "it as %.0f)", (unsigned long long)min, (unsigned long long)max,
+                       gcr_json_kind(v), json_real_value(v));
     if (!json_is_integer(v))
         return fail_at(o, key, err, "expected an integer between %llu and %llu, got %s",
                        (unsigned long long)min, (unsigned long long)max, gcr_json_kind(v));
@@ -522,7 +539,8 @@ static int from_json(struct gcr_config *cfg, json_t *root, struct gcr_err *err)
                        gcr_json_kind(root));
     if (get_str(&top, "name", "unnamed", &s, err))
         return -1;
-    cfg->name = strdup(s);
+    if (!(cfg->name = strdup(s)))
+        return gcr_fail(err, GCR_E_NOMEM, "%s: out of memory", cfg->origin);
     if (get_u64(&top, "seed", 1, 0, UINT64_MAX >> 1, &cfg->seed, err))
         return -1;
     json_t *comment = jobj_get(&top, "comment"); /* free text, ignored */
@@ -578,7 +596,8 @@ static int from_json(struct gcr_config *cfg, json_t *root, struct gcr_err *err)
     if (jobj_sub(&top, "l1d", &l1, err) ||
         get_str(&l1, "organization", "private", &s, err))
         return -1;
-    cfg->l1_organization = strdup(s);
+    if (!(cfg->l1_organization = strdup(s)))
+        return gcr_fail(err, GCR_E_NOMEM, "%s: out of memory", cfg->origin);
     if (parse_cache(&l1, &l1_def, cfg->line_bytes, cfg->sector_bytes, cfg->seed, &cfg->l1, err) ||
         get_bool(&l1, "invalidate_at_kernel_end", true, &cfg->l1_invalidate_at_kernel_end, err) ||
         get_bool(&l1, "bypass_global", false, &cfg->l1_bypass_global, err) ||
@@ -656,7 +675,10 @@ int gcr_config_parse(struct gcr_config *cfg, const char *json_text, const char *
     if (!root)
         return gcr_fail(err, GCR_E_CONFIG, "%s:%d:%d: invalid JSON: %s", origin, je.line,
                         je.column, je.text);
-    cfg->origin = strdup(origin);
+    if (!(cfg->origin = strdup(origin))) {
+        json_decref(root);
+        return gcr_fail(err, GCR_E_NOMEM, "%s: out of memory", origin);
+    }
     int rc = from_json(cfg, root, err);
     json_decref(root);
     if (rc != 0)
@@ -664,18 +686,47 @@ int gcr_config_parse(struct gcr_config *cfg, const char *json_text, const char *
     return rc;
 }
 
+/* A config file jansson refused, worded for its author: the mistakes made most (a GPGPU-Sim
+ * option file where a JSON config belongs, a byte-order mark an editor added) get a hint. */
+static int load_failed(const char *path, const json_error_t *je, struct gcr_err *err)
+{
+    unsigned char head[4096];
+    size_t n = 0;
+    FILE *f = fopen(path, "rb");
+    if (f) {
+        n = fread(head, 1, sizeof head - 1, f);
+        fclose(f);
+    }
+    head[n] = '\0';
+    if (n >= 3 && head[0] == 0xef && head[1] == 0xbb && head[2] == 0xbf)
+        return gcr_fail(err, GCR_E_CONFIG, "%s:1:1: invalid JSON: the file starts with a UTF-8 "
+                        "byte-order mark, which JSON does not allow; save it without one", path);
+    /* GPGPU-Sim's options: `-gpgpu_...` lines, often after `#` comments. */
+    if (strstr((const char *)head, "\n-gpgpu_") || !strncmp((const char *)head, "-gpgpu_", 7) ||
+        strstr((const char *)head, "\n-trace_"))
+        return gcr_fail(err, GCR_E_CONFIG, "%s:%d:%d: invalid JSON: %s; this is a GPGPU-Sim "
+                        "config, which `gcreplay import-config -o OUT.json %s` turns into a "
+                        "gcreplay config", path, je->line, je->column, je->text, path);
+    if (je->line <= 0)
+        return gcr_fail(err, GCR_E_CONFIG, "%s: %s", path, je->text);
+    return gcr_fail(err, GCR_E_CONFIG, "%s:%d:%d: invalid JSON: %s", path, je->line, je->column,
+                    je->text);
+}
+
 int gcr_config_load(struct gcr_config *cfg, const char *path, struct gcr_err *err)
 {
     config_zero(cfg);
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return gcr_fail(err, GCR_E_CONFIG, "%s: is a directory, not a JSON config file", path);
     json_error_t je;
     json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-    if (!root) {
-        if (je.line <= 0)
-            return gcr_fail(err, GCR_E_CONFIG, "%s: %s", path, je.text);
-        return gcr_fail(err, GCR_E_CONFIG, "%s:%d:%d: invalid JSON: %s", path, je.line,
-                        je.column, je.text);
+    if (!root)
+        return load_failed(path, &je, err);
+    if (!(cfg->origin = strdup(path))) {
+        json_decref(root);
+        return gcr_fail(err, GCR_E_NOMEM, "%s: out of memory", path);
     }
-    cfg->origin = strdup(path);
     int rc = from_json(cfg, root, err);
     json_decref(root);
     if (rc != 0)

@@ -235,6 +235,19 @@ static int parse_cache_string(const struct option_value *ov, struct cache_string
                               struct gcr_err *err)
 {
     memset(c, 0, sizeof *c);
+    /* sscanf's %u takes "-32" as 2^32 - 32 and wraps numbers past 32 bits: refuse both first,
+     * at the option's line. */
+    for (const char *p = ov->value; *p; p++) {
+        if (*p == '-')
+            return opt_fail(err, ov, "a cache string holds no negative number");
+        if (isdigit((unsigned char)*p) && (p == ov->value || !isdigit((unsigned char)p[-1]))) {
+            errno = 0;
+            unsigned long long v = strtoull(p, NULL, 10);
+            if (errno || v > UINT32_MAX)
+                return opt_fail(err, ov, "number %.*s is out of range (maximum 4294967295)",
+                                (int)strspn(p, "0123456789"), p);
+        }
+    }
     char tail;
     int n = sscanf(ov->value, "%c:%u:%u:%u,%c:%c:%c:%c:%c,%c:%u:%u,%u:%u,%u%c", &c->type,
                    &c->sets, &c->line, &c->assoc, &c->rep, &c->wp, &c->alloc, &c->walloc,
@@ -245,6 +258,8 @@ static int parse_cache_string(const struct option_value *ov, struct cache_string
                         "(<S|N>:<sets>:<line>:<assoc>,<rep>:<write>:<alloc>:<write alloc>:"
                         "<index>,<mshr>:<entries>:<merge>,<miss queue>...)");
     c->fields = n;
+    if (!c->sets || !c->line || !c->assoc)
+        return opt_fail(err, ov, "sets, line size and associativity must be at least 1");
     if (n < 15)
         c->port = c->line; /* GPGPU-Sim's default data port width */
     return 0;

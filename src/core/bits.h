@@ -74,8 +74,17 @@ static inline uint64_t gcr_splitmix64_next(uint64_t *state)
     return gcr_hash_splitmix64(*state);
 }
 
-/* Element-wise sum of two arrays of counters (statistics structs made only
- * of uint64_t fields, summed over kernels or units). */
+/* Declares that struct `type` is a block of exactly `n` uint64_t counters, which
+ * gcr_add_u64s relies on when it sums such structs as arrays. A field of another
+ * type changes the size or the alignment, and a field added without counting it
+ * in n changes the size: either fails the build here, by the struct. */
+#define GCR_U64_COUNTERS(type, n)                                                                 \
+    _Static_assert(sizeof(type) == (n) * sizeof(uint64_t) &&                                    \
+                       _Alignof(type) == _Alignof(uint64_t),                                    \
+                   #type " must be exactly " #n " uint64_t counters (summed by gcr_add_u64s)")
+
+/* Element-wise sum of two arrays of counters (statistics structs declared with
+ * GCR_U64_COUNTERS, summed over kernels or units). */
 static inline void gcr_add_u64s(uint64_t *to, const uint64_t *from, size_t n)
 {
     for (size_t i = 0; i < n; i++)

@@ -12,7 +12,8 @@ static inline const char *gcr_json_kind(const json_t *v)
     case JSON_ARRAY: return "an array";
     case JSON_STRING: return "a string";
     case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a number with a fraction";
+    /* jansson reads 4.0 and 4e0 as reals too: say what made this one a real. */
+    case JSON_REAL: return "a number with a decimal point or an exponent";
     case JSON_TRUE:
     case JSON_FALSE: return "a boolean";
     case JSON_NULL: return "null";

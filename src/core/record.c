@@ -72,15 +72,40 @@ bool gcr_insn_stride(const struct gcr_warp_insn *insn, uint64_t *base, int64_t *
     return true;
 }
 
-uint64_t gcr_kernel_ctas(const struct gcr_kernel_begin *k)
+/* x * y * z, or UINT64_MAX if it does not fit. */
+static uint64_t product3(const uint32_t d[3])
 {
-    return (uint64_t)k->grid[0] * k->grid[1] * k->grid[2];
+    uint64_t xy, xyz;
+    if (__builtin_mul_overflow((uint64_t)d[0], (uint64_t)d[1], &xy) ||
+        __builtin_mul_overflow(xy, (uint64_t)d[2], &xyz))
+        return UINT64_MAX;
+    return xyz;
 }
+
+uint64_t gcr_kernel_ctas(const struct gcr_kernel_begin *k) { return product3(k->grid); }
+uint64_t gcr_kernel_threads_per_cta(const struct gcr_kernel_begin *k) { return product3(k->block); }
 
 uint32_t gcr_kernel_warps_per_cta(const struct gcr_kernel_begin *k)
 {
-    uint64_t threads = (uint64_t)k->block[0] * k->block[1] * k->block[2];
-    return (uint32_t)((threads + GCR_WARP_SIZE - 1) / GCR_WARP_SIZE);
+    uint64_t warps = gcr_kernel_threads_per_cta(k) / GCR_WARP_SIZE +
+                     (gcr_kernel_threads_per_cta(k) % GCR_WARP_SIZE != 0);
+    return warps > UINT32_MAX ? UINT32_MAX : (uint32_t)warps;
+}
+
+const char *gcr_kernel_dims_invalid(const uint32_t grid[3], const uint32_t block[3])
+{
+    for (int i = 0; i < 3; i++)
+        if (grid[i] == 0 || block[i] == 0)
+            return "kernel grid and block dimensions must be >= 1";
+    if (product3(block) > GCR_MAX_THREADS_PER_CTA)
+        return "kernel block has more than 1024 threads (CUDA's limit)";
+    if (grid[0] > GCR_MAX_GRID_X)
+        return "kernel grid's x dimension is above 2147483647 (CUDA's limit: below 2^31)";
+    if (grid[1] > GCR_MAX_GRID_YZ || grid[2] > GCR_MAX_GRID_YZ)
+        return "kernel grid's y or z dimension is above 65535 (CUDA's limit)";
+    if (product3(grid) > UINT32_MAX)
+        return "kernel grid has more than 2^32-1 CTAs";
+    return NULL;
 }
 
 const char *gcr_record_invalid(const struct gcr_record *rec, const struct gcr_kernel_begin *kb)
@@ -88,13 +113,9 @@ const char *gcr_record_invalid(const struct gcr_record *rec, const struct gcr_ke
     switch (rec->kind) {
     case GCR_REC_KERNEL_BEGIN: {
         const struct gcr_kernel_begin *k = &rec->u.kbegin;
-        for (int i = 0; i < 3; i++)
-            if (k->grid[i] == 0 || k->block[i] == 0)
-                return "kernel grid and block dimensions must be >= 1";
-        if ((uint64_t)k->block[0] * k->block[1] * k->block[2] > 65536)
-            return "kernel block has more than 65536 threads";
-        if (gcr_kernel_ctas(k) > UINT32_MAX)
-            return "kernel grid has more than 2^32-1 CTAs";
+        const char *dims = gcr_kernel_dims_invalid(k->grid, k->block);
+        if (dims)
+            return dims;
         if (!k->name)
             return "kernel has no name";
         return NULL;

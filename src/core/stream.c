@@ -124,6 +124,12 @@ static enum gcr_status check_record(struct gcr_stream_rules *s, const struct gcr
     if (!invalid)
         return GCR_OK;
     snprintf(why, why_len, "%s", invalid);
+    if (rec->kind == GCR_REC_KERNEL_BEGIN) {
+        const struct gcr_kernel_begin *k = &rec->u.kbegin;
+        snprintf(why, why_len, "%s (kernel %" PRIu32 ": grid %" PRIu32 ",%" PRIu32 ",%" PRIu32
+                 ", block %" PRIu32 ",%" PRIu32 ",%" PRIu32 ")", invalid, k->id, k->grid[0],
+                 k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2]);
+    }
     if (kb && (rec->kind == GCR_REC_WARP_INSN || rec->kind == GCR_REC_NONMEM) &&
         !gcr_record_invalid(rec, NULL)) {
         uint32_t cta = rec->kind == GCR_REC_WARP_INSN ? rec->u.insn.cta : rec->u.nonmem.cta;

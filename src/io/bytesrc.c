@@ -66,6 +66,7 @@ struct gcr_bytesrc {
     bool x_ready;
     ZSTD_DCtx *zd;
     size_t zd_last; /* last ZSTD_decompressStream result: 0 at a frame boundary */
+    uint64_t zd_frame; /* file offset where the frame being decoded starts */
 };
 
 /* Records the error once; every later call returns it. */
@@ -234,14 +235,19 @@ static ptrdiff_t read_zstd(struct gcr_bytesrc *s, unsigned char *buf, size_t cap
             s->done = true;
             break;
         }
+        if (s->zd_last == 0)
+            s->zd_frame = file_consumed(s);
         /* At the end of the file the decoder may still hold output to flush. */
         ZSTD_inBuffer in = {s->in, s->in_len, s->in_pos};
         size_t rc = ZSTD_decompressStream(s->zd, &out, &in);
         s->in_pos = in.pos;
+        /* zstd takes input a buffer at a time and does not say where in it the damage is: the
+         * frame it belongs to, and how far the file had been read, place it. */
         if (ZSTD_isError(rc))
             return src_fail(s, err, GCR_E_FORMAT,
-                            "corrupt zstd data at compressed byte offset %" PRIu64 ": %s",
-                            file_consumed(s), ZSTD_getErrorName(rc));
+                            "corrupt zstd data in the frame that starts at compressed byte "
+                            "offset %" PRIu64 " (found with the file read to byte offset %"
+                            PRIu64 "): %s", s->zd_frame, s->file_read, ZSTD_getErrorName(rc));
         s->zd_last = rc;
         if (at_end && out.pos == 0)
             return src_fail(s, err, GCR_E_TRUNCATED,
@@ -402,6 +408,7 @@ struct gcr_lines {
     size_t scan;  /* bytes after start already known to hold no newline */
     size_t end;   /* end of the buffered content */
     bool eof;
+    bool ended_inside; /* the last line returned had no line end (set once, at the end) */
     uint64_t number;
 };
 
@@ -436,6 +443,17 @@ static void emit(struct gcr_lines *l, struct gcr_line *line, size_t len)
     line->number = ++l->number;
 }
 
+/* A line longer than GCR_MAX_LINE_BYTES, starting at l->start (bytesrc.h). */
+static int line_too_long(const struct gcr_lines *l, struct gcr_err *err) __attribute__((cold));
+static int line_too_long(const struct gcr_lines *l, struct gcr_err *err)
+{
+    uint64_t offset = gcr_bytesrc_content_bytes(l->src) - (l->end - l->start);
+    return gcr_fail(err, GCR_E_FORMAT, "%s:%" PRIu64 ": line longer than %u bytes (from byte "
+                    "offset %" PRIu64 "%s): not a line of a text trace", l->src->path,
+                    l->number + 1, GCR_MAX_LINE_BYTES, offset,
+                    l->src->codec == GCR_CODEC_NONE ? "" : " of the decompressed content");
+}
+
 int gcr_lines_next(struct gcr_lines *l, struct gcr_line *line, struct gcr_err *err)
 {
     for (;;) {
@@ -443,16 +461,21 @@ int gcr_lines_next(struct gcr_lines *l, struct gcr_line *line, struct gcr_err *e
         const char *nl = memchr(l->buf + from, '\n', l->end - from);
         if (nl) {
             size_t len = (size_t)(nl - (l->buf + l->start));
+            if (__builtin_expect(len > GCR_MAX_LINE_BYTES, 0))
+                return line_too_long(l, err);
             emit(l, line, len);
             l->start += len + 1;
             l->scan = 0;
             return 1;
         }
         l->scan = l->end - l->start;
+        if (l->scan > GCR_MAX_LINE_BYTES) /* before the buffer grows any further */
+            return line_too_long(l, err);
         if (l->eof) {
             if (l->end == l->start)
                 return 0;
             emit(l, line, l->end - l->start); /* a last line without a newline */
+            l->ended_inside = true;
             l->start = l->end;
             l->scan = 0;
             return 1;
@@ -482,6 +505,7 @@ int gcr_lines_next(struct gcr_lines *l, struct gcr_line *line, struct gcr_err *e
 }
 
 const struct gcr_bytesrc *gcr_lines_source(const struct gcr_lines *l) { return l->src; }
+bool gcr_lines_ended_inside(const struct gcr_lines *l) { return l->ended_inside; }
 
 void gcr_lines_close(struct gcr_lines *l)
 {

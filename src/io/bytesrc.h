@@ -12,15 +12,18 @@
  *
  * The line reader splits the content into lines for text formats. It returns each line as a
  * pointer and a length into its own buffer, valid until the next call, without the line end
- * ("\n", or "\r\n"). A last line without a newline is a line; a line may be as long as memory
- * allows; lines are numbered from 1. Memory stays bounded by the longest line plus a fixed
- * buffer, whatever the file size.
+ * ("\n", or "\r\n"). A last line without a newline is a line; lines are numbered from 1. A line
+ * longer than GCR_MAX_LINE_BYTES is an error naming the line and its byte offset: no trace line
+ * comes near it, so such a line means the input is not a text trace at all (binary data, a
+ * device that never ends a line), and reading on would only grow the buffer without bound. Memory
+ * stays bounded by that limit plus a fixed buffer, whatever the file size.
  *
  * After each line's last byte the reader puts a '\n' (text[len] == '\n'), and a line never holds
  * one, so a parser may scan a line until '\n' without checking its length. */
 #ifndef GCREPLAY_IO_BYTESRC_H
 #define GCREPLAY_IO_BYTESRC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -63,6 +66,9 @@ size_t gcr_bytesrc_peek(const char *path, void *buf, size_t cap);
 
 struct gcr_lines;
 
+/* 1 MiB: a 32-lane Accel-Sim instruction line is under 1 KiB, a kernel name at most 64 KiB. */
+#define GCR_MAX_LINE_BYTES (1u << 20)
+
 struct gcr_line {
     const char *text; /* followed by '\n', not NUL; valid until the next gcr_lines_next() call */
     size_t len;
@@ -73,6 +79,11 @@ int gcr_lines_open(struct gcr_lines **out, const char *path, struct gcr_err *err
 
 /* 1 with the next line, 0 at the end of the content, -1 with err filled. */
 int gcr_lines_next(struct gcr_lines *lines, struct gcr_line *line, struct gcr_err *err);
+
+/* Whether the content ended inside the line returned last: it had no line end. Such a line is
+ * still a line, but a parser that cannot make sense of it should say the file may be cut short
+ * there rather than only what the line lacks. */
+bool gcr_lines_ended_inside(const struct gcr_lines *lines);
 
 /* The byte source underneath (codec, byte counts). */
 const struct gcr_bytesrc *gcr_lines_source(const struct gcr_lines *lines);

@@ -3,6 +3,7 @@
 #include "gcreplay/trace.h"
 
 #include "core/atomic_file.h"
+#include "io/bytesrc.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -63,6 +64,84 @@ static int unknown_format(const char *name, int need_writer, struct gcr_err *err
     return gcr_fail(err, GCR_E_USAGE, "unknown trace format '%s' (known: %s)", name, known);
 }
 
+/* The format of the trace at path: the one named, or the first whose probe accepts it. */
+static int find_format(const char *path, const struct stat *st, const char *format,
+                       const struct gcr_trace_format **out, struct gcr_err *err)
+{
+    const struct gcr_trace_format *fmt = NULL;
+    *out = NULL;
+    const struct gcr_trace_format *forced = NULL;
+    if (format && !(forced = gcr_trace_format_find(format)))
+        return unknown_format(format, 0, err);
+    unsigned char head[64];
+    size_t len = 0;
+    if (S_ISREG(st->st_mode)) {
+        FILE *f = fopen(path, "rb");
+        if (!f)
+            return gcr_fail(err, GCR_E_IO, "%s: %s", path, strerror(errno));
+        len = fread(head, 1, sizeof head, f);
+        int bad = ferror(f);
+        fclose(f);
+        if (bad)
+            return gcr_fail(err, GCR_E_IO, "%s: read error", path);
+    }
+    /* A named format overrides detection (a file its probe does not recognise may still be
+     * one), but not when the content is plainly another format's. */
+    if (forced && forced->probe(path, head, len) == 1) {
+        *out = forced;
+        return 0;
+    }
+    for (size_t i = 0; gcr_trace_formats[i] && !fmt; i++)
+        if (gcr_trace_formats[i]->probe(path, head, len) == 1)
+            fmt = gcr_trace_formats[i];
+    if (forced && fmt)
+        return gcr_fail(err, GCR_E_FORMAT, "%s: --format %s was given, but this is a %s trace",
+                        path, forced->name, fmt->name);
+    if (forced) {
+        *out = forced;
+        return 0;
+    }
+    if (!fmt) {
+        char known[256];
+        list_formats(known, sizeof known, 0);
+        if (S_ISDIR(st->st_mode)) /* only Accel-Sim's traces are directories */
+            return gcr_fail(err, GCR_E_FORMAT,
+                            "%s: no kernelslist.g in this directory (an Accel-Sim trace "
+                            "directory holds one; traces of the other formats are files)", path);
+        /* A compressed file no format recognised may be damaged: the decoder's error says where,
+         * which "not a trace" would hide. */
+        enum gcr_codec codec = gcr_codec_detect(head, len);
+        if (codec != GCR_CODEC_NONE) {
+            struct gcr_bytesrc *src;
+            unsigned char buf[4096];
+            if (gcr_bytesrc_open(&src, path, err) != 0)
+                return -1;
+            ptrdiff_t n = gcr_bytesrc_read(src, buf, sizeof buf, err);
+            gcr_bytesrc_close(src);
+            if (n < 0)
+                return -1;
+            return gcr_fail(err, GCR_E_FORMAT, "%s: %s-compressed, but what it holds is not a "
+                            "trace in any known format (known: %s)", path, gcr_codec_name(codec),
+                            known);
+        }
+        return gcr_fail(err, GCR_E_FORMAT,
+                        "%s: not a trace in any known format (known: %s)", path, known);
+    }
+    *out = fmt;
+    return 0;
+}
+
+void gcr_trace_input_files(const char *path, const char *format,
+                           void (*visit)(void *ctx, const char *file), void *ctx)
+{
+    visit(ctx, path);
+    struct stat st;
+    const struct gcr_trace_format *fmt;
+    if (stat(path, &st) == 0 && find_format(path, &st, format, &fmt, NULL) == 0 &&
+        fmt->input_files)
+        fmt->input_files(path, visit, ctx);
+}
+
 int gcr_reader_open(struct gcr_reader **out, const char *path, const char *format,
                     struct gcr_err *err)
 {
@@ -70,35 +149,9 @@ int gcr_reader_open(struct gcr_reader **out, const char *path, const char *forma
     struct stat st;
     if (stat(path, &st) != 0)
         return gcr_fail(err, GCR_E_IO, "%s: %s", path, strerror(errno));
-
-    const struct gcr_trace_format *fmt = NULL;
-    if (format) {
-        fmt = gcr_trace_format_find(format);
-        if (!fmt)
-            return unknown_format(format, 0, err);
-    } else {
-        unsigned char head[64];
-        size_t len = 0;
-        if (S_ISREG(st.st_mode)) {
-            FILE *f = fopen(path, "rb");
-            if (!f)
-                return gcr_fail(err, GCR_E_IO, "%s: %s", path, strerror(errno));
-            len = fread(head, 1, sizeof head, f);
-            int bad = ferror(f);
-            fclose(f);
-            if (bad)
-                return gcr_fail(err, GCR_E_IO, "%s: read error", path);
-        }
-        for (size_t i = 0; gcr_trace_formats[i] && !fmt; i++)
-            if (gcr_trace_formats[i]->probe(path, head, len) == 1)
-                fmt = gcr_trace_formats[i];
-        if (!fmt) {
-            char known[256];
-            list_formats(known, sizeof known, 0);
-            return gcr_fail(err, GCR_E_FORMAT,
-                            "%s: not a trace in any known format (known: %s)", path, known);
-        }
-    }
+    const struct gcr_trace_format *fmt;
+    if (find_format(path, &st, format, &fmt, err) != 0)
+        return -1;
 
     struct gcr_reader *r = calloc(1, sizeof *r);
     if (!r || !(r->path = strdup(path))) {

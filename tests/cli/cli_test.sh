@@ -250,6 +250,117 @@ json-atomic)
   ! ls "$work"/r.json.tmp.* >/dev/null 2>&1 || fail "temporary report left after SIGTERM"
   grep -q '"old"' "$work/r.json" || fail "a run stopped by SIGTERM touched the report"
   ;;
+bad-input)
+  # tests/cli/bad-input.txt: each bad input or output gives its exit status and
+  # message, changes no input and leaves no file behind.
+  b=$work/bad
+  mkdir -p "$b"
+  cp examples/traces/vecadd.txt "$b/t.txt"
+  cp examples/configs/volta80.json "$b/c.json"
+  "$GCR" convert "$b/t.txt" "$b/t.gcrt" 2>/dev/null || fail "convert t.gcrt"
+  ln -s t.txt "$b/link-to-t.txt"
+  cp -r trace-formats/accelsim/fixtures/ok-list "$b/acc"
+  cp ../shared/gpgpusim-configs/SM7_QV100/gpgpusim.config "$b/g.config"
+  cp ../shared/gpgpusim-configs/SM7_QV100/gpgpusim.config "$b/gpgpusim.config"
+  sed 's/^-gpgpu_cache:dl2 S:32:/-gpgpu_cache:dl2 S:-32:/' \
+    ../shared/gpgpusim-configs/SM7_QV100/gpgpusim.config >"$b/negative.config"
+  mkdir "$b/d" "$b/emptydir" "$b/empty-list" "$b/blank-kernel" "$b/capital-kernel" \
+    "$b/gz-only" "$b/zeros"
+  printf '#gcreplay-text 1\n' >"$b/empty.txt"
+  : >"$b/empty-list/kernelslist.g"
+  cp trace-formats/accelsim/fixtures/ok-v5.traceg "$b/blank-kernel/kernel-1.traceg"
+  printf ' kernel-1.traceg\n' >"$b/blank-kernel/kernelslist.g"
+  cp trace-formats/accelsim/fixtures/ok-v5.traceg "$b/capital-kernel/Kernel-1.traceg"
+  printf 'Kernel-1.traceg\n' >"$b/capital-kernel/kernelslist.g"
+  gzip -c trace-formats/accelsim/fixtures/ok-v5.traceg >"$b/gz-only/kernel-1.traceg.gz"
+  printf 'kernel-1.traceg\n' >"$b/gz-only/kernelslist.g"
+  ln -s /dev/zero "$b/zeros/kernel-1.traceg"
+  printf 'kernel-1.traceg\n' >"$b/zeros/kernelslist.g"
+  cp trace-formats/text/fixtures/bad-kernel-block-wraps.txt "$b/block-wraps.txt"
+  cp trace-formats/text/fixtures/bad-kernel-grid-wraps.txt "$b/grid-wraps.txt"
+  cp trace-formats/accelsim/fixtures/bad-cut-line.traceg "$b/cut.traceg"
+  printf '\357\273\277{"name": "bom"}\n' >"$b/bom.json"
+  printf '{"l1d": {"\\u001b[31mred": 1}}\n' >"$b/escape.json"
+  printf '{"l1d": {"ways": 4.0}}\n' >"$b/ways-real.json"
+  python3 -c '
+import random, sys
+d = sys.argv[1]
+random.seed(7)
+open(d + "/random.bin", "wb").write(bytes(random.randrange(256) for _ in range(100000)))
+z = bytearray(open("trace-formats/accelsim/fixtures/ok-modes.traceg.zst", "rb").read())
+z[10] ^= 0xff  # inside the first block: zstd finds the damage
+open(d + "/corrupt.traceg.zst", "wb").write(z)
+' "$b" || fail "making random.bin and corrupt.traceg.zst"
+  snapshot() { (cd "$b" && find . | sort && find . -type f -exec md5sum {} + | sort); }
+  snapshot >"$work/before"
+  n=0
+  while IFS=$'\t' read -r want cmd text; do
+    case "$want" in \#*|"") continue;; esac
+    n=$((n + 1))
+    (cd "$b" && eval "\"$GCR\" $cmd") >"$work/out" 2>"$work/err"
+    got=$?
+    [ "$got" -eq "$want" ] || { fail "exit $got (want $want): gcreplay $cmd"; cat "$work/err" >&2; }
+    contains "$work/err" "$text"
+    snapshot >"$work/after"
+    cmp -s "$work/before" "$work/after" ||
+      { fail "gcreplay $cmd changed the scratch directory"; diff "$work/before" "$work/after" >&2
+        snapshot >"$work/before"; }
+  done < tests/cli/bad-input.txt
+  [ "$n" -ge 30 ] || fail "bad-input.txt has only $n cases"
+  # One message a failure, under one prefix (getopt's own is off).
+  expect_exit 2 "$GCR" run --bogus
+  { [ "$(wc -l <"$work/err")" -eq 2 ] && ! grep -qv "^gcreplay run: \|^Try " "$work/err"; } ||
+    { fail "an unknown option printed other lines"; cat "$work/err" >&2; }
+  # The report to standard output (`-`), the table then to standard error.
+  (cd "$b" && "$GCR" run --config c.json --json - t.txt) >"$work/out" 2>"$work/err" ||
+    fail "run --json -"
+  check_report "$work/out"
+  contains "$work/err" "_Z6vecaddPKfS0_Pfi"
+  (cd "$b" && "$GCR" run -q --config c.json --json /dev/stdout t.txt | cat) >"$work/out" ||
+    fail "run --json /dev/stdout into a pipe"
+  check_report "$work/out"
+  # A FIFO receives the report; nothing is renamed over it.
+  mkfifo "$b/fifo"
+  cat "$b/fifo" >"$work/from-fifo" &
+  reader=$!
+  (cd "$b" && "$GCR" run -q --config c.json --json fifo t.txt) || fail "run --json FIFO"
+  wait "$reader"
+  [ -p "$b/fifo" ] || fail "the FIFO was replaced"
+  check_report "$work/from-fifo"
+  # A device node is written in place, never replaced (a private null device, when root may
+  # make one); a block device is refused without being opened.
+  if [ "$(id -u)" -eq 0 ] && mknod "$b/null" c 1 3 2>/dev/null; then
+    (cd "$b" && "$GCR" run -q --config c.json --json null t.txt) || fail "run --json null"
+    [ -c "$b/null" ] || fail "the character device was replaced by a file"
+    if mknod "$b/blk" b 7 250 2>/dev/null; then
+      expect_exit 2 "$GCR" run -q --config "$b/c.json" --json "$b/blk" "$b/t.txt"
+      contains "$work/err" "blk: is a block device; gcreplay writes no output over one"
+      [ -b "$b/blk" ] || fail "the block device was replaced"
+    fi
+  fi
+  # /dev/null itself only when a faulty build could not replace it (not root).
+  if [ "$(id -u)" -ne 0 ]; then
+    expect_exit 0 "$GCR" run -q --config "$b/c.json" --json /dev/null "$b/t.txt"
+    [ -c /dev/null ] || fail "/dev/null is no longer a character device"
+  fi
+  # A symlink's target is replaced and the link stays a link, also one to a name not made yet.
+  echo old >"$b/report-target.json"
+  ln -s report-target.json "$b/report-link.json"
+  ln -s new-target.json "$b/dangling.json"
+  (cd "$b" && "$GCR" run -q --config c.json --json report-link.json t.txt &&
+     "$GCR" run -q --config c.json --json dangling.json t.txt) || fail "run --json LINK"
+  { [ -L "$b/report-link.json" ] && [ -L "$b/dangling.json" ]; } ||
+    fail "a symlink output was replaced"
+  check_report "$b/report-target.json"
+  check_report "$b/new-target.json"
+  # convert and import-config to standard output.
+  expect_exit 0 "$GCR" convert "$b/t.gcrt" "$work/t-again.txt"
+  expect_exit 0 "$GCR" convert --to text "$b/t.gcrt" -
+  cmp -s "$work/out" "$work/t-again.txt" || fail "convert to - differs from convert to a file"
+  expect_exit 0 "$GCR" import-config -o - "$b/g.config"
+  python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$work/out" ||
+    fail "import-config -o - wrote no JSON"
+  ;;
 usage)
   expect_exit 2 "$GCR"
   expect_exit 2 "$GCR" frobnicate
@@ -266,7 +377,7 @@ usage)
   expect_exit 2 "$GCR" convert --to nosuchformat examples/traces/vecadd.txt "$work/x.gcrt"
   expect_exit 2 "$GCR" run --format nosuchformat --config examples/configs/volta80.json examples/traces/vecadd.txt
   expect_exit 2 "$GCR" bench --instructions 12
-  for c in run convert info bench; do
+  for c in run convert info bench formats; do
     expect_exit 0 "$GCR" "$c" --help
     contains "$work/out" "usage: gcreplay $c"
   done

@@ -334,8 +334,16 @@ static int fail_at(struct accelsim_reader *r, struct gcr_err *err, enum gcr_stat
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
+    /* A line the file ends inside, with no line end, was most likely cut short. */
+    const struct gcr_lines *lines = r->kf && file == r->kpath && line == r->line ? r->kf
+                                    : r->list && file == r->list_path && line == r->list_line
+                                        ? r->list
+                                        : NULL;
+    bool cut = lines && gcr_lines_ended_inside(lines) && st != GCR_E_TRUNCATED; /* said so */
     r->failed = true;
-    gcr_fail(&r->err, st, "%s:%" PRIu64 ": %s", file, line, what);
+    gcr_fail(&r->err, st, "%s:%" PRIu64 ": %s%s", file, line, what,
+             cut ? " (the file ends inside this line, without a line end: is it cut short?)"
+                 : "");
     if (err)
         *err = r->err;
     return -1;
@@ -1335,12 +1343,13 @@ static int header_line(struct accelsim_reader *r, const char *p, const char *end
         if (!d[0] || !d[1] || !d[2])
             return KFAIL(r, err, GCR_E_FORMAT, "%s (%" PRIu32 ",%" PRIu32 ",%" PRIu32 ") has a "
                          "zero dimension", header_keys[key], d[0], d[1], d[2]);
-        uint64_t n = (uint64_t)d[0] * d[1] * d[2];
-        if (key == HK_BLOCK && n > 65536)
-            return KFAIL(r, err, GCR_E_FORMAT, "block of %" PRIu64 " threads: at most 65536", n);
-        if (key == HK_GRID && n > UINT32_MAX)
-            return KFAIL(r, err, GCR_E_FORMAT, "grid of %" PRIu64 " thread blocks: at most %"
-                         PRIu32, n, UINT32_MAX);
+        /* CUDA's limits, checked here to name this line; the stream rules check them too. */
+        static const uint32_t one[3] = {1, 1, 1};
+        const char *why = key == HK_GRID ? gcr_kernel_dims_invalid(d, one)
+                                         : gcr_kernel_dims_invalid(one, d);
+        if (why)
+            return KFAIL(r, err, GCR_E_FORMAT, "%s (%s (%" PRIu32 ",%" PRIu32 ",%" PRIu32 "))",
+                         why, header_keys[key], d[0], d[1], d[2]);
         return 0;
     }
     case HK_SHMEM_BASE:
@@ -1376,6 +1385,31 @@ static int header_line(struct accelsim_reader *r, const char *p, const char *end
     return 0;
 }
 
+/* For a kernel file the list names that does not exist: the same file with a compression
+ * suffix added or removed (kernel-1.traceg for kernel-1.traceg.xz, or the other way round), when
+ * that one exists. */
+static bool compressed_sibling(const char *path, char *out, size_t cap)
+{
+    static const char *const suffixes[] = {".xz", ".gz", ".zst"};
+    struct stat st;
+    size_t n = strlen(path);
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        size_t k = strlen(suffixes[i]);
+        if (n > k && !strcmp(path + n - k, suffixes[i])) {
+            if (n - k < cap) {
+                memcpy(out, path, n - k);
+                out[n - k] = '\0';
+                if (stat(out, &st) == 0)
+                    return true;
+            }
+        } else if ((size_t)snprintf(out, cap, "%s%s", path, suffixes[i]) < cap &&
+                   stat(out, &st) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Opens a kernel file and reads its header, up to the `#traces format` line. Errors opening it
  * are reported at (where, where_line) when a kernel list names it. */
 static int open_kernel(struct accelsim_reader *r, const char *path, const char *where,
@@ -1392,8 +1426,11 @@ static int open_kernel(struct accelsim_reader *r, const char *path, const char *
         struct stat st;
         if (stat(path, &st) != 0) {
             int en = errno;
-            return fail_at(r, err, GCR_E_IO, where, where_line, "cannot open kernel file %s: %s",
-                           path, strerror(en));
+            char other[4096];
+            bool similar = en == ENOENT && compressed_sibling(path, other, sizeof other);
+            return fail_at(r, err, GCR_E_IO, where, where_line, "cannot open kernel file %s: %s%s%s%s",
+                           path, strerror(en), similar ? " (but " : "", similar ? other : "",
+                           similar ? " exists: the list must name the file as it is)" : "");
         }
     }
     if (gcr_lines_open(&r->kf, path, &e) != 0) {
@@ -1433,8 +1470,9 @@ static int open_kernel(struct accelsim_reader *r, const char *path, const char *
         return KFAIL(r, err, GCR_E_FORMAT, "the kernel header lacks `%s`",
                      header_forms[gcr_bits_ctz32(missing_keys)]);
     r->header_end_line = r->line;
-    r->warps_per_cta =
-        (uint32_t)(((uint64_t)r->h.block[0] * r->h.block[1] * r->h.block[2] + 31) / 32);
+    r->warps_per_cta = gcr_kernel_warps_per_cta(&(struct gcr_kernel_begin){
+        .grid = {r->h.grid[0], r->h.grid[1], r->h.grid[2]},
+        .block = {r->h.block[0], r->h.block[1], r->h.block[2]}});
     r->st = B_BETWEEN;
     r->have_tb = false;
     r->pending = 0;
@@ -1529,6 +1567,33 @@ static int body_next(struct accelsim_reader *r, struct gcr_record *rec, uint64_t
 #define LFAIL(r, err, st, ...)                                                                   \
     fail_at((r), (err), (st), (r)->list_path, (r)->list_line, __VA_ARGS__)
 
+/* Whether `dir` + `name` (name of n bytes, no NUL) is an existing regular file. */
+static bool file_in_dir(const char *dir, const char *name, size_t n)
+{
+    char path[4096];
+    struct stat st;
+    return (size_t)snprintf(path, sizeof path, "%s%.*s", dir, (int)n, name) < sizeof path &&
+           stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* A line that is none of the list's commands. Accel-Sim would skip it, and the kernel it meant to
+ * name with it: an error here, with a hint when the line names a file after all. */
+static int unknown_list_line(struct accelsim_reader *r, const char *p, const char *end,
+                             struct gcr_err *err)
+{
+    char b[SHOW_MAX + 4];
+    const char *t = skip_blanks(p, end);
+    const char *hint = "";
+    if (file_in_dir(r->list_dir, t, (size_t)(end - t)))
+        hint = t != p ? "; it names a kernel file, but a kernel line must start with `kernel`, "
+                        "without blanks before it"
+                      : "; it names a file, but a kernel line must start with `kernel` (in "
+                        "lower case)";
+    return LFAIL(r, err, GCR_E_FORMAT, "unknown line '%s' (expected `MemcpyHtoD,...`, "
+                 "`MemcpyDtoH,...`, or a kernel file name starting with `kernel`)%s",
+                 show(p, end, b), hint);
+}
+
 /* MemcpyHtoD,<hex address>,<decimal bytes> (the tracer's "MemcpyHtoD,0x%016lx,%lld"). */
 static int parse_memcpy(struct accelsim_reader *r, const char *p, const char *end,
                         struct gcr_record *rec, struct gcr_err *err)
@@ -1603,7 +1668,12 @@ static int list_next(struct accelsim_reader *r, struct gcr_record *rec, struct g
             kernel_begin(r, rec);
             return 1;
         }
-        r->list_ignored++; /* e.g. MemcpyDtoH: Accel-Sim ignores other lines */
+        /* A device-to-host copy leaves the caches as they are (Accel-Sim skips it too). */
+        if (end - p >= 10 && memcmp(p, "MemcpyDtoH", 10) == 0) {
+            r->list_ignored++;
+            continue;
+        }
+        return unknown_list_line(r, p, end, err);
     }
 }
 
@@ -1676,6 +1746,51 @@ static void accelsim_close(void *state)
     free(r);
 }
 
+/* Where the kernel list of the trace at path is, if it has one: *list_path and *list_dir (the
+ * prefix of the kernel file names it holds: "" or ending in '/') for a directory, or for a file
+ * that does not start with a kernel header; both NULL for a single kernel file. 0, or -1 when
+ * out of memory or when the path is neither a regular file nor a directory (`why` says). */
+static int find_list(const char *path, const struct stat *st, char **list_path, char **list_dir,
+                     const char **why)
+{
+    *list_path = *list_dir = NULL;
+    *why = "out of memory";
+    size_t plen = strlen(path);
+    if (S_ISDIR(st->st_mode)) {
+        bool slash = plen && path[plen - 1] == '/';
+        *list_path = malloc(plen + 16);
+        *list_dir = malloc(plen + 2);
+        if (*list_path && *list_dir) {
+            snprintf(*list_path, plen + 16, "%s%skernelslist.g", path, slash ? "" : "/");
+            snprintf(*list_dir, plen + 2, "%s%s", path, slash ? "" : "/");
+            return 0;
+        }
+    } else if (!S_ISREG(st->st_mode)) {
+        *why = "not a regular file or a directory";
+        return -1;
+    } else {
+        /* A kernel file starts with its header; anything else is read as a kernel list. */
+        char buf[4096];
+        const char *line;
+        size_t n = first_line(path, buf, sizeof buf, &line);
+        if (n && line[0] == '-')
+            return 0;
+        const char *slash = strrchr(path, '/');
+        size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
+        *list_path = strdup(path);
+        if ((*list_dir = malloc(dl + 1))) {
+            memcpy(*list_dir, path, dl);
+            (*list_dir)[dl] = '\0';
+        }
+        if (*list_path && *list_dir)
+            return 0;
+    }
+    free(*list_path);
+    free(*list_dir);
+    *list_path = *list_dir = NULL;
+    return -1;
+}
+
 static int accelsim_open(void **state, const char *path, struct gcr_err *err)
 {
     *state = NULL;
@@ -1693,43 +1808,16 @@ static int accelsim_open(void **state, const char *path, struct gcr_err *err)
         accelsim_close(r);
         return gcr_fail(err, GCR_E_IO, "%s: %s", path, strerror(e));
     }
-    bool list;
-    size_t plen = strlen(path);
-    if (S_ISDIR(st.st_mode)) {
-        r->directory = list = true;
-        bool slash = plen && path[plen - 1] == '/';
-        r->list_path = malloc(plen + 16);
-        r->list_dir = malloc(plen + 2);
-        if (r->list_path && r->list_dir) {
-            snprintf(r->list_path, plen + 16, "%s%skernelslist.g", path, slash ? "" : "/");
-            snprintf(r->list_dir, plen + 2, "%s%s", path, slash ? "" : "/");
-        }
-        if (r->list_path && stat(r->list_path, &st) != 0) {
-            accelsim_close(r);
-            return gcr_fail(err, GCR_E_IO, "%s: no kernelslist.g in this directory", path);
-        }
-    } else if (!S_ISREG(st.st_mode)) {
+    const char *why;
+    if (find_list(path, &st, &r->list_path, &r->list_dir, &why) != 0) {
         accelsim_close(r);
-        return gcr_fail(err, GCR_E_IO, "%s: not a regular file or a directory", path);
-    } else {
-        /* A kernel file starts with its header; anything else is read as a kernel list. */
-        char buf[4096];
-        const char *line;
-        size_t n = first_line(path, buf, sizeof buf, &line);
-        list = !(n && line[0] == '-');
-        if (list) {
-            const char *slash = strrchr(path, '/');
-            size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
-            r->list_path = strdup(path);
-            if ((r->list_dir = malloc(dl + 1))) {
-                memcpy(r->list_dir, path, dl);
-                r->list_dir[dl] = '\0';
-            }
-        }
+        return gcr_fail(err, GCR_E_IO, "%s: %s", path, why);
     }
-    if (list && (!r->list_path || !r->list_dir)) {
+    r->directory = S_ISDIR(st.st_mode);
+    bool list = r->list_path != NULL;
+    if (r->directory && stat(r->list_path, &st) != 0) {
         accelsim_close(r);
-        return gcr_fail(err, GCR_E_NOMEM, "%s: out of memory", path);
+        return gcr_fail(err, GCR_E_IO, "%s: no kernelslist.g in this directory", path);
     }
     if (list ? gcr_lines_open(&r->list, r->list_path, err) != 0
              : open_kernel(r, path, NULL, 0, err) != 0) {
@@ -1739,6 +1827,42 @@ static int accelsim_open(void **state, const char *path, struct gcr_err *err)
     r->begin_pending = !list;
     *state = r;
     return 0;
+}
+
+/* The list itself (for a directory) and every kernel file it names. */
+static void accelsim_input_files(const char *path, void (*visit)(void *ctx, const char *file),
+                                 void *ctx)
+{
+    struct stat st;
+    char *list_path, *list_dir;
+    const char *why;
+    struct gcr_lines *lines;
+    struct gcr_line ln;
+    if (stat(path, &st) != 0 || find_list(path, &st, &list_path, &list_dir, &why) != 0 ||
+        !list_path)
+        return;
+    if (S_ISDIR(st.st_mode))
+        visit(ctx, list_path);
+    if (gcr_lines_open(&lines, list_path, NULL) == 0) {
+        size_t dl = strlen(list_dir);
+        while (gcr_lines_next(lines, &ln, NULL) == 1) {
+            size_t n = ln.len;
+            while (n && (ln.text[n - 1] == ' ' || ln.text[n - 1] == '\t'))
+                n--;
+            char *file;
+            if (n < 6 || memcmp(ln.text, "kernel", 6) != 0 || memchr(ln.text, '\0', n) ||
+                !(file = malloc(dl + n + 1)))
+                continue;
+            memcpy(file, list_dir, dl);
+            memcpy(file + dl, ln.text, n);
+            file[dl + n] = '\0';
+            visit(ctx, file);
+            free(file);
+        }
+        gcr_lines_close(lines);
+    }
+    free(list_path);
+    free(list_dir);
 }
 
 static inline int apply_rules(struct accelsim_reader *r, const struct gcr_record *rec,
@@ -1788,6 +1912,15 @@ static int accelsim_next(void *state, struct gcr_record *rec, struct gcr_err *er
             return rec->kind == GCR_REC_MEMCPY
                        ? apply_rules(r, rec, r->list_path, r->list_line, err)
                        : apply_rules(r, rec, r->kpath, r->header_end_line, err);
+    }
+    if (r->kernels == 0) { /* only a list can name no kernel: it may be empty */
+        r->failed = true;
+        gcr_fail(&r->err, GCR_E_FORMAT, "%s: the kernel list names no kernel file (%s; a "
+                 "kernel line names its file, e.g. `kernel-1.traceg`)", r->list_path,
+                 r->list_line ? "it holds only copies and blank lines" : "it is empty");
+        if (err)
+            *err = r->err;
+        return -1;
     }
     char why[GCR_ERR_MSG_MAX / 2];
     enum gcr_status st = gcr_stream_rules_finish(&r->rules, why, sizeof why);
@@ -1862,4 +1995,5 @@ const struct gcr_trace_format gcr_format_accelsim = {
     .reader_close = accelsim_close,
     .reader_set_lazy_addresses = accelsim_set_lazy,
     .reader_describe = accelsim_describe,
+    .input_files = accelsim_input_files,
 };

@@ -42,6 +42,7 @@ struct dcl1_traffic {
     uint64_t noc2_write_bytes;                  /* node -> L2, store data */
     uint64_t noc2_writeback_bytes;              /* node -> L2, dirty sectors */
 };
+GCR_U64_COUNTERS(struct dcl1_traffic, 8);
 
 struct dcl1 {
     struct gcr_l1org_ctx ctx;

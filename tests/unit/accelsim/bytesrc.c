@@ -133,7 +133,7 @@ static struct buf make_content(void)
     struct buf b = {0};
     const char *head = "first line\r\n\nthird\tline  \n";
     buf_add(&b, head, strlen(head));
-    for (int i = 0; i < 3 * 1024 * 1024 / 16; i++)
+    for (unsigned i = 0; i < GCR_MAX_LINE_BYTES / 16; i++) /* the longest line allowed */
         buf_add(&b, "0123456789abcdef", 16);
     buf_add(&b, "\n", 1);
     buf_add(&b, "nul\0byte\n", 9);
@@ -293,6 +293,29 @@ static void test_errors(void)
     CHECK(gcr_bytesrc_open(&s, tmpdir, &err) == -1);
     CHECK_EQ_U(err.status, GCR_E_IO);
     CHECK_STR_CONTAINS(err.msg, "is a directory");
+
+    /* A line one byte over the limit is an error naming its line and offset, whether its
+     * newline comes in the same read or never (as from a device of endless zeros). */
+    for (int newline = 0; newline <= 1; newline++) {
+        size_t n = 3 + GCR_MAX_LINE_BYTES + 1;
+        char *data = malloc(n + 1);
+        memcpy(data, "ok\n", 3);
+        memset(data + 3, 'x', GCR_MAX_LINE_BYTES + 1);
+        data[n] = '\n';
+        put("long.txt", data, n + (size_t)newline);
+        free(data);
+        path_of(p, sizeof p, "long.txt");
+        CHECK(gcr_lines_open(&l, p, &err) == 0);
+        struct gcr_line ln;
+        CHECK_EQ_U(gcr_lines_next(l, &ln, &err), 1);
+        CHECK_EQ_U(gcr_lines_next(l, &ln, &err), (unsigned long long)-1);
+        CHECK_EQ_U(err.status, GCR_E_FORMAT);
+        char want[600];
+        snprintf(want, sizeof want, "%s:2: line longer than 1048576 bytes (from byte offset 3): "
+                 "not a line of a text trace", p);
+        CHECK_STR_CONTAINS(err.msg, want);
+        gcr_lines_close(l);
+    }
 }
 
 static void test_codecs(const struct buf *content)

@@ -300,9 +300,11 @@ static void test_detection(void)
         fputs("\n\nMemcpyHtoD,0x10,4\n", f);
         fclose(f);
     }
+    /* Read as a list: its copy comes out, then the error a list naming no kernel is. */
     struct recs v = read_trace(path, NULL, false);
-    CHECK_EQ_U(v.rc, 0);
+    CHECK_EQ_U(v.rc, (unsigned long long)-1);
     CHECK(v.n == 1 && v.r[0].kind == GCR_REC_MEMCPY && v.r[0].u.memcpy.dst == 0x10);
+    CHECK_STR_CONTAINS(v.err.msg, "my-list.txt: the kernel list names no kernel file");
     recs_free(&v);
     unlink(path);
     /* A directory without kernelslist.g is not an Accel-Sim trace. */

@@ -140,7 +140,7 @@ static void test_rules(void)
     bad_width.u.insn.width = 0;
     REFUSE(&s, bad_width, GCR_STREAM_RULE_INSN_INSIDE, "warp instruction outside any kernel");
     REFUSE(&s, kbegin(1, 0, 1, 64), GCR_STREAM_RULE_VALID_RECORD,
-           "kernel grid and block dimensions must be >= 1");
+           "kernel grid and block dimensions must be >= 1 (kernel 1: grid 0,1,1, block 64,1,1)");
     struct gcr_record unknown = copy();
     unknown.kind = (enum gcr_rec_kind)99;
     REFUSE(&s, unknown, GCR_STREAM_RULE_VALID_RECORD, "unknown record kind");

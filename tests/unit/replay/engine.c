@@ -353,13 +353,13 @@ static void errors_and_determinism(void)
 
     /* A CTA bigger than an SM. */
     tb_open(&t, "big");
-    tb_kernel(&t, 7, 1, 2048, 0, 0);
+    tb_kernel(&t, 7, 1, 1024, 0, 0);
     tb_load(&t, 0, 0, A);
     tb_end(&t, 7);
     tb_close(&t);
-    CHECK(replay_with("{\"gpu\": {\"max_warps_per_sm\": 48}}", t.path, &err) == NULL);
+    CHECK(replay_with("{\"gpu\": {\"max_warps_per_sm\": 24}}", t.path, &err) == NULL);
     CHECK_STR_CONTAINS(err.msg, "kernel 7");
-    CHECK_STR_CONTAINS(err.msg, "one CTA needs 64 warps");
+    CHECK_STR_CONTAINS(err.msg, "one CTA needs 32 warps");
     CHECK_STR_CONTAINS(err.msg, t.path);
     unlink(t.path);
 

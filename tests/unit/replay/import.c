@@ -134,6 +134,14 @@ int main(void)
                  "set index function 'C' is not supported");
     expect_error("-gpgpu_cache:dl1 Q:4:128:64,L:T:m:L:L,A:512:8,16:0,32\n", "cache type");
     expect_error("-gpgpu_cache:dl1 none\n", "a disabled L1 data cache is not supported");
+    /* sscanf's %u would read -32 as 4294967264, and wrap past 32 bits: refused at the line. */
+    expect_error("-gpgpu_cache:dl2 S:-32:128:24,L:B:m:L:P,A:192:4,32:0,32\n",
+                 ": -gpgpu_cache:dl2 S:-32:128:24,L:B:m:L:P,A:192:4,32:0,32: a cache string "
+                 "holds no negative number");
+    expect_error("-gpgpu_cache:dl2 S:99999999999:128:24,L:B:m:L:P,A:192:4,32:0,32\n",
+                 "number 99999999999 is out of range (maximum 4294967295)");
+    expect_error("-gpgpu_cache:dl2 S:0:128:24,L:B:m:L:P,A:192:4,32:0,32\n",
+                 "sets, line size and associativity must be at least 1");
     expect_error("-gpgpu_scheduler two_level_active:6:0:1\n", "lrr and gto");
     expect_error("-gpgpu_memory_partition_indexing 3\n", "only 0 (none)");
     expect_error("-gpgpu_n_mem x4\n", "expected a non-negative integer");

@@ -18,7 +18,7 @@ static const char *const configs[] = {
     "{\"gpu\": {\"sms\": 4}, \"chips\": {\"count\": 2}}",
 };
 
-/* Three kernels (loads shared across CTAs, stores, non-memory runs) or none. */
+/* `kernels` kernels (loads shared across CTAs, stores, non-memory runs); 0: an empty trace. */
 static void make_trace(struct tb *t, const char *name, int kernels)
 {
     tb_open(t, name);
@@ -116,9 +116,9 @@ static json_t *replay_streamed(const char *cfg_json, const char *trace, const ch
 
 static void same_bytes_as_whole(void)
 {
-    for (int kernels = 0; kernels <= 3; kernels += 3) {
+    for (int kernels = 1; kernels <= 3; kernels += 2) {
         struct tb t;
-        make_trace(&t, kernels ? "stream3" : "stream0", kernels);
+        make_trace(&t, kernels == 3 ? "stream3" : "stream1", kernels);
         for (size_t i = 0; i < sizeof configs / sizeof configs[0]; i++) {
             json_t *whole = must_replay(configs[i], t.path);
             char *want = gcr_report_dumps(whole);
@@ -151,7 +151,7 @@ static void same_bytes_as_whole(void)
             int rows_of_2 = 0;
             for (const char *p = table_rows; p && (p = strstr(p, "\n     2  ")); p++)
                 rows_of_2++;
-            CHECK_EQ_U(rows_of_2, !kernels ? 0 : i == 2 ? 2 : i == 3 ? 3 : 1);
+            CHECK_EQ_U(rows_of_2, kernels < 2 ? 0 : i == 2 ? 2 : i == 3 ? 3 : 1);
             free(table_whole);
             free(table_rows);
             gcr_report_rows_free(&c.rows);
@@ -182,6 +182,18 @@ static void sink_errors(void)
     make_trace(&t, "streamerr", 3);
     char out[64];
     snprintf(out, sizeof out, "streamerr-%d.json", (int)getpid());
+
+    /* A trace of no kernel is an error, and its report is abandoned too. */
+    struct tb empty;
+    make_trace(&empty, "stream0", 0);
+    struct capture none = {0};
+    struct gcr_err err0 = {0};
+    CHECK(replay_streamed(configs[0], empty.path, out, &none, &err0) == NULL);
+    CHECK_STR_CONTAINS(err0.msg, "the trace holds no kernel");
+    CHECK_STR_CONTAINS(err0.msg, empty.path);
+    struct stat st0;
+    CHECK(stat(out, &st0) != 0 && errno == ENOENT);
+    unlink(empty.path);
 
     /* A sink's error ends the replay with its message; the writer, abandoned,
      * leaves no file. */

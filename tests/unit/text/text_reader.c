@@ -524,7 +524,7 @@ static void test_more_errors(void)
                  ":2: bad grid '1,1,1,': expected three decimal numbers x,y,z");
     expect_error(HDR "kernel 1 k grid=1,,1 block=1,1,1 shmem=0 regs=0\n", GCR_E_FORMAT,
                  ":2: bad grid '': expected a decimal number");
-    expect_error(HDR "kernel 1 k grid=65536,65536,1 block=1,1,1 shmem=0 regs=0\n", GCR_E_FORMAT,
+    expect_error(HDR "kernel 1 k grid=2147483647,3,1 block=1,1,1 shmem=0 regs=0\n", GCR_E_FORMAT,
                  ":2: kernel grid has more than 2^32-1 CTAs");
     expect_error(HDR "kernel 1 k grid=1,1,1 block=1,1,1 shmem=0 regs=0 =4\n", GCR_E_FORMAT,
                  ":2: unknown kernel field '=4'");

@@ -132,7 +132,7 @@ static void random_kernel(struct trace *t, uint32_t id)
             k->grid[i] = 1 + below(i == 0 ? 40 : 3);
     }
     k->block[0] = 1 + below(1024);
-    k->block[1] = 1 + below(65536 / k->block[0] < 4 ? 65536 / k->block[0] : 4);
+    k->block[1] = 1 + below(1024 / k->block[0] < 4 ? 1024 / k->block[0] : 4);
     k->block[2] = 1;
     k->shmem_bytes = below(3) ? below(49153) : (uint32_t)rnd();
     k->regs_per_thread = below(3) ? below(256) : (uint32_t)rnd();

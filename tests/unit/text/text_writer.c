@@ -164,15 +164,16 @@ static void test_canonical_lines(void)
     expect_line(&m, &from, &r, "memcpy 0x0 0\n", __LINE__);
     r = copy(0xffffff0000000000ull, 1ull << 40); /* the largest copy, ending at 2^64 - 1 */
     expect_line(&m, &from, &r, "memcpy 0xffffff0000000000 1099511627776\n", __LINE__);
-    r = kernel(UINT32_MAX, "", UINT32_MAX, 1, 1, 65536, 1, 1, UINT32_MAX, 0);
+    /* The largest launch CUDA allows: 2^32-1 CTAs of 1024 threads. */
+    r = kernel(UINT32_MAX, "", 1431655765, 3, 1, 1024, 1, 1, UINT32_MAX, 0);
     expect_line(&m, &from, &r,
-                "kernel 4294967295 - grid=4294967295,1,1 block=65536,1,1 shmem=4294967295"
+                "kernel 4294967295 - grid=1431655765,3,1 block=1024,1,1 shmem=4294967295"
                 " regs=0\n",
                 __LINE__);
-    r = insn(UINT32_MAX - 1, 2047, UINT64_MAX, GCR_OP_ATOMIC, GCR_SPACE_SHARED,
+    r = insn(UINT32_MAX - 1, 31, UINT64_MAX, GCR_OP_ATOMIC, GCR_SPACE_SHARED,
              GCR_CACHEOP_DEFAULT, 256, 0, NULL);
     expect_line(&m, &from, &r,
-                "4294967294 2047 0xffffffffffffffff atomic shared 256 0x00000000 -\n", __LINE__);
+                "4294967294 31 0xffffffffffffffff atomic shared 256 0x00000000 -\n", __LINE__);
     const uint64_t one[] = {0xdead};
     r = insn(UINT32_MAX - 1, 0, 0, GCR_OP_REDUCTION, GCR_SPACE_CONST, GCR_CACHEOP_DEFAULT, 1,
              0x100, one);
