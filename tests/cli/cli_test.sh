@@ -77,6 +77,19 @@ readme)
       { fail "README example: gcreplay $cmd"; cat "$work/err" >&2; }
   done < <(grep -E '^\$ gcreplay ' README.md)
   [ "$n" -ge 5 ] || fail "README has only $n runnable examples"
+  # The DynEB example shows SMs deciding, and the output under it is what the
+  # command prints.
+  dyneb='run --config examples/configs/fermi28-dyneb.json --json dyneb.json ../shared/traces/accelsim/bfs_csr'
+  (cd "$work/repo" && eval "\"$GCR\" $dyneb") >"$work/dyneb.out" 2>&1 || fail "gcreplay $dyneb"
+  python3 - README.md "\$ gcreplay $dyneb" "$work/dyneb.out" <<'PY' || fail "README's DynEB example"
+import sys
+text, cmd, got = open(sys.argv[1]).read(), sys.argv[2], open(sys.argv[3]).read()
+fence = cmd + "\n```\n\n```\n"
+assert fence in text, "the DynEB example is not followed by its output"
+shown = text.split(fence, 1)[1].split("```\n", 1)[0]
+assert shown == got, f"README shows\n{shown}but the command prints\n{got}"
+assert "decisions 0 " not in got, got
+PY
   ;;
 l1orgs-compare)
   # Seed 000 / 003 trends on a broadcast-heavy trace: one copy per line when
