@@ -16,12 +16,22 @@
 #                 the second every CTA reads the whole table. SM-side copies
 #                 thrash -> memory-side; SAC's CRD at the home chips cannot see
 #                 that (crd.at = "home"), one at the requesters can.
+#   hot-sets      for sac4x4-sets512.json, whose LLC places the 4-KB page p in
+#                 set indices 2p and 2p+1 (mod 32) of every slice: each warp
+#                 reads, in turn, a line of a hot table of LINES lines from
+#                 line FIRST (every chip re-reads it) and the next line of its
+#                 own stream (read once). Only the sets the table falls in
+#                 hit, so the SM-side hit rate differs from set to set: a
+#                 test of which sets the CRD samples.
 # usage: gen-synthetic.sh KIND [CTAS]   (default 64 CTAs of 4 warps)
-kind=${1:?usage: gen-synthetic.sh shared|private|shared-large|homed-large [CTAS]}
+#        gen-synthetic.sh hot-sets CTAS FIRST LINES
+kind=${1:?usage: gen-synthetic.sh shared|private|shared-large|homed-large [CTAS] | hot-sets CTAS FIRST LINES}
 ctas=${2:-64}
+first=0 lines=0
 case $kind in shared|private|shared-large|homed-large) ;;
+hot-sets) first=${3:?hot-sets needs CTAS FIRST LINES} lines=${4:?hot-sets needs CTAS FIRST LINES};;
 *) echo "gen-synthetic.sh: unknown kind '$kind'" >&2; exit 2;; esac
-awk -v kind="$kind" -v ctas="$ctas" '
+awk -v kind="$kind" -v ctas="$ctas" -v first="$first" -v lines="$lines" '
 function load(c, w, i, addr) {
     printf "%d %d 0x%x load global 4 0xffffffff 0x%x+4\n", c, w, 16 * (i % 64), addr
     if (i % 4 == 3) printf "%d %d compute 4\n", c, w
@@ -48,6 +58,20 @@ BEGIN {
                 for (i = 0; i < 256; i++)
                     load(c, w, i, table + ((c * 16 + w * 256 + i) % 1024) * 128)
         print "end 2"
+        exit
+    }
+    if (kind == "hot-sets") {
+        kernel(1, "hot_sets")              # 256 loads per warp, every other one hot
+        for (c = 0; c < ctas; c++)
+            for (w = 0; w < 4; w++)
+                for (i = 0; i < 256; i++) {
+                    if (i % 2 == 0)         # the table, from an offset per warp
+                        line = table + (first + ((c * 4 + w) * 7 + i / 2) % lines) * 128
+                    else                    # 128 lines of its own, read once
+                        line = streams + ((c * 4 + w) * 128 + (i - 1) / 2) * 128
+                    load(c, w, i, line)
+                }
+        print "end 1"
         exit
     }
     name = kind; sub(/-/, "_", name)

@@ -50,7 +50,9 @@ struct gcr_chips {
     struct org org[GCR_LLC_ORG_COUNT];
     struct gcr_pages pages;
     struct gcr_crd *crd; /* per chip */
-    uint32_t crd_stride; /* chip sets between sampled sets */
+    /* Per set of a chip (slice by slice): its directory set, or NOT_SAMPLED;
+     * the same in every chip. */
+    uint32_t *crd_set_of;
     /* Counters: both organisations, then CRD hits/requests and pages per chip. */
     uint64_t *now, *kernel_then, *window;
     size_t nctr, crd_base;
@@ -63,6 +65,7 @@ struct gcr_chips {
 /* DRAM bytes (read + written) per channel, chip by chip, after the slices. */
 #define CHAN_BASE(x, o) ((o)->base + (size_t)C_PER_CHIP * (x)->n + (x)->nslices)
 enum { K_CRD_HITS, K_CRD_REQ, K_PAGES, K_COUNT };
+#define NOT_SAMPLED UINT32_MAX
 #define XCTR(x, k, chip) ((x)->now[(x)->crd_base + (size_t)(k) * (x)->n + (chip)])
 
 int gcr_chips_create(struct gcr_chips **out, struct gcr_memsys *m, struct gcr_err *err)
@@ -118,8 +121,18 @@ int gcr_chips_create(struct gcr_chips **out, struct gcr_memsys *m, struct gcr_er
             }
         }
     }
-    uint64_t chip_sets = (uint64_t)x->spc * x->geom.sets;
-    x->crd_stride = (uint32_t)(chip_sets / cc->crd_sets);
+    size_t chip_sets = (size_t)x->spc * x->geom.sets;
+    if (!(x->crd_set_of = malloc(chip_sets * sizeof *x->crd_set_of))) {
+        gcr_chips_destroy(x);
+        return gcr_fail(err, GCR_E_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < chip_sets; i++)
+        x->crd_set_of[i] = NOT_SAMPLED;
+    for (uint32_t k = 0; k < cc->crd_sets; k++) {
+        uint32_t slice, set;
+        gcr_crd_sample(k, cc->crd_sets, x->spc, x->geom.sets, &slice, &set);
+        x->crd_set_of[(size_t)slice * x->geom.sets + set] = k;
+    }
     /* At the home (SAC): one bit set per chip. At the requester: the chip's
      * own requests only, so one "chip" per directory. */
     uint32_t bits = cc->crd_at_requester ? 1 : x->n;
@@ -148,6 +161,7 @@ void gcr_chips_destroy(struct gcr_chips *x)
         for (uint32_t c = 0; c < x->n; c++)
             gcr_crd_fini(&x->crd[c]);
     free(x->crd);
+    free(x->crd_set_of);
     gcr_pages_fini(&x->pages);
     free(x->now);
     free(x->kernel_then);
@@ -367,12 +381,12 @@ static void one_request(struct gcr_chips *x, uint32_t c, uint32_t sm, uint32_t p
      * keeps one at each requesting chip for its own requests to any home,
      * which sees the capacity its SM-side LLC would have. Every chip's slices
      * have the same sets, so the sampled set of a line is the same in both. */
-    uint64_t chip_set = (uint64_t)ls * x->geom.sets + gcr_set_index_of(&x->set_index, line);
-    if (chip_set % x->crd_stride == 0 && chip_set / x->crd_stride < x->crd[0].sets) {
+    uint32_t crd_set =
+        x->crd_set_of[(size_t)ls * x->geom.sets + gcr_set_index_of(&x->set_index, line)];
+    if (crd_set != NOT_SAMPLED) {
         bool at_req = x->cfg->chips.crd_at_requester;
         uint32_t dir = at_req ? c : (uint32_t)h;
-        if (gcr_crd_access(&x->crd[dir], (uint32_t)(chip_set / x->crd_stride), line,
-                           at_req ? 0 : c, sectors))
+        if (gcr_crd_access(&x->crd[dir], crd_set, line, at_req ? 0 : c, sectors))
             XCTR(x, K_CRD_HITS, dir)++;
         XCTR(x, K_CRD_REQ, dir)++;
     }

@@ -74,3 +74,21 @@ bool gcr_crd_access(struct gcr_crd *d, uint32_t set, uint64_t line, uint32_t chi
         d->hits++;
     return hit;
 }
+
+/* Sample k of n among m places (n <= m): the k-th of n strata as even as
+ * integer division makes them, at offset k modulo the narrowest width, which
+ * every stratum has, so the places stay distinct. */
+static uint32_t stratified(uint32_t k, uint32_t n, uint32_t m)
+{
+    return (uint32_t)((uint64_t)k * m / n) + k % (m / n);
+}
+
+void gcr_crd_sample(uint32_t k, uint32_t n, uint32_t slices, uint32_t sets, uint32_t *slice,
+                    uint32_t *set)
+{
+    /* With more samples than set indices, samples sharing a set index are
+     * `sets` or more apart in k, hence in different slices, as n <= slices x
+     * sets; with fewer, each has a set index of its own. */
+    *slice = n <= slices ? stratified(k, n, slices) : (uint32_t)((uint64_t)k * slices / n);
+    *set = n <= sets ? stratified(k, n, sets) : k % sets;
+}

@@ -34,4 +34,18 @@ void gcr_crd_clear(struct gcr_crd *d); /* tags and bits; the counters stay */
 bool gcr_crd_access(struct gcr_crd *d, uint32_t set, uint64_t line, uint32_t chip,
                     uint32_t sectors);
 
+/* Which set of a chip's LLC (`slices` slices of `sets` sets each) is the
+ * k-th of the n sets the directory samples (n <= slices x sets); SAC does not
+ * say. Sample k lies in the k-th n-th of the slices and in the k-th n-th of
+ * the set indices, at offset k modulo the stratum's width in each (a
+ * diagonal, like the dedicated sets of set-dueling caches). So the samples
+ * cover all parts of both alike, and lines at a power-of-two stride of set
+ * indices (up to that width) meet some of them. Taking every (slices x sets
+ * / n)-th set instead puts all samples at one set index whenever that step
+ * is a multiple of `sets`, as in SAC's geometries. With more samples than
+ * slices, sample k is in slice k x slices / n; with more than set indices,
+ * at set index k mod sets. Distinct k give distinct sets. */
+void gcr_crd_sample(uint32_t k, uint32_t n, uint32_t slices, uint32_t sets, uint32_t *slice,
+                    uint32_t *set);
+
 #endif

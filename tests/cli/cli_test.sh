@@ -77,6 +77,19 @@ readme)
       { fail "README example: gcreplay $cmd"; cat "$work/err" >&2; }
   done < <(grep -E '^\$ gcreplay ' README.md)
   [ "$n" -ge 5 ] || fail "README has only $n runnable examples"
+  # The DynEB example shows SMs deciding, and the output under it is what the
+  # command prints.
+  dyneb='run --config examples/configs/fermi28-dyneb.json --json dyneb.json ../shared/traces/accelsim/bfs_csr'
+  (cd "$work/repo" && eval "\"$GCR\" $dyneb") >"$work/dyneb.out" 2>&1 || fail "gcreplay $dyneb"
+  python3 - README.md "\$ gcreplay $dyneb" "$work/dyneb.out" <<'PY' || fail "README's DynEB example"
+import sys
+text, cmd, got = open(sys.argv[1]).read(), sys.argv[2], open(sys.argv[3]).read()
+fence = cmd + "\n```\n\n```\n"
+assert fence in text, "the DynEB example is not followed by its output"
+shown = text.split(fence, 1)[1].split("```\n", 1)[0]
+assert shown == got, f"README shows\n{shown}but the command prints\n{got}"
+assert "decisions 0 " not in got, got
+PY
   ;;
 l1orgs-compare)
   # Seed 000 / 003 trends on a broadcast-heavy trace: one copy per line when
@@ -501,6 +514,39 @@ PY
   expect_exit 0 "$GCR" sac --help
   contains "$work/out" "usage: gcreplay sac"
   expect_exit 2 sh examples/sac/gen-synthetic.sh nosuchkind
+  ;;
+sac-crd-sets)
+  # Which sets the CRD samples. In sac4x4-sets512.json, 512 LLC sets per chip
+  # as in SAC, the hot table of each trace falls in another range of set
+  # indices (page p takes set indices 2p and 2p+1) and only those sets hit.
+  # With the default 8 CRD sets the predicted SM-side hit rate must be within
+  # 5 points of the replayed one on every trace; every 64th set of the chip,
+  # set index 0 of 8 slices, missed by 16 to 47 points. The whole kernel is
+  # compared: its 2,048-request window puts about 32 requests in 8 of 512 sets.
+  for hot in "0 256" "256 256" "128 320" "96 224" "32 416"; do
+    set -- $hot
+    sh examples/sac/gen-synthetic.sh hot-sets 64 "$1" "$2" >"$work/hot-$1.txt" ||
+      fail "gen-synthetic.sh hot-sets 64 $1 $2"
+  done
+  expect_exit 0 "$GCR" sac --config examples/configs/sac4x4-sets512.json --json "$work/sac.json" \
+    "$work/hot-0.txt" "$work/hot-256.txt" "$work/hot-128.txt" "$work/hot-96.txt" "$work/hot-32.txt"
+  python3 - "$work/sac.json" <<'PY' || fail "CRD prediction against the replayed SM-side LLC"
+import json, sys
+runs = json.load(open(sys.argv[1]))["runs"]
+assert len(runs) == 5, len(runs)
+assert runs[0]["config"]["chips"]["crd"]["sets"] == 8
+off = []
+for run in runs:
+    trace = run["traces"][0]["path"].rsplit("/", 1)[-1]
+    k = run["kernels"][0]["multichip"]["sac"]["kernel"]
+    crd, replayed = k["crd_sm_hit_rate"], k["replayed_sm_hit_rate"]
+    print(f"{trace}: CRD {100 * crd:.2f} %, replayed {100 * replayed:.2f} %")
+    assert replayed > 0.2, (trace, replayed)  # the hot sets hit: there is something to see
+    if abs(crd - replayed) > 0.05:
+        off.append(trace)
+assert not off, f"CRD more than 5 points off on {off}"
+PY
+  expect_exit 2 sh examples/sac/gen-synthetic.sh hot-sets 64
   ;;
 import-config)
   # The shipped imported configs are what import-config makes of the public files.

@@ -295,7 +295,7 @@ static int dsc_create(void **self, const struct gcr_l1org_ctx *ctx, const json_t
         gcr_org_opt_choice(&o, "write_evict", write_names, 0, &wmode, err))
         return -1;
     const json_t *baselines = gcr_org_opt_raw(&o, "baselines");
-    if (gcr_org_opt_finish(&o, err) != 0)
+    if (gcr_org_opt_finish(&o, err) != 0 || gcr_gran_check_write_policy(cfg, "dsc", err) != 0)
         return -1;
     if (!gcr_is_pow2(k))
         return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.dsc.tags_per_frame: must be 1, 2, 4 or 8 "

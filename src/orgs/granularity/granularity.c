@@ -386,3 +386,15 @@ int gcr_org_opt_finish(const struct gcr_org_opts *o, struct gcr_err *err)
     }
     return 0;
 }
+
+int gcr_gran_check_write_policy(const struct gcr_config *cfg, const char *org,
+                                struct gcr_err *err)
+{
+    if (cfg->l1.write_policy == GCR_WRITE_EVICT)
+        return 0;
+    return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.write_policy: the %s organisation "
+                    "write-evicts every store without allocating ($.l1d.%s.write_evict says "
+                    "what a store removes); \"%s\" is not modelled: set \"write_evict\" or "
+                    "leave the key out", cfg->origin, org, org,
+                    gcr_write_policy_name(cfg->l1.write_policy));
+}

@@ -118,4 +118,11 @@ int gcr_org_opt_choice(struct gcr_org_opts *o, const char *key, const char *cons
 const json_t *gcr_org_opt_raw(struct gcr_org_opts *o, const char *key);
 int gcr_org_opt_finish(const struct gcr_org_opts *o, struct gcr_err *err);
 
+/* The fine-grained L1s (and their reference caches) write-evict every store
+ * without allocating; l1d.<org>.write_evict says what a store removes. An
+ * l1d.write_policy other than write_evict is refused, naming its path, rather
+ * than echoed in the report's config as if it had been replayed. */
+int gcr_gran_check_write_policy(const struct gcr_config *cfg, const char *org,
+                                struct gcr_err *err);
+
 #endif

@@ -370,7 +370,7 @@ static int tsc_create(void **self, const struct gcr_l1org_ctx *ctx, const json_t
         gcr_org_opt_uint(&o, "halve_above", 1024, 1, UINT32_MAX, &halve, err))
         return -1;
     const json_t *baselines = gcr_org_opt_raw(&o, "baselines");
-    if (gcr_org_opt_finish(&o, err) != 0)
+    if (gcr_org_opt_finish(&o, err) != 0 || gcr_gran_check_write_policy(cfg, "tsc", err) != 0)
         return -1;
 
     const char *org = cfg->origin;

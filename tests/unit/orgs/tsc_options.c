@@ -48,6 +48,14 @@ static const struct {
     {"{\"gpu\": {\"sms\": 1}, \"l2\": {\"slices\": 1}, \"coalescer\": {\"granularity\": "
      "\"sector\"}, \"l1d\": {\"organization\": \"tsc\", \"sets\": 32, \"ways\": 4}}",
      "$.coalescer.granularity"},
+    /* Both write-evict every store: another L1 write policy is not modelled. */
+    {"{\"gpu\": {\"sms\": 2}, \"l2\": {\"slices\": 1}, \"l1d\": {\"organization\": \"tsc\", "
+     "\"sets\": 32, \"ways\": 4, \"write_policy\": \"write_back\"}}",
+     "$.l1d.write_policy: the tsc organisation write-evicts every store without allocating"},
+    {"{\"gpu\": {\"sms\": 2}, \"l2\": {\"slices\": 1}, \"l1d\": {\"organization\": \"dsc\", "
+     "\"sets\": 32, \"ways\": 4, \"write_policy\": \"write_through\"}}",
+     "$.l1d.write_policy: the dsc organisation write-evicts every store without allocating "
+     "($.l1d.dsc.write_evict says what a store removes); \"write_through\" is not modelled"},
     {L1("dsc", "{\"tags_per_frame\": 3}"), "$.l1d.dsc.tags_per_frame: must be 1, 2, 4 or 8"},
     {L1("dsc", "{\"tags_per_frame\": 16}"), "$.l1d.dsc.tags_per_frame: expected an integer"},
     {L1("dsc", "{\"address_bits\": 12}"), "$.l1d.dsc.address_bits"},

@@ -90,6 +90,68 @@ static void crd_bits(void)
     gcr_crd_fini(&d);
 }
 
+/* n samples over m places of one dimension (slices or set indices). With
+ * n <= m they are stratified: every run of consecutive places holds its share
+ * of the samples, n x run / m, within less than 2 (one partial stratum at
+ * each end). With n > m every place holds floor(n/m) or ceil(n/m). */
+static void check_spread(const uint32_t *per_place, uint32_t m, uint32_t n)
+{
+    bool ok = true;
+    if (n > m) {
+        for (uint32_t i = 0; i < m; i++)
+            ok &= per_place[i] == n / m || per_place[i] == (n + m - 1) / m;
+    } else {
+        for (uint32_t first = 0; first < m; first++) {
+            uint32_t got = 0;
+            for (uint32_t end = first + 1; end <= m; end++) {
+                got += per_place[end - 1];
+                ok &= fabs(got - (double)n * (end - first) / m) < 2;
+            }
+        }
+    }
+    if (!ok)
+        fprintf(stderr, "%u samples unevenly spread over %u places\n", n, m);
+    CHECK(ok);
+}
+
+/* Where the directory's sampled sets lie: distinct sets of the chip, spread
+ * over the slices and over the set indices. SAC's 8 sets in a chip of 16
+ * slices x 32 sets take one eighth of each, never all one set index as every
+ * 64th set (a multiple of a slice's 32 sets) did. */
+static void crd_sample_positions(void)
+{
+    static const uint32_t want_slice[8] = {0, 3, 4, 7, 8, 11, 12, 15};
+    static const uint32_t want_set[8] = {0, 5, 10, 15, 16, 21, 26, 31};
+    for (uint32_t k = 0; k < 8; k++) {
+        uint32_t slice, set;
+        gcr_crd_sample(k, 8, 16, 32, &slice, &set);
+        CHECK_EQ_U(slice, want_slice[k]);
+        CHECK_EQ_U(set, want_set[k]);
+    }
+    enum { MAX_SLICES = 12, MAX_SETS = 40 };
+    static uint8_t taken[MAX_SLICES * MAX_SETS];
+    for (uint32_t slices = 1; slices <= MAX_SLICES; slices++)
+        for (uint32_t sets = 1; sets <= MAX_SETS; sets++)
+            for (uint32_t n = 1; n <= slices * sets; n++) {
+                uint32_t per_slice[MAX_SLICES] = {0}, per_set[MAX_SETS] = {0};
+                memset(taken, 0, sizeof taken);
+                for (uint32_t k = 0; k < n; k++) {
+                    uint32_t slice, set;
+                    gcr_crd_sample(k, n, slices, sets, &slice, &set);
+                    if (slice >= slices || set >= sets) {
+                        CHECK(slice < slices && set < sets);
+                        return;
+                    }
+                    CHECK(!taken[slice * sets + set]);
+                    taken[slice * sets + set] = 1;
+                    per_slice[slice]++;
+                    per_set[set]++;
+                }
+                check_spread(per_slice, slices, n);
+                check_spread(per_set, sets, n);
+            }
+}
+
 static void first_touch_pages(void)
 {
     struct gcr_pages p = {0};
@@ -413,6 +475,7 @@ int main(void)
     writeback_ports();
     eab_worked_example();
     crd_bits();
+    crd_sample_positions();
     first_touch_pages();
     routing();
     crd_capacity();
