@@ -73,6 +73,8 @@ static int add(struct options *o, const char *name, size_t nlen, const char *val
     return 0;
 }
 
+#define MAX_CONFIG_BYTES (16 << 20)
+
 /* Splits a config file into tokens: whitespace separates them, a double-quoted
  * token may contain spaces and newlines, '#' outside quotes ends the line. An
  * option token ("-name") takes the next token as its value. */
@@ -84,6 +86,14 @@ static int parse_file(struct options *o, const char *path, struct gcr_err *err)
     char *text = NULL;
     size_t len = 0, cap = 0;
     for (;;) {
+        /* Option files are kilobytes: a cap keeps /dev/zero or a trace given by mistake from
+         * filling memory. */
+        if (len > MAX_CONFIG_BYTES) {
+            free(text);
+            fclose(f);
+            return gcr_fail(err, GCR_E_CONFIG, "%s: longer than %d MiB, far more than an option "
+                            "file holds: is it a GPGPU-Sim config?", path, MAX_CONFIG_BYTES >> 20);
+        }
         if (len + 4096 + 1 > cap) {
             cap = cap ? 2 * cap : 65536;
             char *t = realloc(text, cap);

@@ -21,6 +21,7 @@
 #include "core/numfmt.h"
 #include "core/stream.h"
 #include "gcreplay/format.h"
+#include "io/bytesrc.h"
 
 #define TEXT_MAGIC "#gcreplay-text "
 #define TEXT_MAGIC_LEN (sizeof TEXT_MAGIC - 1)
@@ -137,8 +138,9 @@ static enum num_result parse_hex(const struct tok *t, uint64_t max, uint64_t *ou
 struct text_reader {
     FILE *f;
     char *path;
-    char *line; /* getline buffer: grows to the longest line */
+    char *line; /* the line being parsed: grows to the longest line, at most GCR_MAX_LINE_BYTES */
     size_t cap;
+    bool line_cut; /* the file ended inside that line, before a line end */
     uint64_t lineno;     /* number of the line being parsed */
     uint64_t bytes_done; /* input bytes consumed */
     char *name;          /* decoded name of the open kernel (the record points here) */
@@ -163,8 +165,12 @@ static int line_fail(struct text_reader *r, struct gcr_err *err, enum gcr_status
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
+    /* A line the file ends inside was most likely cut short (unless the message says so). */
+    bool cut = r->line_cut && st != GCR_E_TRUNCATED;
     r->failed = true;
-    gcr_fail(&r->first_err, st, "%s:%" PRIu64 ": %s", r->path, r->lineno, what);
+    gcr_fail(&r->first_err, st, "%s:%" PRIu64 ": %s%s", r->path, r->lineno, what,
+             cut ? " (the file ends inside this line, without a line end: is it cut short?)"
+                 : "");
     if (err)
         *err = r->first_err;
     return -1;
@@ -524,31 +530,55 @@ static int parse_line(struct text_reader *r, struct gcr_err *err, const struct t
                      show(first, b));
 }
 
-/* Reads the next line into r->line; returns its length without the line end,
- * -1 at end of file, -2 on a read error (err filled). */
+/* The next line into r->line, without its line end: its length, -1 at the end of the file, -2
+ * on error. A line is at most GCR_MAX_LINE_BYTES (src/io/bytesrc.h): beyond that the input is
+ * no text trace, and a file that never ends a line (/dev/zero) must not fill memory. */
 static ssize_t read_line(struct text_reader *r, struct gcr_err *err)
 {
+    size_t n = 0;
+    int c = EOF;
     errno = 0;
-    ssize_t n = getline(&r->line, &r->cap, r->f);
-    if (n < 0) {
-        if (ferror(r->f)) {
-            int e = errno;
-            r->failed = true;
-            gcr_fail(&r->first_err, GCR_E_IO, "%s: read error after line %" PRIu64 ": %s",
-                     r->path, r->lineno, strerror(e ? e : EIO));
-            if (err)
-                *err = r->first_err;
+    while ((c = getc_unlocked(r->f)) != EOF) {
+        if (n + 1 >= r->cap) {
+            size_t cap = r->cap ? 2 * r->cap : 256;
+            char *line = realloc(r->line, cap);
+            if (!line) {
+                r->lineno++;
+                line_fail(r, err, GCR_E_NOMEM, "out of memory for a line of %zu bytes", n);
+                return -2;
+            }
+            r->line = line;
+            r->cap = cap;
+        }
+        r->line[n++] = (char)c;
+        if (c == '\n')
+            break;
+        if (n > GCR_MAX_LINE_BYTES) {
+            r->lineno++;
+            line_fail(r, err, GCR_E_FORMAT, "line longer than %u bytes (from byte offset %"
+                      PRIu64 "): not a line of a text trace", GCR_MAX_LINE_BYTES, r->bytes_done);
             return -2;
         }
-        return -1;
     }
+    if (c == EOF && ferror(r->f)) {
+        int e = errno;
+        r->failed = true;
+        gcr_fail(&r->first_err, GCR_E_IO, "%s: read error after line %" PRIu64 ": %s",
+                 r->path, r->lineno, strerror(e ? e : EIO));
+        if (err)
+            *err = r->first_err;
+        return -2;
+    }
+    if (n == 0)
+        return -1;
     r->lineno++;
     r->bytes_done += (uint64_t)n;
-    if (n > 0 && r->line[n - 1] == '\n')
+    r->line_cut = c == EOF;
+    if (r->line[n - 1] == '\n')
         n--;
     if (n > 0 && r->line[n - 1] == '\r')
         n--;
-    return n;
+    return (ssize_t)n;
 }
 
 /* The first line: `#gcreplay-text 1`, optionally followed by blanks and a comment.

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "io/bytesrc.h"
 #include "gcreplay/format.h"
 
 extern const struct gcr_trace_format gcr_format_text;
@@ -432,7 +433,7 @@ static void test_long_lines(void)
     char *text = malloc(4 * big);
     size_t n = 0;
     n += (size_t)sprintf(text + n, HDR "#");
-    memset(text + n, 'c', big), n += big;
+    memset(text + n, 'c', GCR_MAX_LINE_BYTES - 1), n += GCR_MAX_LINE_BYTES - 1; /* the longest */
     n += (size_t)sprintf(text + n, "\nkernel 3 ");
     memset(text + n, 'k', 100000), n += 100000;
     n += (size_t)sprintf(text + n, " grid=1,1,1 block=32,1,1 shmem=0 regs=1\n0 0 0x8 load");
@@ -449,9 +450,24 @@ static void test_long_lines(void)
     }
     readout_free(&o);
 
+    /* A line one byte over the limit, ended or not (a file of endless zeros never ends one):
+     * an error naming it and its byte offset, read no further. */
+    for (int ended = 0; ended <= 1; ended++) {
+        n = (size_t)sprintf(text, HDR);
+        memset(text + n, 'x', GCR_MAX_LINE_BYTES + 1), n += GCR_MAX_LINE_BYTES + 1;
+        if (ended)
+            text[n++] = '\n';
+        read_text(text, n, &o);
+        CHECK_EQ_U(o.rc, (unsigned long long)-1);
+        CHECK_EQ_U(o.err.status, GCR_E_FORMAT);
+        CHECK_STR_CONTAINS(o.err.msg, ":2: line longer than 1048576 bytes (from byte offset 17): "
+                                      "not a line of a text trace");
+        readout_free(&o);
+    }
+
     /* An error in a long line: the message stays bounded and names the line. */
     n = (size_t)sprintf(text, HDR K1 "0 0 0x8 load global 4 0x1 0x");
-    memset(text + n, 'z', big), n += big;
+    memset(text + n, 'z', big - 64), n += big - 64;
     text[n++] = '\n';
     read_text(text, n, &o);
     CHECK_EQ_U(o.rc, (unsigned long long)-1);
