@@ -145,6 +145,38 @@ int gcr_config_load(struct gcr_config *cfg, const char *path, struct gcr_err *er
 /* The same from a JSON text (origin names it in messages). */
 int gcr_config_parse(struct gcr_config *cfg, const char *json_text, const char *origin,
                      struct gcr_err *err);
+/* The same from a parsed JSON document (borrowed). */
+int gcr_config_from_json(struct gcr_config *cfg, json_t *root, const char *origin,
+                         struct gcr_err *err);
+/* A config file's JSON document, not yet validated (NULL and err, with a hint for the usual
+ * mistakes: a GPGPU-Sim option file, a byte-order mark, a directory). */
+json_t *gcr_config_load_json(const char *path, struct gcr_err *err);
+
+/* Overrides: `--set PATH=VALUE` on the command line (src/config/overrides.c). PATH is a
+ * dotted path of object keys (l1d.ways, analyses.replication); VALUE is JSON, or a bare word
+ * (letters, digits, '_', '-', '.', starting with a letter) taken as a string; null removes the
+ * key, so that its default applies. Missing objects on the way are created. The result is
+ * checked as a config file is, and an error caused by an override names it. */
+struct gcr_config_override {
+    char *text;  /* "PATH=VALUE", as given */
+    char *path;  /* PATH */
+    json_t *value; /* VALUE, parsed; JSON null to remove the key */
+};
+/* Parses "PATH=VALUE" (0, or -1 with err naming the text). */
+int gcr_config_override_parse(struct gcr_config_override *o, const char *text,
+                              struct gcr_err *err);
+void gcr_config_override_free(struct gcr_config_override *o);
+/* Applies the overrides to a config document, in order (0, or -1 with err). */
+int gcr_config_override_apply(json_t *root, const struct gcr_config_override *o, size_t n,
+                              struct gcr_err *err);
+/* Loads the config file at path with the overrides ("PATH=VALUE" texts) applied. */
+int gcr_config_load_with(struct gcr_config *cfg, const char *path, const char *const *sets,
+                         size_t nsets, struct gcr_err *err);
+/* Validates an overridden document (origin: the file it came from); an error that lies at or
+ * under an override's path, or at an object that holds it, is reported as that override's. */
+int gcr_config_from_json_overridden(struct gcr_config *cfg, json_t *root, const char *origin,
+                                    const struct gcr_config_override *o, size_t n,
+                                    struct gcr_err *err);
 void gcr_config_free(struct gcr_config *cfg);
 
 /* L1 ways for a kernel whose CTAs on one SM use shmem_per_sm bytes of shared

@@ -51,6 +51,10 @@ void gcr_reader_set_lazy_addresses(struct gcr_reader *r, bool lazy);
 void gcr_reader_describe(struct gcr_reader *r, json_t *info);
 void gcr_reader_close(struct gcr_reader *r);
 
+/* The name of the format the content at path is in, or NULL when no format recognises it
+ * (no error message: for searching a folder for traces). */
+const char *gcr_trace_detect(const char *path);
+
 /* Calls visit for every file that reading the trace at path would read: path itself and, for
  * a format that names other files (an Accel-Sim directory or kernel list), each of those. For
  * refusing an output that would overwrite an input before any work; what cannot be listed

@@ -13,6 +13,15 @@
 /* Exit codes: 0 success, 1 the input or the run failed, 2 the command line was wrong. */
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
+/* --set PATH=VALUE options one command line may give (config overrides, gcreplay/config.h). */
+enum { CLI_MAX_SETS = 256 };
+
+/* The --set option's help, shared by the commands that take it. */
+#define CLI_SET_HELP                                                                              \
+    "  -s, --set PATH=VALUE  override a config key (repeatable): PATH its JSON path\n"            \
+    "                      (l1d.ways), VALUE JSON or a bare word for a string\n"                  \
+    "                      (l1d.organization=shared); null removes the key\n"
+
 int cmd_run(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_info(int argc, char **argv);
@@ -20,6 +29,7 @@ int cmd_bench(int argc, char **argv);
 int cmd_bench_reader(int argc, char **argv);
 int cmd_import_config(int argc, char **argv);
 int cmd_sac(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 
 /* "gcreplay: <message>" on stderr; returns CLI_FAIL or CLI_USAGE by status. */
 int cli_error(const struct gcr_err *err);

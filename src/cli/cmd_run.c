@@ -9,13 +9,15 @@
 #include "report/report.h"
 
 static const char usage[] =
-    "usage: gcreplay run --config FILE [--json OUT.json] [--format NAME] [--timing] [--quiet]\n"
+    "usage: gcreplay run --config FILE [--set PATH=VALUE]... [--json OUT.json] [--format NAME]\n"
+    "                    [--timing] [--quiet]\n"
     "                    [--analysis-thread auto|on|off] [--host-prefetch L] TRACE...\n"
     "\n"
     "Replays the traces, in order, through the caches the config describes and prints\n"
     "a table of per-kernel and total statistics on stdout.\n"
     "\n"
     "  -c, --config FILE   JSON configuration (see examples/configs/README.md)\n"
+    CLI_SET_HELP
     "  -j, --json OUT      also write the full JSON report to OUT (complete or absent;\n"
     "                      `-`: standard output, and the table goes to standard error)\n"
     "  -f, --format NAME   trace format (default: detected from the content)\n"
@@ -56,19 +58,27 @@ int cmd_run(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"config", required_argument, NULL, 'c'}, {"json", required_argument, NULL, 'j'},
+        {"set", required_argument, NULL, 's'},
         {"format", required_argument, NULL, 'f'}, {"quiet", no_argument, NULL, 'q'},
         {"timing", no_argument, NULL, 't'},       {"analysis-thread", required_argument, NULL, 'a'},
         {"host-prefetch", required_argument, NULL, 'p'},
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
     const char *config_path = NULL, *json_path = NULL, *format = NULL;
+    const char *sets[CLI_MAX_SETS];
+    int nsets = 0;
     bool quiet = false, timing = false;
     const char *thread_mode = "auto";
     enum gcr_host_prefetch prefetch = GCR_HOST_PREFETCH_AUTO;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":c:j:f:tqh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":c:j:f:s:tqh", opts, NULL)) != -1) {
         switch (c) {
         case 'c': config_path = optarg; break;
+        case 's':
+            if (nsets == CLI_MAX_SETS)
+                return cli_usage_error("run", "at most %d --set options", CLI_MAX_SETS);
+            sets[nsets++] = optarg;
+            break;
         case 'j': json_path = optarg; break;
         case 'f': format = optarg; break;
         case 'q': quiet = true; break;
@@ -100,7 +110,7 @@ int cmd_run(int argc, char **argv)
     /* `--json -` takes standard output, so the table goes to standard error. */
     FILE *table_out = json_path && !strcmp(json_path, "-") ? stderr : stdout;
     struct gcr_config cfg;
-    if (gcr_config_load(&cfg, config_path, &err) != 0)
+    if (gcr_config_load_with(&cfg, config_path, sets, (size_t)nsets, &err) != 0)
         return cli_error(&err);
     if (timing)
         cfg.timing.enabled = true;

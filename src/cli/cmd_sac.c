@@ -10,7 +10,8 @@
 #include "report/report.h"
 
 static const char usage[] =
-    "usage: gcreplay sac --config FILE [--json OUT.json] [--format NAME] [--timing] TRACE...\n"
+    "usage: gcreplay sac --config FILE [--set PATH=VALUE]... [--json OUT.json] [--format NAME]\n"
+    "                    [--timing] TRACE...\n"
     "\n"
     "Replays each trace on its own through a multi-chip GPU (the config's \"chips\"\n"
     "section, count >= 2), feeding the memory-side and the SM-side LLC the same L1\n"
@@ -23,6 +24,7 @@ static const char usage[] =
     "organisation it runs faster with (runtime_winner), to check the model's choice.\n"
     "\n"
     "  -c, --config FILE   JSON configuration with chips.count >= 2\n"
+    CLI_SET_HELP
     "  -j, --json OUT      also write {\"runs\": [report per trace]} to OUT (`-`: standard\n"
     "                      output, and the tables go to standard error)\n"
     "  -f, --format NAME   trace format (default: detected from the content)\n"
@@ -79,15 +81,23 @@ int cmd_sac(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"config", required_argument, NULL, 'c'}, {"json", required_argument, NULL, 'j'},
+        {"set", required_argument, NULL, 's'},
         {"format", required_argument, NULL, 'f'}, {"timing", no_argument, NULL, 't'},
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
     const char *config_path = NULL, *json_path = NULL, *format = NULL;
+    const char *sets[CLI_MAX_SETS];
+    int nsets = 0;
     bool timing = false;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":c:j:f:th", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":c:j:f:s:th", opts, NULL)) != -1) {
         switch (c) {
         case 'c': config_path = optarg; break;
+        case 's':
+            if (nsets == CLI_MAX_SETS)
+                return cli_usage_error("sac", "at most %d --set options", CLI_MAX_SETS);
+            sets[nsets++] = optarg;
+            break;
         case 'j': json_path = optarg; break;
         case 'f': format = optarg; break;
         case 't': timing = true; break;
@@ -108,7 +118,7 @@ int cmd_sac(int argc, char **argv)
     /* `--json -` takes standard output, so the tables go to standard error. */
     FILE *table_out = json_path && !strcmp(json_path, "-") ? stderr : stdout;
     struct gcr_config cfg;
-    if (gcr_config_load(&cfg, config_path, &err) != 0)
+    if (gcr_config_load_with(&cfg, config_path, sets, (size_t)nsets, &err) != 0)
         return cli_error(&err);
     if (cfg.chips.count < 2) {
         gcr_fail(&err, GCR_E_CONFIG,

@@ -17,6 +17,7 @@ static const char usage[] =
     "  info     describe a trace: format, kernels, record counts\n"
     "  bench    measure replay speed on a generated trace\n"
     "  sac      multi-chip GPUs: memory-side vs SM-side LLC, SAC's EAB model per kernel\n"
+    "  sweep    replay many traces under many config variants: tables and a ranked summary\n"
     "  bench-reader  measure trace parsing speed on a generated trace\n"
     "  import-config  turn a GPGPU-Sim config into a gcreplay config\n"
     "  formats  list the trace formats\n"
@@ -98,6 +99,8 @@ int main(int argc, char **argv)
         return cmd_info(argc - 1, argv + 1);
     if (!strcmp(cmd, "sac"))
         return cmd_sac(argc - 1, argv + 1);
+    if (!strcmp(cmd, "sweep"))
+        return cmd_sweep(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench"))
         return cmd_bench(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench-reader"))

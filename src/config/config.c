@@ -666,6 +666,18 @@ static int from_json(struct gcr_config *cfg, json_t *root, struct gcr_err *err)
     return jobj_finish(&top, err);
 }
 
+int gcr_config_from_json(struct gcr_config *cfg, json_t *root, const char *origin,
+                         struct gcr_err *err)
+{
+    config_zero(cfg);
+    if (!(cfg->origin = strdup(origin)))
+        return gcr_fail(err, GCR_E_NOMEM, "%s: out of memory", origin);
+    int rc = from_json(cfg, root, err);
+    if (rc != 0)
+        gcr_config_free(cfg);
+    return rc;
+}
+
 int gcr_config_parse(struct gcr_config *cfg, const char *json_text, const char *origin,
                      struct gcr_err *err)
 {
@@ -675,14 +687,8 @@ int gcr_config_parse(struct gcr_config *cfg, const char *json_text, const char *
     if (!root)
         return gcr_fail(err, GCR_E_CONFIG, "%s:%d:%d: invalid JSON: %s", origin, je.line,
                         je.column, je.text);
-    if (!(cfg->origin = strdup(origin))) {
-        json_decref(root);
-        return gcr_fail(err, GCR_E_NOMEM, "%s: out of memory", origin);
-    }
-    int rc = from_json(cfg, root, err);
+    int rc = gcr_config_from_json(cfg, root, origin, err);
     json_decref(root);
-    if (rc != 0)
-        gcr_config_free(cfg);
     return rc;
 }
 
@@ -713,25 +719,23 @@ static int load_failed(const char *path, const json_error_t *je, struct gcr_err 
                     je->text);
 }
 
-int gcr_config_load(struct gcr_config *cfg, const char *path, struct gcr_err *err)
+json_t *gcr_config_load_json(const char *path, struct gcr_err *err)
 {
-    config_zero(cfg);
     struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        return gcr_fail(err, GCR_E_CONFIG, "%s: is a directory, not a JSON config file", path);
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        gcr_fail(err, GCR_E_CONFIG, "%s: is a directory, not a JSON config file", path);
+        return NULL;
+    }
     json_error_t je;
     json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
     if (!root)
-        return load_failed(path, &je, err);
-    if (!(cfg->origin = strdup(path))) {
-        json_decref(root);
-        return gcr_fail(err, GCR_E_NOMEM, "%s: out of memory", path);
-    }
-    int rc = from_json(cfg, root, err);
-    json_decref(root);
-    if (rc != 0)
-        gcr_config_free(cfg);
-    return rc;
+        load_failed(path, &je, err);
+    return root;
+}
+
+int gcr_config_load(struct gcr_config *cfg, const char *path, struct gcr_err *err)
+{
+    return gcr_config_load_with(cfg, path, NULL, 0, err);
 }
 
 /* Written so that the effective config in a report can be used as a config

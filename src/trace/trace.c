@@ -131,6 +131,15 @@ static int find_format(const char *path, const struct stat *st, const char *form
     return 0;
 }
 
+const char *gcr_trace_detect(const char *path)
+{
+    struct stat st;
+    const struct gcr_trace_format *fmt;
+    if (stat(path, &st) != 0 || find_format(path, &st, NULL, &fmt, NULL) != 0)
+        return NULL;
+    return fmt->name;
+}
+
 void gcr_trace_input_files(const char *path, const char *format,
                            void (*visit)(void *ctx, const char *file), void *ctx)
 {

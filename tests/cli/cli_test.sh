@@ -374,6 +374,117 @@ open(d + "/corrupt.traceg.zst", "wb").write(z)
   python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$work/out" ||
     fail "import-config -o - wrote no JSON"
   ;;
+sweep)
+  # gcreplay sweep on the example traces and two reference traces, two configs x two L1
+  # sizes: the tables agree with one `gcreplay run` per pair, -j 1 and -j 4 write the same
+  # bytes, a second run replays nothing, a changed config replays its pairs only, and a bad
+  # trace fails alone.
+  mkdir "$work/traces"
+  cp examples/traces/*.txt "$work/traces/"
+  cp -r ../shared/traces/accelsim/vectoradd-100 ../shared/traces/accelsim/jacobi2d "$work/traces/"
+  cp examples/configs/volta80.json examples/configs/volta80-shared.json "$work/"
+  sweep_args() { # DIR JOBS
+    echo -q -j "$2" --set 'analyses.replication={}' --vary l1d.ways=256,64 \
+      -c "$work/volta80.json" -c "$work/volta80-shared.json" -o "$1" "$work/traces"
+  }
+  expect_exit 0 "$GCR" sweep $(sweep_args "$work/s1" 1)
+  expect_exit 0 "$GCR" sweep $(sweep_args "$work/s4" 4)
+  diff -r "$work/s1" "$work/s4" >/dev/null || fail "sweep -j 1 and -j 4 wrote different files"
+  [ -z "$(find "$work/s1" -name '*.tmp*')" ] || fail "sweep left temporary files"
+  # Every row of summary.csv is the total of that pair's own `gcreplay run`, and the kernel
+  # rows add up to it.
+  python3 - "$GCR" "$work" <<'PY' || fail "sweep tables differ from single runs"
+import csv, json, os, subprocess, sys
+gcr, work = sys.argv[1:]
+rows = list(csv.DictReader(open(f"{work}/s1/summary.csv", newline="")))
+kernels = list(csv.DictReader(open(f"{work}/s1/kernels.csv", newline="")))
+plan = json.load(open(f"{work}/s1/sweep.json"))
+assert len(rows) == len(plan["traces"]) * len(plan["variants"]) == 5 * 4, len(rows)
+paths = {t["id"]: t["path"] for t in plan["traces"]}
+assert sorted(paths) == ["broadcast", "jacobi2d", "stencil", "vecadd", "vectoradd-100"], paths
+order = [(r["trace"], r["variant"]) for r in rows]
+assert order == sorted(order, key=lambda p: (p[0], [v["id"] for v in plan["variants"]].index(p[1])))
+for r in rows:
+    out = f"{work}/single.json"
+    subprocess.run([gcr, "run", "-q", "--config", r["config"], "--set", "analyses.replication={}",
+                    "--set", f"l1d.ways={r['l1d.ways']}", "--json", out, paths[r["trace"]]],
+                   check=True)
+    t = json.load(open(out))["total"]
+    want = {"instructions": t["instructions"]["warp_total"], "l1d_accesses": t["L1D"]["accesses"],
+            "l1d_hits": t["L1D"]["hits"], "l1d_misses": t["L1D"]["misses"],
+            "l2_accesses": t["L2"]["accesses"], "l2_misses": t["L2"]["misses"],
+            "dram_read_bytes": t["traffic"]["dram_read_bytes"],
+            "dram_write_bytes": t["traffic"]["dram_write_bytes"]}
+    for k, v in want.items():
+        assert int(r[k]) == v, (r["trace"], r["variant"], k, r[k], v)
+    for k, v in (("l1d_miss_rate", t["L1D"]["miss_rate"]), ("l2_miss_rate", t["L2"]["miss_rate"]),
+                 ("replication_ratio", t["analyses"]["replication"]["replication_ratio"]["all"]),
+                 ("copies_per_line", t["analyses"]["replication"]["copies_per_line"])):
+        assert abs(float(r[k]) - v) <= 1e-9 * max(1, abs(v)), (r["trace"], k, r[k], v)
+    member = t["classes"]["replication_sensitive"]["member"]
+    assert r["replication_sensitive"] == str(int(member)), (r["trace"], r["replication_sensitive"])
+    assert r["cycles"] == "" and r["sac_choice"] == "", r
+    ks = [k for k in kernels if (k["trace"], k["variant"]) == (r["trace"], r["variant"])]
+    assert ks and sum(int(k["l1d_accesses"]) for k in ks) == int(r["l1d_accesses"])
+txt = open(f"{work}/s1/summary.txt").read()
+assert "ranked by l2_accesses (lower is better)" in txt and "jacobi2d" in txt, txt
+assert open(f"{work}/s1/failures.csv", newline="").read() == \
+    "trace,variant,config,l1d.ways,exit_status,message\r\n"
+PY
+  # A second run replays nothing; --collect rebuilds the same tables.
+  find "$work/s1/runs" -name '*.json' -printf '%p %T@ %i\n' | sort >"$work/before"
+  expect_exit 0 "$GCR" sweep $(sweep_args "$work/s1" 2)
+  find "$work/s1/runs" -name '*.json' -printf '%p %T@ %i\n' | sort >"$work/after"
+  cmp -s "$work/before" "$work/after" || fail "a resumed sweep replayed finished pairs"
+  cp "$work/s1/summary.csv" "$work/summary-before.csv"
+  rm "$work/s1/summary.csv"
+  expect_exit 0 "$GCR" sweep --collect "$work/s1"
+  cmp -s "$work/s1/summary.csv" "$work/summary-before.csv" || fail "--collect wrote another table"
+  # A changed config: its pairs, and only those, are replayed.
+  sed -i 's/"seed": 1/"seed": 7/' "$work/volta80-shared.json"
+  sleep 1
+  expect_exit 0 "$GCR" sweep $(sweep_args "$work/s1" 2)
+  find "$work/s1/runs" -name '*.json' -printf '%p %T@ %i\n' | sort >"$work/after"
+  changed=$(comm -13 "$work/before" "$work/after" | awk '{print $1}' | sed 's|.*/||' | sort -u)
+  [ "$changed" = "$(printf 'volta80-shared+l1d.ways=256.json\nvolta80-shared+l1d.ways=64.json')" ] ||
+    fail "after a config change, the sweep replayed: $changed"
+  # A bad trace fails alone, and the exit status says so.
+  cp trace-formats/text/fixtures/bad-number-junk.txt "$work/traces/zbad.txt"
+  expect_exit 1 "$GCR" sweep $(sweep_args "$work/s1" 2)
+  grep -q '^zbad,volta80+l1d.ways=256,.*,1,.*zbad.txt:3: bad CTA id' "$work/s1/failures.csv" ||
+    { fail "failures.csv lacks the bad trace"; cat "$work/s1/failures.csv" >&2; }
+  [ "$(grep -c '^zbad,' "$work/s1/failures.csv")" -eq 4 ] || fail "not every pair of zbad failed"
+  [ "$(grep -c '^vecadd,' "$work/s1/summary.csv")" -eq 4 ] || fail "the other pairs did not run"
+  expect_exit 1 "$GCR" sweep --collect "$work/s1"
+  contains "$work/out" "failed (failures.csv):"
+  # Stopped by a signal (SIGTERM to the whole group, as a batch system's time limit sends it),
+  # a sweep leaves complete reports only, and the same command finishes the rest.
+  rm "$work/traces/zbad.txt"
+  setsid "$GCR" sweep $(sweep_args "$work/s7" 2) --force >/dev/null 2>&1 &
+  leader=$!
+  for _ in $(seq 100); do
+    [ "$(find "$work/s7/runs" -name '*.json' 2>/dev/null | wc -l)" -ge 3 ] && break
+    sleep 0.05
+  done
+  kill -TERM -- -"$leader" 2>/dev/null
+  wait "$leader"
+  [ "$(find "$work/s7/runs" -name '*.json' | wc -l)" -lt 20 ] ||
+    fail "the sweep ended before the signal: nothing was checked"
+  [ -z "$(find "$work/s7" -name '*.tmp*' -o -name '.messages*')" ] ||
+    fail "a stopped sweep left temporary files: $(find "$work/s7" -name '*.tmp*' -o -name '.messages*')"
+  for f in $(find "$work/s7/runs" -name '*.json'); do
+    check_report "$f"
+  done
+  expect_exit 0 "$GCR" sweep $(sweep_args "$work/s7" 2)
+  [ "$(find "$work/s7/runs" -name '*.json' | wc -l)" -eq 20 ] || fail "the resumed sweep is incomplete"
+  # What is refused.
+  expect_exit 2 "$GCR" sweep -c "$work/volta80.json" -o "$work/s5" --rank-by speed "$work/traces"
+  contains "$work/err" "--rank-by speed: not a metric that ranks"
+  expect_exit 2 "$GCR" sweep -c "$work/volta80.json" -o "$work/traces" "$work/traces"
+  contains "$work/err" "a folder that holds files but no sweep.json"
+  expect_exit 2 "$GCR" sweep -c "$work/volta80.json" -o "$work/s6" --vary 'l1d.ways=1,x y' "$work/traces"
+  contains "$work/err" "--vary l1d.ways=1,x y: l1d.ways=x y: the value is neither JSON nor a bare word"
+  ;;
 usage)
   expect_exit 2 "$GCR"
   expect_exit 2 "$GCR" frobnicate
