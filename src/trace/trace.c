@@ -3,6 +3,7 @@
 #include "gcreplay/trace.h"
 
 #include "core/atomic_file.h"
+#include "io/files.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -21,6 +22,7 @@ struct gcr_reader {
     const struct gcr_trace_format *fmt;
     void *state;
     char *path;
+    struct gcr_files *files; /* NULL: the file system */
     uint64_t total_bytes;
     /* What runs_one_by_one read beyond a run, for the next call: a record of
      * another CTA or kind (ahead), else the error or end met after the run's
@@ -63,12 +65,13 @@ static int unknown_format(const char *name, int need_writer, struct gcr_err *err
     return gcr_fail(err, GCR_E_USAGE, "unknown trace format '%s' (known: %s)", name, known);
 }
 
-int gcr_reader_open(struct gcr_reader **out, const char *path, const char *format,
-                    struct gcr_err *err)
+/* Opens path in files (NULL: the file system), which the reader keeps once open. */
+static int open_reader(struct gcr_reader **out, struct gcr_files *files, const char *path,
+                       const char *format, struct gcr_err *err)
 {
     *out = NULL;
     struct stat st;
-    if (stat(path, &st) != 0)
+    if (gcr_files_stat(files, path, &st) != 0)
         return gcr_fail(err, GCR_E_IO, "%s: %s", path, strerror(errno));
 
     const struct gcr_trace_format *fmt = NULL;
@@ -80,7 +83,7 @@ int gcr_reader_open(struct gcr_reader **out, const char *path, const char *forma
         unsigned char head[64];
         size_t len = 0;
         if (S_ISREG(st.st_mode)) {
-            FILE *f = fopen(path, "rb");
+            FILE *f = gcr_files_fopen(files, path);
             if (!f)
                 return gcr_fail(err, GCR_E_IO, "%s: %s", path, strerror(errno));
             len = fread(head, 1, sizeof head, f);
@@ -90,7 +93,7 @@ int gcr_reader_open(struct gcr_reader **out, const char *path, const char *forma
                 return gcr_fail(err, GCR_E_IO, "%s: read error", path);
         }
         for (size_t i = 0; gcr_trace_formats[i] && !fmt; i++)
-            if (gcr_trace_formats[i]->probe(path, head, len) == 1)
+            if (gcr_trace_formats[i]->probe(files, path, head, len) == 1)
                 fmt = gcr_trace_formats[i];
         if (!fmt) {
             char known[256];
@@ -110,13 +113,41 @@ int gcr_reader_open(struct gcr_reader **out, const char *path, const char *forma
     r->sets_stride_hint = fmt->sets_stride_hint;
     r->next_run = fmt->sets_stride_hint ? fmt->reader_next_run : NULL;
     r->total_bytes = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
-    if (fmt->reader_open(&r->state, path, err) != 0) {
+    if (fmt->reader_open(&r->state, files, path, err) != 0) {
         free(r->path);
         free(r);
         return -1;
     }
+    r->files = files;
     *out = r;
     return 0;
+}
+
+int gcr_reader_open(struct gcr_reader **out, const char *path, const char *format,
+                    struct gcr_err *err)
+{
+    return open_reader(out, NULL, path, format, err);
+}
+
+int gcr_reader_open_memory_files(struct gcr_reader **out, const char *path,
+                                 const struct gcr_memfile *files, size_t count,
+                                 const char *format, struct gcr_err *err)
+{
+    struct gcr_files *set;
+    *out = NULL;
+    if (gcr_files_create(&set, files, count) != 0)
+        return gcr_fail(err, GCR_E_NOMEM, "%s: out of memory", path);
+    int rc = open_reader(out, set, path, format, err);
+    if (rc != 0)
+        gcr_files_free(set);
+    return rc;
+}
+
+int gcr_reader_open_memory(struct gcr_reader **out, const char *name, const void *data,
+                           size_t size, const char *format, struct gcr_err *err)
+{
+    const struct gcr_memfile file = {name, data, size};
+    return gcr_reader_open_memory_files(out, name, &file, 1, format, err);
 }
 
 /* Returns what runs_one_by_one kept for the next call. */
@@ -236,6 +267,7 @@ void gcr_reader_close(struct gcr_reader *r)
     if (!r)
         return;
     r->fmt->reader_close(r->state);
+    gcr_files_free(r->files);
     free(r->path);
     free(r);
 }

@@ -77,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct gcr_err err = {GCR_OK, ""};
     void *r = NULL;
     size_t plen = strlen(in_path);
-    if (gcr_format_accelsim.reader_open(&r, in_path, &err) < 0) {
+    if (gcr_format_accelsim.reader_open(&r, NULL, in_path, &err) < 0) {
         if (r || err.status == GCR_OK || strncmp(err.msg, in_path, plen) != 0)
             fail("bad open failure", &err);
         return 0;

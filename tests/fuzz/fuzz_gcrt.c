@@ -125,7 +125,7 @@ static void rewrite(size_t n)
         fclose(f);
 
         void *r = NULL;
-        if (gcr_format_gcrt.reader_open(&r, out_path, &err) < 0)
+        if (gcr_format_gcrt.reader_open(&r, NULL, out_path, &err) < 0)
             fail("cannot reopen a written trace", &err);
         struct gcr_record rec;
         size_t i = 0;
@@ -149,7 +149,7 @@ static void reread_in_runs(size_t max, bool lazy, size_t n, int rc, const struct
     static struct gcr_record run[64];
     struct gcr_err err = {GCR_OK, ""};
     void *r = NULL;
-    if (gcr_format_gcrt.reader_open(&r, in_path, &err) < 0)
+    if (gcr_format_gcrt.reader_open(&r, NULL, in_path, &err) < 0)
         fail("the input opens only once", &err);
     gcr_format_gcrt.reader_set_lazy_addresses(r, lazy);
     size_t i = 0;
@@ -182,7 +182,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct gcr_err err = {GCR_OK, ""};
     void *r = NULL;
     size_t plen = strlen(in_path);
-    if (gcr_format_gcrt.reader_open(&r, in_path, &err) < 0) {
+    if (gcr_format_gcrt.reader_open(&r, NULL, in_path, &err) < 0) {
         if (r || err.status == GCR_OK || strncmp(err.msg, in_path, plen) != 0)
             fail("bad open failure", &err);
         return 0;

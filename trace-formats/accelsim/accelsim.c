@@ -282,6 +282,7 @@ enum body_state {
 
 struct accelsim_reader {
     char *path; /* as given */
+    const struct gcr_files *files; /* where path and the kernel files it names are read */
     /* The kernel list, or NULL for a single kernel file. */
     struct gcr_lines *list;
     char *list_path;
@@ -1390,13 +1391,13 @@ static int open_kernel(struct accelsim_reader *r, const char *path, const char *
         return fail_at(r, err, GCR_E_NOMEM, where ? where : path, where_line, "out of memory");
     if (where) {
         struct stat st;
-        if (stat(path, &st) != 0) {
+        if (gcr_files_stat(r->files, path, &st) != 0) {
             int en = errno;
             return fail_at(r, err, GCR_E_IO, where, where_line, "cannot open kernel file %s: %s",
                            path, strerror(en));
         }
     }
-    if (gcr_lines_open(&r->kf, path, &e) != 0) {
+    if (gcr_lines_open(&r->kf, r->files, path, &e) != 0) {
         if (where)
             return fail_at(r, err, e.status, where, where_line, "%s", e.msg);
         return fail_with(r, err, &e);
@@ -1610,9 +1611,10 @@ static int list_next(struct accelsim_reader *r, struct gcr_record *rec, struct g
 /* ---- The format's entry points -------------------------------------------------------------- */
 
 /* The first non-blank line of up to 4 KiB of content (decompressed), for detection. */
-static size_t first_line(const char *path, char *buf, size_t cap, const char **line)
+static size_t first_line(const struct gcr_files *files, const char *path, char *buf, size_t cap,
+                         const char **line)
 {
-    size_t n = gcr_bytesrc_peek(path, buf, cap);
+    size_t n = gcr_bytesrc_peek(files, path, buf, cap);
     const char *p = buf, *end = buf + n;
     while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
         p++;
@@ -1626,25 +1628,26 @@ static bool starts_with(const char *p, size_t n, const char *s)
     return n >= k && memcmp(p, s, k) == 0;
 }
 
-static bool is_dir_with_list(const char *path)
+static bool is_dir_with_list(const struct gcr_files *files, const char *path)
 {
     struct stat st;
     char list[4096];
-    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+    if (gcr_files_stat(files, path, &st) != 0 || !S_ISDIR(st.st_mode))
         return false;
     if ((size_t)snprintf(list, sizeof list, "%s/kernelslist.g", path) >= sizeof list)
         return false;
-    return stat(list, &st) == 0 && S_ISREG(st.st_mode);
+    return gcr_files_stat(files, list, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static int accelsim_probe(const char *path, const unsigned char *head, size_t len)
+static int accelsim_probe(const struct gcr_files *files, const char *path,
+                          const unsigned char *head, size_t len)
 {
     (void)head;
     (void)len;
     struct stat st;
-    if (is_dir_with_list(path))
+    if (is_dir_with_list(files, path))
         return 1;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+    if (gcr_files_stat(files, path, &st) != 0 || !S_ISREG(st.st_mode))
         return 0; /* reading a pipe to look at it would consume it */
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
@@ -1652,7 +1655,7 @@ static int accelsim_probe(const char *path, const unsigned char *head, size_t le
         return 1;
     char buf[4096];
     const char *line;
-    size_t n = first_line(path, buf, sizeof buf, &line);
+    size_t n = first_line(files, path, buf, sizeof buf, &line);
     return starts_with(line, n, "-kernel name") || starts_with(line, n, "MemcpyHtoD") ||
            starts_with(line, n, "kernel-");
 }
@@ -1676,7 +1679,8 @@ static void accelsim_close(void *state)
     free(r);
 }
 
-static int accelsim_open(void **state, const char *path, struct gcr_err *err)
+static int accelsim_open(void **state, const struct gcr_files *files, const char *path,
+                         struct gcr_err *err)
 {
     *state = NULL;
     struct accelsim_reader *r = calloc(1, sizeof *r);
@@ -1687,8 +1691,9 @@ static int accelsim_open(void **state, const char *path, struct gcr_err *err)
         accelsim_close(r);
         return gcr_fail(err, GCR_E_NOMEM, "%s: out of memory", path);
     }
+    r->files = files;
     struct stat st;
-    if (stat(path, &st) != 0) {
+    if (gcr_files_stat(files, path, &st) != 0) {
         int e = errno;
         accelsim_close(r);
         return gcr_fail(err, GCR_E_IO, "%s: %s", path, strerror(e));
@@ -1704,7 +1709,7 @@ static int accelsim_open(void **state, const char *path, struct gcr_err *err)
             snprintf(r->list_path, plen + 16, "%s%skernelslist.g", path, slash ? "" : "/");
             snprintf(r->list_dir, plen + 2, "%s%s", path, slash ? "" : "/");
         }
-        if (r->list_path && stat(r->list_path, &st) != 0) {
+        if (r->list_path && gcr_files_stat(files, r->list_path, &st) != 0) {
             accelsim_close(r);
             return gcr_fail(err, GCR_E_IO, "%s: no kernelslist.g in this directory", path);
         }
@@ -1715,7 +1720,7 @@ static int accelsim_open(void **state, const char *path, struct gcr_err *err)
         /* A kernel file starts with its header; anything else is read as a kernel list. */
         char buf[4096];
         const char *line;
-        size_t n = first_line(path, buf, sizeof buf, &line);
+        size_t n = first_line(files, path, buf, sizeof buf, &line);
         list = !(n && line[0] == '-');
         if (list) {
             const char *slash = strrchr(path, '/');
@@ -1731,7 +1736,7 @@ static int accelsim_open(void **state, const char *path, struct gcr_err *err)
         accelsim_close(r);
         return gcr_fail(err, GCR_E_NOMEM, "%s: out of memory", path);
     }
-    if (list ? gcr_lines_open(&r->list, r->list_path, err) != 0
+    if (list ? gcr_lines_open(&r->list, files, r->list_path, err) != 0
              : open_kernel(r, path, NULL, 0, err) != 0) {
         accelsim_close(r);
         return -1;

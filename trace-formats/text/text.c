@@ -21,6 +21,7 @@
 #include "core/numfmt.h"
 #include "core/stream.h"
 #include "gcreplay/format.h"
+#include "io/files.h"
 
 #define TEXT_MAGIC "#gcreplay-text "
 #define TEXT_MAGIC_LEN (sizeof TEXT_MAGIC - 1)
@@ -590,7 +591,8 @@ static void text_reader_close(void *state)
     free(r);
 }
 
-static int text_reader_open(void **state, const char *path, struct gcr_err *err)
+static int text_reader_open(void **state, const struct gcr_files *files, const char *path,
+                            struct gcr_err *err)
 {
     struct text_reader *r = calloc(1, sizeof *r);
     *state = NULL;
@@ -598,7 +600,7 @@ static int text_reader_open(void **state, const char *path, struct gcr_err *err)
         free(r);
         return gcr_fail(err, GCR_E_NOMEM, "%s: out of memory", path);
     }
-    r->f = fopen(path, "rb");
+    r->f = gcr_files_fopen(files, path);
     if (!r->f) {
         int e = errno;
         text_reader_close(r);
@@ -663,8 +665,10 @@ static uint64_t text_reader_bytes_done(void *state)
     return r ? r->bytes_done : 0;
 }
 
-static int text_probe(const char *path, const unsigned char *head, size_t len)
+static int text_probe(const struct gcr_files *files, const char *path, const unsigned char *head,
+                      size_t len)
 {
+    (void)files;
     (void)path;
     return len >= TEXT_MAGIC_LEN && memcmp(head, TEXT_MAGIC, TEXT_MAGIC_LEN) == 0;
 }
