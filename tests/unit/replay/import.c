@@ -71,8 +71,44 @@ static void expect_error(const char *extra, const char *needle)
     CHECK_STR_CONTAINS(err.msg, needle);
 }
 
+/* Files held in memory import as the same files do, errors included (their names are the
+ * paths), and need no file of their name; an empty one is an empty file. */
+static void test_memory(void)
+{
+    static const char *const texts[][2] = {
+        {"-gpgpu_scheduler lrr\n-gpgpu_n_mem 8\n", NULL},
+        {"-gpgpu_cache:dl1 S:4:128\n", "not a GPGPU-Sim cache string"},
+    };
+    for (size_t t = 0; t < sizeof texts / sizeof texts[0]; t++) {
+        write_file(0, base);
+        write_file(1, texts[t][0]);
+        struct gcr_err disk_err = {0}, mem_err = {0};
+        json_t *disk = import(2, "twice", &disk_err);
+        const struct gcr_memfile files[2] = {{paths[0], base, strlen(base)},
+                                             {paths[1], texts[t][0], strlen(texts[t][0])}};
+        json_t *mem = gcr_config_import_gpgpusim_memory(files, 2, "twice", &mem_err);
+        CHECK((disk != NULL) == (texts[t][1] == NULL));
+        CHECK(json_equal(disk, mem) || (!disk && !mem));
+        CHECK(strcmp(disk_err.msg, mem_err.msg) == 0);
+        if (texts[t][1])
+            CHECK_STR_CONTAINS(mem_err.msg, texts[t][1]);
+        json_decref(disk);
+        json_decref(mem);
+    }
+    struct gcr_err err = {0};
+    const struct gcr_memfile other = {"other.config", base, strlen(base)};
+    json_t *c = gcr_config_import_gpgpusim_memory(&other, 1, "x", &err);
+    CHECK(c != NULL);
+    json_decref(c);
+    const struct gcr_memfile empty = {"empty.config", NULL, 0};
+    CHECK(gcr_config_import_gpgpusim_memory(&empty, 1, "x", &err) == NULL);
+    CHECK_STR_CONTAINS(err.msg, "empty.config");
+    CHECK_STR_CONTAINS(err.msg, "option -gpgpu_n_clusters is missing");
+}
+
 int main(void)
 {
+    test_memory();
     struct gcr_err err = {0};
     write_file(0, base);
     json_t *c = import(1, "test", &err);
