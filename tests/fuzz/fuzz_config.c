@@ -21,7 +21,7 @@
 #define CONFIG_NAME "fuzz.json"
 #define TRACE_NAME "fixed.txt"
 
-/* Lines cached, warp slots and SMs beyond which a config is not replayed. */
+/* Lines cached and warp slots beyond which a config is not replayed. */
 #define MAX_REPLAYED_LINES (1u << 18)
 #define MAX_REPLAYED_WARPS (1u << 14)
 
@@ -50,16 +50,17 @@ static const char fixed_trace[] =
     "3 0 0x10 load global 4 0xffffffff 0x20000+4\n"
     "end 2\n";
 
-static uint64_t lines_of(const struct gcr_cache_geometry *g)
+/* In doubles, which cannot wrap around as 64-bit products of 32-bit fields can. */
+static double lines_of(const struct gcr_cache_geometry *g)
 {
-    return (uint64_t)g->sets * g->ways;
+    return (double)g->sets * g->ways;
 }
 
 static bool small_enough(const struct gcr_config *cfg)
 {
-    uint64_t lines = cfg->num_sms * lines_of(&cfg->l1) + cfg->l2_slices * lines_of(&cfg->l2);
+    double lines = cfg->num_sms * lines_of(&cfg->l1) + cfg->l2_slices * lines_of(&cfg->l2);
     return lines <= MAX_REPLAYED_LINES &&
-           (uint64_t)cfg->num_sms * cfg->max_warps_per_sm <= MAX_REPLAYED_WARPS;
+           (double)cfg->num_sms * cfg->max_warps_per_sm <= MAX_REPLAYED_WARPS;
 }
 
 static void replay_fixed_trace(const struct gcr_config *cfg)
