@@ -44,8 +44,9 @@ static inline void fuzz_check_error(const struct gcr_err *err, const char *name)
 /* ---- Engine targets ------------------------------------------------------------------------- */
 
 /* A few SMs, caches of 2 sets of 2 ways (so that lines are evicted after a handful of
- * accesses), and between them every L1 organisation family, every analysis, two chips and the
- * timing backend. Each is checked by tests/fuzz/meson.build's replay of the seed corpus. */
+ * accesses), and between them every L1 organisation but "shared", every analysis, two chips
+ * and the timing backend. One that stops loading or replaying fails every input that chooses it
+ * (fuzz_config, fuzz_replay), from the first run over the corpus. */
 static const char *const fuzz_config_texts[] = {
     /* private L1s with every analysis */
     "{\"name\": \"fuzz-private-analyses\","
