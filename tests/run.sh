@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: unit, CLI and golden tests in an optimised build, the
-# same tests under AddressSanitizer + UndefinedBehaviorSanitizer, a short
-# bounded libFuzzer run of the native trace reader (clang), and the analysis
-# thread under ThreadSanitizer. Warnings are errors.
+# same tests under AddressSanitizer + UndefinedBehaviorSanitizer, short bounded
+# libFuzzer runs of every fuzz target (readers, engine, config, importer: clang;
+# tests/fuzz/README.md), and the analysis thread under ThreadSanitizer.
+# Warnings are errors.
 # Ends with "N passed, N failed" and exits non-zero if anything failed.
 set -u
 cd "$(dirname "$0")/.."

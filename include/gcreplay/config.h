@@ -13,6 +13,7 @@
 #include "gcreplay/cache.h"
 #include "gcreplay/chips.h"
 #include "gcreplay/error.h"
+#include "gcreplay/memfile.h"
 
 enum gcr_cta_policy {
     GCR_CTA_ROUND_ROBIN = 0, /* GPU-like: next CTA to the next SM with room */
@@ -189,6 +190,10 @@ uint32_t gcr_config_l1_ways_for(const struct gcr_config *cfg, uint64_t shmem_per
  * on failure. */
 json_t *gcr_config_import_gpgpusim(const char *const *paths, size_t npaths, const char *name,
                                    struct gcr_err *err);
+/* The same from files held in memory (gcreplay/memfile.h), in that order, with distinct
+ * names, which messages give as they would give paths. */
+json_t *gcr_config_import_gpgpusim_memory(const struct gcr_memfile *files, size_t count,
+                                          const char *name, struct gcr_err *err);
 
 /* The effective configuration with every default filled in (for reports). */
 json_t *gcr_config_to_json(const struct gcr_config *cfg);

@@ -2,7 +2,13 @@
  *
  * A format provides a reader and, optionally, a writer. It never prints.
  * The reader state is private to the format; the core adds path handling,
- * detection, progress and the atomic-output rule for writers. */
+ * detection, progress and the atomic-output rule for writers.
+ *
+ * A reader reads its path, and any file the path names, from the set of files
+ * it is given: NULL for the file system, or files held in memory
+ * (gcreplay/memfile.h). It opens them only through src/io/files.h and
+ * src/io/bytesrc.h with that set, which stays valid until reader_close, so
+ * that one code path reads both. */
 #ifndef GCREPLAY_FORMAT_H
 #define GCREPLAY_FORMAT_H
 
@@ -17,6 +23,8 @@
 #include "gcreplay/record.h"
 #include "gcreplay/trace.h"
 
+struct gcr_files; /* src/io/files.h */
+
 struct gcr_trace_format {
     const char *name;      /* same as its folder and its symbol gcr_format_<name> */
     const char *summary;   /* one line for `gcreplay help formats` */
@@ -27,12 +35,14 @@ struct gcr_trace_format {
 
     /* Is this file ours? head holds the first bytes of a regular file (len may be
      * less than requested for small files; len is 0 for a directory). 1 = yes, 0 = no. */
-    int (*probe)(const char *path, const unsigned char *head, size_t len);
+    int (*probe)(const struct gcr_files *files, const char *path, const unsigned char *head,
+                 size_t len);
 
     /* Reader. open returns 0 or -1; next returns 1 record, 0 end, -1 error. Every
      * error message starts with the path and names the place (line, block, offset).
      * bytes_done reports progress in input bytes. */
-    int (*reader_open)(void **state, const char *path, struct gcr_err *err);
+    int (*reader_open)(void **state, const struct gcr_files *files, const char *path,
+                       struct gcr_err *err);
     int (*reader_next)(void *state, struct gcr_record *rec, struct gcr_err *err);
     uint64_t (*reader_bytes_done)(void *state);
     void (*reader_close)(void *state);

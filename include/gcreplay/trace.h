@@ -18,6 +18,7 @@
 #include <jansson.h>
 
 #include "gcreplay/error.h"
+#include "gcreplay/memfile.h"
 #include "gcreplay/record.h"
 
 struct gcr_reader;
@@ -26,6 +27,18 @@ struct gcr_writer;
 /* format: a registered format name, or NULL to detect from the content. */
 int gcr_reader_open(struct gcr_reader **out, const char *path, const char *format,
                     struct gcr_err *err);
+/* The same for a trace held in memory: size bytes at data, read as the file name would be
+ * (compressed or not, detected or of the format named), and named so in messages. The bytes
+ * are read in place: they must stay unchanged until gcr_reader_close. */
+int gcr_reader_open_memory(struct gcr_reader **out, const char *name, const void *data,
+                           size_t size, const char *format, struct gcr_err *err);
+/* The same for a trace of several files held in memory (gcreplay/memfile.h): path is one of
+ * them, or a directory of them, and the files it names are found among them (an Accel-Sim
+ * kernel list and its kernel files); the file system is never read. The names and the array
+ * are copied; the bytes must stay unchanged until gcr_reader_close. */
+int gcr_reader_open_memory_files(struct gcr_reader **out, const char *path,
+                                 const struct gcr_memfile *files, size_t count,
+                                 const char *format, struct gcr_err *err);
 int gcr_reader_next(struct gcr_reader *r, struct gcr_record *rec, struct gcr_err *err);
 /* Several records at once, for a consumer that loads a CTA at a time (the
  * replay engine): up to max records into recs[], exactly those that as many

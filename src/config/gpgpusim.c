@@ -7,6 +7,7 @@
  * rest (pipeline, latencies, DRAM timing...) are ignored here. The mapping of
  * every option used is documented in examples/configs/README.md. */
 #include "gcreplay/config.h"
+#include "io/files.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -78,9 +79,10 @@ static int add(struct options *o, const char *name, size_t nlen, const char *val
 /* Splits a config file into tokens: whitespace separates them, a double-quoted
  * token may contain spaces and newlines, '#' outside quotes ends the line. An
  * option token ("-name") takes the next token as its value. */
-static int parse_file(struct options *o, const char *path, struct gcr_err *err)
+static int parse_file(struct options *o, const struct gcr_files *fs, const char *path,
+                      struct gcr_err *err)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = gcr_files_fopen(fs, path);
     if (!f)
         return gcr_fail(err, GCR_E_IO, "%s: cannot open: %s", path, strerror(errno));
     char *text = NULL;
@@ -228,6 +230,10 @@ static int get_uint(const struct options *o, const char *name, long long def, ui
     unsigned long long v = strtoull(ov->value, &end, 10);
     if (errno || end == ov->value || *end || ov->value[0] == '-')
         return opt_fail(err, ov, "expected a non-negative integer");
+    /* GPGPU-Sim reads these as 32-bit unsigned; the import multiplies some of them (sizes in
+     * KB, channels x sub-partitions), which 32 bits keep from overflowing. */
+    if (v > UINT32_MAX)
+        return opt_fail(err, ov, "%llu is out of range (maximum 4294967295)", v);
     *out = v;
     return 0;
 }
@@ -343,9 +349,14 @@ static int kb_list(const struct option_value *ov, json_t **out, struct gcr_err *
     const char *p = ov->value;
     while (*p) {
         char *end;
+        errno = 0;
         unsigned long v = strtoul(p, &end, 10);
-        if (end == p || (*end && *end != ','))
-            return opt_fail(err, ov, "expected a comma-separated list of sizes in KB");
+        if (end == p || (*end && *end != ',') || errno || v > UINT32_MAX) {
+            json_decref(*out); /* the caller keeps nothing of a list that failed */
+            *out = NULL;
+            return opt_fail(err, ov, "expected a comma-separated list of sizes in KB, each at "
+                            "most 4294967295");
+        }
         json_array_append_new(*out, json_integer((json_int_t)v * 1024));
         p = *end ? end + 1 : end;
     }
@@ -444,7 +455,9 @@ static int timing_section(const struct options *o, json_t *cfg, struct gcr_err *
         return -1;
     /* GPGPU-Sim's channel moves buswidth x chips x data:command ratio bytes per
      * DRAM (command) cycle. */
-    uint64_t dram_bytes = bus * per_ctrl * ratio;
+    uint64_t dram_bytes;
+    if (__builtin_mul_overflow(bus * per_ctrl, ratio, &dram_bytes)) /* each 32 bits: see get_uint */
+        dram_bytes = UINT64_MAX; /* refused by the config check, with its path */
     const struct option_value *dt = find(o, "gpgpu_dram_timing_opt");
     const char *t = dt ? dt->value : "";
     json_t *sec = json_pack(
@@ -467,13 +480,14 @@ static int timing_section(const struct options *o, json_t *cfg, struct gcr_err *
     return 0;
 }
 
-json_t *gcr_config_import_gpgpusim(const char *const *paths, size_t npaths, const char *name,
-                                   struct gcr_err *err)
+/* The import of paths, read from fs (NULL: the file system). */
+static json_t *import(const struct gcr_files *fs, const char *const *paths, size_t npaths,
+                      const char *name, struct gcr_err *err)
 {
     struct options o = {0};
     json_t *cfg = NULL;
     for (size_t i = 0; i < npaths; i++)
-        if (parse_file(&o, paths[i], err) != 0)
+        if (parse_file(&o, fs, paths[i], err) != 0)
             goto fail;
 
     uint64_t clusters = 0, cores = 0, nmem = 0, nsub = 0, cta = 0, regs = 0, shmem = 0, arch = 0;
@@ -590,4 +604,28 @@ fail:
     json_decref(cfg);
     options_free(&o);
     return NULL;
+}
+
+json_t *gcr_config_import_gpgpusim(const char *const *paths, size_t npaths, const char *name,
+                                   struct gcr_err *err)
+{
+    return import(NULL, paths, npaths, name, err);
+}
+
+json_t *gcr_config_import_gpgpusim_memory(const struct gcr_memfile *files, size_t count,
+                                          const char *name, struct gcr_err *err)
+{
+    struct gcr_files *fs = NULL;
+    const char **paths = malloc((count ? count : 1) * sizeof *paths);
+    if (!paths || gcr_files_create(&fs, files, count) != 0) {
+        free(paths);
+        gcr_fail(err, GCR_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    for (size_t i = 0; i < count; i++)
+        paths[i] = files[i].name;
+    json_t *cfg = import(fs, paths, count, name, err);
+    gcr_files_free(fs);
+    free(paths);
+    return cfg;
 }

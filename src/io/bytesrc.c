@@ -48,7 +48,9 @@ enum gcr_codec gcr_codec_detect(const unsigned char *head, size_t len)
 }
 
 struct gcr_bytesrc {
-    int fd;
+    int fd;                   /* -1 for a file held in memory */
+    const unsigned char *mem; /* the bytes of a file held in memory, mem_size of them */
+    size_t mem_size;
     char *path;
     enum gcr_codec codec;
     unsigned char *in; /* compressed input, or the plain bytes read while detecting */
@@ -93,14 +95,23 @@ static uint64_t file_consumed(const struct gcr_bytesrc *s)
     return s->file_read - (uint64_t)(s->in_len - s->in_pos);
 }
 
-/* read(2) that retries after signals; returns bytes read, 0 at the end, -1 with errno. */
-static ssize_t read_some(int fd, void *buf, size_t cap)
+/* The file's next bytes: read(2), retried after signals, or a copy of those held in memory.
+ * Returns the number read, 0 at the end, -1 with errno. */
+static ssize_t read_some(struct gcr_bytesrc *s, void *buf, size_t cap)
 {
-    ssize_t n;
-    do
-        n = read(fd, buf, cap);
-    while (n < 0 && errno == EINTR);
-    return n;
+    if (!s->mem) {
+        ssize_t n;
+        do
+            n = read(s->fd, buf, cap);
+        while (n < 0 && errno == EINTR);
+        return n;
+    }
+    size_t left = s->mem_size - (size_t)s->file_read;
+    size_t n = left < cap ? left : cap;
+    if (n > SSIZE_MAX)
+        n = SSIZE_MAX;
+    memcpy(buf, s->mem + s->file_read, n);
+    return (ssize_t)n;
 }
 
 /* Refills the compressed input buffer when it is empty. */
@@ -108,7 +119,7 @@ static int fill_input(struct gcr_bytesrc *s, struct gcr_err *err)
 {
     if (s->in_pos < s->in_len || s->in_eof)
         return 0;
-    ssize_t n = read_some(s->fd, s->in, IN_CHUNK);
+    ssize_t n = read_some(s, s->in, IN_CHUNK);
     if (n < 0)
         return (int)src_fail(s, err, GCR_E_IO, "read error at byte offset %" PRIu64 ": %s",
                              s->file_read, strerror(errno));
@@ -133,7 +144,7 @@ static ptrdiff_t read_plain(struct gcr_bytesrc *s, unsigned char *buf, size_t ca
     }
     if (s->in_eof)
         return 0;
-    ssize_t n = read_some(s->fd, buf, cap);
+    ssize_t n = read_some(s, buf, cap);
     if (n < 0)
         return src_fail(s, err, GCR_E_IO, "read error at byte offset %" PRIu64 ": %s",
                         s->file_read, strerror(errno));
@@ -334,7 +345,36 @@ static int start_decoder(struct gcr_bytesrc *s, struct gcr_err *err)
     }
 }
 
-int gcr_bytesrc_open(struct gcr_bytesrc **out, const char *path, struct gcr_err *err)
+/* Opens path in the file system. Returns 0, or -1 with errno (EISDIR for a directory). */
+static int open_file(struct gcr_bytesrc *s, const char *path)
+{
+    if ((s->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return -1;
+    struct stat st;
+    if (fstat(s->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        errno = EISDIR;
+        return -1;
+    }
+    return 0;
+}
+
+/* Finds path in a set of files held in memory. Returns 0, or -1 with errno EISDIR for a
+ * directory of the set or ENOENT. */
+static int open_memory(struct gcr_bytesrc *s, const struct gcr_files *files, const char *path)
+{
+    const struct gcr_memfile *f = gcr_files_find(files, path);
+    if (!f) {
+        struct stat st;
+        errno = gcr_files_stat(files, path, &st) == 0 ? EISDIR : ENOENT;
+        return -1;
+    }
+    s->mem = f->size ? f->data : (const unsigned char *)""; /* never NULL, for memcpy */
+    s->mem_size = f->size;
+    return 0;
+}
+
+int gcr_bytesrc_open(struct gcr_bytesrc **out, const struct gcr_files *files, const char *path,
+                     struct gcr_err *err)
 {
     *out = NULL;
     struct gcr_bytesrc *s = calloc(1, sizeof *s);
@@ -344,20 +384,17 @@ int gcr_bytesrc_open(struct gcr_bytesrc **out, const char *path, struct gcr_err 
         free(s);
         return gcr_fail(err, GCR_E_NOMEM, "%s: out of memory", path);
     }
-    s->fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (s->fd < 0) {
+    s->fd = -1;
+    if ((files ? open_memory(s, files, path) : open_file(s, path)) != 0) {
         int e = errno;
         gcr_bytesrc_close(s);
+        if (e == EISDIR)
+            return gcr_fail(err, GCR_E_IO, "%s: is a directory, not a file", path);
         return gcr_fail(err, GCR_E_IO, "%s: cannot open: %s", path, strerror(e));
-    }
-    struct stat st;
-    if (fstat(s->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        gcr_bytesrc_close(s);
-        return gcr_fail(err, GCR_E_IO, "%s: is a directory, not a file", path);
     }
     /* The longest magic number is 6 bytes; a shorter file is plain. */
     while (s->in_len < 6 && !s->in_eof) {
-        ssize_t n = read_some(s->fd, s->in + s->in_len, IN_CHUNK - s->in_len);
+        ssize_t n = read_some(s, s->in + s->in_len, IN_CHUNK - s->in_len);
         if (n < 0) {
             int e = errno;
             uint64_t at = s->file_read;
@@ -382,11 +419,11 @@ enum gcr_codec gcr_bytesrc_codec(const struct gcr_bytesrc *s) { return s->codec;
 uint64_t gcr_bytesrc_file_bytes(const struct gcr_bytesrc *s) { return file_consumed(s); }
 uint64_t gcr_bytesrc_content_bytes(const struct gcr_bytesrc *s) { return s->content; }
 
-size_t gcr_bytesrc_peek(const char *path, void *buf, size_t cap)
+size_t gcr_bytesrc_peek(const struct gcr_files *files, const char *path, void *buf, size_t cap)
 {
     struct gcr_bytesrc *s;
     size_t got = 0;
-    if (gcr_bytesrc_open(&s, path, NULL) != 0)
+    if (gcr_bytesrc_open(&s, files, path, NULL) != 0)
         return 0;
     while (got < cap) {
         ptrdiff_t n = gcr_bytesrc_read(s, (unsigned char *)buf + got, cap - got, NULL);
@@ -412,7 +449,8 @@ struct gcr_lines {
     uint64_t number;
 };
 
-int gcr_lines_open(struct gcr_lines **out, const char *path, struct gcr_err *err)
+int gcr_lines_open(struct gcr_lines **out, const struct gcr_files *files, const char *path,
+                   struct gcr_err *err)
 {
     *out = NULL;
     struct gcr_lines *l = calloc(1, sizeof *l);
@@ -421,7 +459,7 @@ int gcr_lines_open(struct gcr_lines **out, const char *path, struct gcr_err *err
         return gcr_fail(err, GCR_E_NOMEM, "%s: out of memory", path);
     }
     l->cap = LINE_BUF_START;
-    if (gcr_bytesrc_open(&l->src, path, err) != 0) {
+    if (gcr_bytesrc_open(&l->src, files, path, err) != 0) {
         free(l->buf);
         free(l);
         return -1;

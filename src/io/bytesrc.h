@@ -1,6 +1,7 @@
 /* Streaming byte sources and a line reader on top of them.
  *
- * A byte source opens a file and delivers its content: the bytes themselves, or, when the file
+ * A byte source opens a file, from the file system or from memory (files.h: files NULL is the
+ * file system), and delivers its content: the bytes themselves, or, when the file
  * starts with the magic bytes of xz (FD 37 7A 58 5A 00), gzip (1F 8B) or zstd (28 B5 2F FD),
  * the bytes it decompresses to. Decompression runs in-process (liblzma, zlib, libzstd); the
  * extension plays no part. Concatenated streams, members and frames are read as one content,
@@ -28,6 +29,7 @@
 #include <stdint.h>
 
 #include "gcreplay/error.h"
+#include "io/files.h"
 
 enum gcr_codec {
     GCR_CODEC_NONE = 0, /* plain bytes */
@@ -45,7 +47,8 @@ enum gcr_codec gcr_codec_detect(const unsigned char *head, size_t len);
 
 struct gcr_bytesrc;
 
-int gcr_bytesrc_open(struct gcr_bytesrc **out, const char *path, struct gcr_err *err);
+int gcr_bytesrc_open(struct gcr_bytesrc **out, const struct gcr_files *files, const char *path,
+                     struct gcr_err *err);
 
 /* Copies up to cap bytes of content into buf. Returns the number copied, 0 only at the end of
  * the content, or -1 with err filled. */
@@ -60,7 +63,7 @@ void gcr_bytesrc_close(struct gcr_bytesrc *src);
 /* Reads up to cap bytes from the start of the content of path (decompressed), for format
  * detection. Returns the number of bytes read; on any error, what was read before it (so a
  * damaged file can still be recognised and then reported properly by its reader). */
-size_t gcr_bytesrc_peek(const char *path, void *buf, size_t cap);
+size_t gcr_bytesrc_peek(const struct gcr_files *files, const char *path, void *buf, size_t cap);
 
 /* ---- Line reader ---------------------------------------------------------------------------- */
 
@@ -75,7 +78,8 @@ struct gcr_line {
     uint64_t number; /* 1-based */
 };
 
-int gcr_lines_open(struct gcr_lines **out, const char *path, struct gcr_err *err);
+int gcr_lines_open(struct gcr_lines **out, const struct gcr_files *files, const char *path,
+                   struct gcr_err *err);
 
 /* 1 with the next line, 0 at the end of the content, -1 with err filled. */
 int gcr_lines_next(struct gcr_lines *lines, struct gcr_line *line, struct gcr_err *err);

@@ -4,6 +4,7 @@
 
 #include "core/atomic_file.h"
 #include "io/bytesrc.h"
+#include "io/files.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -22,6 +23,7 @@ struct gcr_reader {
     const struct gcr_trace_format *fmt;
     void *state;
     char *path;
+    struct gcr_files *files; /* NULL: the file system */
     uint64_t total_bytes;
     /* What runs_one_by_one read beyond a run, for the next call: a record of
      * another CTA or kind (ahead), else the error or end met after the run's
@@ -65,8 +67,9 @@ static int unknown_format(const char *name, int need_writer, struct gcr_err *err
 }
 
 /* The format of the trace at path: the one named, or the first whose probe accepts it. */
-static int find_format(const char *path, const struct stat *st, const char *format,
-                       const struct gcr_trace_format **out, struct gcr_err *err)
+static int find_format(const struct gcr_files *files, const char *path, const struct stat *st,
+                       const char *format, const struct gcr_trace_format **out,
+                       struct gcr_err *err)
 {
     const struct gcr_trace_format *fmt = NULL;
     *out = NULL;
@@ -76,7 +79,7 @@ static int find_format(const char *path, const struct stat *st, const char *form
     unsigned char head[64];
     size_t len = 0;
     if (S_ISREG(st->st_mode)) {
-        FILE *f = fopen(path, "rb");
+        FILE *f = gcr_files_fopen(files, path);
         if (!f)
             return gcr_fail(err, GCR_E_IO, "%s: %s", path, strerror(errno));
         len = fread(head, 1, sizeof head, f);
@@ -87,12 +90,12 @@ static int find_format(const char *path, const struct stat *st, const char *form
     }
     /* A named format overrides detection (a file its probe does not recognise may still be
      * one), but not when the content is plainly another format's. */
-    if (forced && forced->probe(path, head, len) == 1) {
+    if (forced && forced->probe(files, path, head, len) == 1) {
         *out = forced;
         return 0;
     }
     for (size_t i = 0; gcr_trace_formats[i] && !fmt; i++)
-        if (gcr_trace_formats[i]->probe(path, head, len) == 1)
+        if (gcr_trace_formats[i]->probe(files, path, head, len) == 1)
             fmt = gcr_trace_formats[i];
     if (forced && fmt)
         return gcr_fail(err, GCR_E_FORMAT, "%s: --format %s was given, but this is a %s trace",
@@ -114,7 +117,7 @@ static int find_format(const char *path, const struct stat *st, const char *form
         if (codec != GCR_CODEC_NONE) {
             struct gcr_bytesrc *src;
             unsigned char buf[4096];
-            if (gcr_bytesrc_open(&src, path, err) != 0)
+            if (gcr_bytesrc_open(&src, files, path, err) != 0)
                 return -1;
             ptrdiff_t n = gcr_bytesrc_read(src, buf, sizeof buf, err);
             gcr_bytesrc_close(src);
@@ -135,7 +138,7 @@ const char *gcr_trace_detect(const char *path)
 {
     struct stat st;
     const struct gcr_trace_format *fmt;
-    if (stat(path, &st) != 0 || find_format(path, &st, NULL, &fmt, NULL) != 0)
+    if (stat(path, &st) != 0 || find_format(NULL, path, &st, NULL, &fmt, NULL) != 0)
         return NULL;
     return fmt->name;
 }
@@ -146,20 +149,21 @@ void gcr_trace_input_files(const char *path, const char *format,
     visit(ctx, path);
     struct stat st;
     const struct gcr_trace_format *fmt;
-    if (stat(path, &st) == 0 && find_format(path, &st, format, &fmt, NULL) == 0 &&
+    if (stat(path, &st) == 0 && find_format(NULL, path, &st, format, &fmt, NULL) == 0 &&
         fmt->input_files)
         fmt->input_files(path, visit, ctx);
 }
 
-int gcr_reader_open(struct gcr_reader **out, const char *path, const char *format,
-                    struct gcr_err *err)
+/* Opens path in files (NULL: the file system), which the reader keeps once open. */
+static int open_reader(struct gcr_reader **out, struct gcr_files *files, const char *path,
+                       const char *format, struct gcr_err *err)
 {
     *out = NULL;
     struct stat st;
-    if (stat(path, &st) != 0)
+    if (gcr_files_stat(files, path, &st) != 0)
         return gcr_fail(err, GCR_E_IO, "%s: %s", path, strerror(errno));
     const struct gcr_trace_format *fmt;
-    if (find_format(path, &st, format, &fmt, err) != 0)
+    if (find_format(files, path, &st, format, &fmt, err) != 0)
         return -1;
 
     struct gcr_reader *r = calloc(1, sizeof *r);
@@ -172,13 +176,41 @@ int gcr_reader_open(struct gcr_reader **out, const char *path, const char *forma
     r->sets_stride_hint = fmt->sets_stride_hint;
     r->next_run = fmt->sets_stride_hint ? fmt->reader_next_run : NULL;
     r->total_bytes = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
-    if (fmt->reader_open(&r->state, path, err) != 0) {
+    if (fmt->reader_open(&r->state, files, path, err) != 0) {
         free(r->path);
         free(r);
         return -1;
     }
+    r->files = files;
     *out = r;
     return 0;
+}
+
+int gcr_reader_open(struct gcr_reader **out, const char *path, const char *format,
+                    struct gcr_err *err)
+{
+    return open_reader(out, NULL, path, format, err);
+}
+
+int gcr_reader_open_memory_files(struct gcr_reader **out, const char *path,
+                                 const struct gcr_memfile *files, size_t count,
+                                 const char *format, struct gcr_err *err)
+{
+    struct gcr_files *set;
+    *out = NULL;
+    if (gcr_files_create(&set, files, count) != 0)
+        return gcr_fail(err, GCR_E_NOMEM, "%s: out of memory", path);
+    int rc = open_reader(out, set, path, format, err);
+    if (rc != 0)
+        gcr_files_free(set);
+    return rc;
+}
+
+int gcr_reader_open_memory(struct gcr_reader **out, const char *name, const void *data,
+                           size_t size, const char *format, struct gcr_err *err)
+{
+    const struct gcr_memfile file = {name, data, size};
+    return gcr_reader_open_memory_files(out, name, &file, 1, format, err);
 }
 
 /* Returns what runs_one_by_one kept for the next call. */
@@ -298,6 +330,7 @@ void gcr_reader_close(struct gcr_reader *r)
     if (!r)
         return;
     r->fmt->reader_close(r->state);
+    gcr_files_free(r->files);
     free(r->path);
     free(r);
 }

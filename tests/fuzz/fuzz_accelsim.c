@@ -1,8 +1,8 @@
 /* Fuzz target for the Accel-Sim trace reader (libFuzzer's LLVMFuzzerTestOneInput).
  *
- * Each input is written to a file in a private temporary directory and read as a trace until
- * its end or an error; inputs starting with a kernel header are kernel files, others are kernel
- * lists, whose kernel names then resolve inside that empty directory. Compressed inputs go
+ * Each input is read from memory, as the file fuzz/kernel-1.traceg, until its end or an error;
+ * inputs starting with a kernel header are kernel files, others are kernel lists, whose kernel
+ * names then resolve inside fuzz/, where that file is the only one. Compressed inputs go
  * through the xz, gzip and zstd decoders. Besides "no crash, no sanitizer report" it checks
  * what the reader promises:
  *   - an error has a status and a message starting with the path, and is final;
@@ -12,33 +12,22 @@
  *   - its description of the trace can be built at any point.
  *
  * Builds without libFuzzer link it with fuzz_standalone.c, which replays files through it. */
-#ifndef _POSIX_C_SOURCE
-#define _POSIX_C_SOURCE 200809L /* mkdtemp, strdup (normally set by the build) */
-#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/stream.h"
 #include "gcreplay/format.h"
+#include "io/files.h"
 
 #define FUZZ_TARGET "fuzz-accelsim"
 #include "fuzz_util.h"
 
 extern const struct gcr_trace_format gcr_format_accelsim;
 
-static char dir_path[4096];
-static char in_path[4200];
-
-static void remove_temps(void)
-{
-    if (in_path[0])
-        unlink(in_path);
-    if (dir_path[0])
-        rmdir(dir_path);
-}
+static const char dir_path[] = "fuzz/";
+static const char in_path[] = "fuzz/kernel-1.traceg";
 
 static void check_record(const struct gcr_record *rec, struct gcr_stream_rules *rules,
                          const struct gcr_err *err)
@@ -62,24 +51,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (!dir_path[0]) {
-        const char *tmp = getenv("TMPDIR");
-        snprintf(dir_path, sizeof dir_path, "%s/fuzz-accelsim-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-        if (!mkdtemp(dir_path)) {
-            perror("mkdtemp");
-            abort();
-        }
-        snprintf(in_path, sizeof in_path, "%s/kernel-1.traceg", dir_path);
-        atexit(remove_temps);
-    }
-    put_file(in_path, data, size);
-
+    const struct gcr_memfile file = {in_path, data, size};
+    struct gcr_files *files;
+    if (gcr_files_create(&files, &file, 1) != 0)
+        abort();
     struct gcr_err err = {GCR_OK, ""};
     void *r = NULL;
     size_t plen = strlen(in_path);
-    if (gcr_format_accelsim.reader_open(&r, in_path, &err) < 0) {
+    if (gcr_format_accelsim.reader_open(&r, files, in_path, &err) < 0) {
         if (r || err.status == GCR_OK || strncmp(err.msg, in_path, plen) != 0)
             fail("bad open failure", &err);
+        gcr_files_free(files);
         return 0;
     }
     struct gcr_stream_rules rules = {0};
@@ -107,5 +89,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     json_decref(info);
     gcr_stream_rules_free(&rules);
     gcr_format_accelsim.reader_close(r);
+    gcr_files_free(files);
     return 0;
 }

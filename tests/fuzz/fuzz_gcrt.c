@@ -1,8 +1,7 @@
 /* Fuzz target for the gcrt reader (libFuzzer's LLVMFuzzerTestOneInput).
  *
- * The reader opens a path, so each input is written to one temporary file and read back
- * record by record until the end or an error. Besides "no crash, no sanitizer report" it
- * checks what the reader promises:
+ * Each input is read from memory, record by record until the end or an error. Besides "no
+ * crash, no sanitizer report" it checks what the reader promises:
  *   - an error has a status and a message starting with the path;
  *   - every record it yields passes gcr_record_invalid() and has its inactive lanes zeroed;
  *   - it never consumes more bytes than the file holds;
@@ -16,17 +15,16 @@
  *
  * Builds without libFuzzer link it with fuzz_standalone.c, which replays files through it. */
 #ifndef _POSIX_C_SOURCE
-#define _POSIX_C_SOURCE 200809L /* fileno, strdup, mkstemp (normally set by the build) */
+#define _POSIX_C_SOURCE 200809L /* open_memstream, strdup (normally set by the build) */
 #endif
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "gcreplay/format.h"
+#include "io/files.h"
 
 #define FUZZ_TARGET "fuzz-gcrt"
 #include "fuzz_util.h"
@@ -35,27 +33,17 @@ extern const struct gcr_trace_format gcr_format_gcrt;
 
 #define MAX_KEPT 4096 /* records kept for the write/re-read check */
 
-static char in_path[4096];
-static char out_path[4096];
+static const char in_path[] = "fuzz-in.gcrt";
+static const char out_path[] = "fuzz-out.gcrt";
 
-static void remove_temps(void)
+/* A set holding one file, for the reader. */
+static struct gcr_files *one_file(const char *name, const void *data, size_t size)
 {
-    if (in_path[0])
-        unlink(in_path);
-    if (out_path[0])
-        unlink(out_path);
-}
-
-static void make_temp(char *path, size_t n, const char *tag)
-{
-    const char *dir = getenv("TMPDIR");
-    snprintf(path, n, "%s/fuzz-gcrt-%s-XXXXXX", dir && *dir ? dir : "/tmp", tag);
-    int fd = mkstemp(path);
-    if (fd < 0) {
-        perror("mkstemp");
+    const struct gcr_memfile file = {name, data, size};
+    struct gcr_files *files;
+    if (gcr_files_create(&files, &file, 1) != 0)
         abort();
-    }
-    close(fd);
+    return files;
 }
 
 /* Kept records; kernel names are copied because the reader's pointer is only valid until its
@@ -109,7 +97,9 @@ static void rewrite(size_t n)
 {
     for (int level = 0; level <= 1; level++) {
         struct gcr_err err = {GCR_OK, ""};
-        FILE *f = fopen(out_path, "wb");
+        char *written = NULL;
+        size_t written_size = 0;
+        FILE *f = open_memstream(&written, &written_size);
         if (!f)
             abort();
         struct gcr_write_opts opts = {level, level ? 0 : 64};
@@ -122,10 +112,12 @@ static void rewrite(size_t n)
         if (gcr_format_gcrt.writer_finish(w, &err) < 0)
             fail("writer refused a trace the reader accepted", &err);
         gcr_format_gcrt.writer_close(w);
-        fclose(f);
+        if (fclose(f) != 0)
+            abort();
 
+        struct gcr_files *files = one_file(out_path, written, written_size);
         void *r = NULL;
-        if (gcr_format_gcrt.reader_open(&r, out_path, &err) < 0)
+        if (gcr_format_gcrt.reader_open(&r, files, out_path, &err) < 0)
             fail("cannot reopen a written trace", &err);
         struct gcr_record rec;
         size_t i = 0;
@@ -138,18 +130,21 @@ static void rewrite(size_t n)
         if (rc != 0 || i != n)
             fail("written trace does not read back completely", &err);
         gcr_format_gcrt.reader_close(r);
+        gcr_files_free(files);
+        free(written);
     }
 }
 
 /* Reads the input again in runs of up to max records and compares with the n records (the
  * first MAX_KEPT of them kept), end status rc and error want of reading one at a time. Lazily,
  * strided lanes are only given by the hint, so only counts and the end are compared. */
-static void reread_in_runs(size_t max, bool lazy, size_t n, int rc, const struct gcr_err *want)
+static void reread_in_runs(const struct gcr_files *input, size_t max, bool lazy, size_t n, int rc,
+                           const struct gcr_err *want)
 {
     static struct gcr_record run[64];
     struct gcr_err err = {GCR_OK, ""};
     void *r = NULL;
-    if (gcr_format_gcrt.reader_open(&r, in_path, &err) < 0)
+    if (gcr_format_gcrt.reader_open(&r, input, in_path, &err) < 0)
         fail("the input opens only once", &err);
     gcr_format_gcrt.reader_set_lazy_addresses(r, lazy);
     size_t i = 0;
@@ -172,19 +167,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (!in_path[0]) {
-        make_temp(in_path, sizeof in_path, "in");
-        make_temp(out_path, sizeof out_path, "out");
-        atexit(remove_temps);
-    }
-    put_file(in_path, data, size);
-
+    struct gcr_files *input = one_file(in_path, data, size);
     struct gcr_err err = {GCR_OK, ""};
     void *r = NULL;
     size_t plen = strlen(in_path);
-    if (gcr_format_gcrt.reader_open(&r, in_path, &err) < 0) {
+    if (gcr_format_gcrt.reader_open(&r, input, in_path, &err) < 0) {
         if (r || err.status == GCR_OK || strncmp(err.msg, in_path, plen) != 0)
             fail("bad open failure", &err);
+        gcr_files_free(input);
         return 0;
     }
     struct gcr_record rec;
@@ -210,8 +200,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gcr_format_gcrt.reader_close(r);
 
     size_t max = 1 + size % 64; /* a run length that varies with the input */
-    reread_in_runs(max, false, n, rc, &err);
-    reread_in_runs(max, true, n, rc, &err);
+    reread_in_runs(input, max, false, n, rc, &err);
+    reread_in_runs(input, max, true, n, rc, &err);
     if (rc == 0 && n <= MAX_KEPT)
         rewrite(n);
     for (size_t i = 0; i < n && i < MAX_KEPT; i++)
@@ -219,5 +209,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             free(kept_names[i]);
             kept_names[i] = NULL;
         }
+    gcr_files_free(input);
     return 0;
 }

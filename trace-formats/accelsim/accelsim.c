@@ -282,6 +282,7 @@ enum body_state {
 
 struct accelsim_reader {
     char *path; /* as given */
+    const struct gcr_files *files; /* where path and the kernel files it names are read */
     /* The kernel list, or NULL for a single kernel file. */
     struct gcr_lines *list;
     char *list_path;
@@ -1388,7 +1389,8 @@ static int header_line(struct accelsim_reader *r, const char *p, const char *end
 /* For a kernel file the list names that does not exist: the same file with a compression
  * suffix added or removed (kernel-1.traceg for kernel-1.traceg.xz, or the other way round), when
  * that one exists. */
-static bool compressed_sibling(const char *path, char *out, size_t cap)
+static bool compressed_sibling(const struct gcr_files *files, const char *path, char *out,
+                               size_t cap)
 {
     static const char *const suffixes[] = {".xz", ".gz", ".zst"};
     struct stat st;
@@ -1399,11 +1401,11 @@ static bool compressed_sibling(const char *path, char *out, size_t cap)
             if (n - k < cap) {
                 memcpy(out, path, n - k);
                 out[n - k] = '\0';
-                if (stat(out, &st) == 0)
+                if (gcr_files_stat(files, out, &st) == 0)
                     return true;
             }
         } else if ((size_t)snprintf(out, cap, "%s%s", path, suffixes[i]) < cap &&
-                   stat(out, &st) == 0) {
+                   gcr_files_stat(files, out, &st) == 0) {
             return true;
         }
     }
@@ -1424,16 +1426,16 @@ static int open_kernel(struct accelsim_reader *r, const char *path, const char *
         return fail_at(r, err, GCR_E_NOMEM, where ? where : path, where_line, "out of memory");
     if (where) {
         struct stat st;
-        if (stat(path, &st) != 0) {
+        if (gcr_files_stat(r->files, path, &st) != 0) {
             int en = errno;
             char other[4096];
-            bool similar = en == ENOENT && compressed_sibling(path, other, sizeof other);
+            bool similar = en == ENOENT && compressed_sibling(r->files, path, other, sizeof other);
             return fail_at(r, err, GCR_E_IO, where, where_line, "cannot open kernel file %s: %s%s%s%s",
                            path, strerror(en), similar ? " (but " : "", similar ? other : "",
                            similar ? " exists: the list must name the file as it is)" : "");
         }
     }
-    if (gcr_lines_open(&r->kf, path, &e) != 0) {
+    if (gcr_lines_open(&r->kf, r->files, path, &e) != 0) {
         if (where)
             return fail_at(r, err, e.status, where, where_line, "%s", e.msg);
         return fail_with(r, err, &e);
@@ -1568,12 +1570,13 @@ static int body_next(struct accelsim_reader *r, struct gcr_record *rec, uint64_t
     fail_at((r), (err), (st), (r)->list_path, (r)->list_line, __VA_ARGS__)
 
 /* Whether `dir` + `name` (name of n bytes, no NUL) is an existing regular file. */
-static bool file_in_dir(const char *dir, const char *name, size_t n)
+static bool file_in_dir(const struct gcr_files *files, const char *dir, const char *name,
+                        size_t n)
 {
     char path[4096];
     struct stat st;
     return (size_t)snprintf(path, sizeof path, "%s%.*s", dir, (int)n, name) < sizeof path &&
-           stat(path, &st) == 0 && S_ISREG(st.st_mode);
+           gcr_files_stat(files, path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 /* A line that is none of the list's commands. Accel-Sim would skip it, and the kernel it meant to
@@ -1584,7 +1587,7 @@ static int unknown_list_line(struct accelsim_reader *r, const char *p, const cha
     char b[SHOW_MAX + 4];
     const char *t = skip_blanks(p, end);
     const char *hint = "";
-    if (file_in_dir(r->list_dir, t, (size_t)(end - t)))
+    if (file_in_dir(r->files, r->list_dir, t, (size_t)(end - t)))
         hint = t != p ? "; it names a kernel file, but a kernel line must start with `kernel`, "
                         "without blanks before it"
                       : "; it names a file, but a kernel line must start with `kernel` (in "
@@ -1680,9 +1683,10 @@ static int list_next(struct accelsim_reader *r, struct gcr_record *rec, struct g
 /* ---- The format's entry points -------------------------------------------------------------- */
 
 /* The first non-blank line of up to 4 KiB of content (decompressed), for detection. */
-static size_t first_line(const char *path, char *buf, size_t cap, const char **line)
+static size_t first_line(const struct gcr_files *files, const char *path, char *buf, size_t cap,
+                         const char **line)
 {
-    size_t n = gcr_bytesrc_peek(path, buf, cap);
+    size_t n = gcr_bytesrc_peek(files, path, buf, cap);
     const char *p = buf, *end = buf + n;
     while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
         p++;
@@ -1696,25 +1700,26 @@ static bool starts_with(const char *p, size_t n, const char *s)
     return n >= k && memcmp(p, s, k) == 0;
 }
 
-static bool is_dir_with_list(const char *path)
+static bool is_dir_with_list(const struct gcr_files *files, const char *path)
 {
     struct stat st;
     char list[4096];
-    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+    if (gcr_files_stat(files, path, &st) != 0 || !S_ISDIR(st.st_mode))
         return false;
     if ((size_t)snprintf(list, sizeof list, "%s/kernelslist.g", path) >= sizeof list)
         return false;
-    return stat(list, &st) == 0 && S_ISREG(st.st_mode);
+    return gcr_files_stat(files, list, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static int accelsim_probe(const char *path, const unsigned char *head, size_t len)
+static int accelsim_probe(const struct gcr_files *files, const char *path,
+                          const unsigned char *head, size_t len)
 {
     (void)head;
     (void)len;
     struct stat st;
-    if (is_dir_with_list(path))
+    if (is_dir_with_list(files, path))
         return 1;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+    if (gcr_files_stat(files, path, &st) != 0 || !S_ISREG(st.st_mode))
         return 0; /* reading a pipe to look at it would consume it */
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
@@ -1722,7 +1727,7 @@ static int accelsim_probe(const char *path, const unsigned char *head, size_t le
         return 1;
     char buf[4096];
     const char *line;
-    size_t n = first_line(path, buf, sizeof buf, &line);
+    size_t n = first_line(files, path, buf, sizeof buf, &line);
     return starts_with(line, n, "-kernel name") || starts_with(line, n, "MemcpyHtoD") ||
            starts_with(line, n, "kernel-");
 }
@@ -1750,8 +1755,8 @@ static void accelsim_close(void *state)
  * prefix of the kernel file names it holds: "" or ending in '/') for a directory, or for a file
  * that does not start with a kernel header; both NULL for a single kernel file. 0, or -1 when
  * out of memory or when the path is neither a regular file nor a directory (`why` says). */
-static int find_list(const char *path, const struct stat *st, char **list_path, char **list_dir,
-                     const char **why)
+static int find_list(const struct gcr_files *files, const char *path, const struct stat *st,
+                     char **list_path, char **list_dir, const char **why)
 {
     *list_path = *list_dir = NULL;
     *why = "out of memory";
@@ -1772,7 +1777,7 @@ static int find_list(const char *path, const struct stat *st, char **list_path, 
         /* A kernel file starts with its header; anything else is read as a kernel list. */
         char buf[4096];
         const char *line;
-        size_t n = first_line(path, buf, sizeof buf, &line);
+        size_t n = first_line(files, path, buf, sizeof buf, &line);
         if (n && line[0] == '-')
             return 0;
         const char *slash = strrchr(path, '/');
@@ -1791,7 +1796,8 @@ static int find_list(const char *path, const struct stat *st, char **list_path, 
     return -1;
 }
 
-static int accelsim_open(void **state, const char *path, struct gcr_err *err)
+static int accelsim_open(void **state, const struct gcr_files *files, const char *path,
+                         struct gcr_err *err)
 {
     *state = NULL;
     struct accelsim_reader *r = calloc(1, sizeof *r);
@@ -1802,24 +1808,25 @@ static int accelsim_open(void **state, const char *path, struct gcr_err *err)
         accelsim_close(r);
         return gcr_fail(err, GCR_E_NOMEM, "%s: out of memory", path);
     }
+    r->files = files;
     struct stat st;
-    if (stat(path, &st) != 0) {
+    if (gcr_files_stat(files, path, &st) != 0) {
         int e = errno;
         accelsim_close(r);
         return gcr_fail(err, GCR_E_IO, "%s: %s", path, strerror(e));
     }
     const char *why;
-    if (find_list(path, &st, &r->list_path, &r->list_dir, &why) != 0) {
+    if (find_list(files, path, &st, &r->list_path, &r->list_dir, &why) != 0) {
         accelsim_close(r);
         return gcr_fail(err, GCR_E_IO, "%s: %s", path, why);
     }
     r->directory = S_ISDIR(st.st_mode);
     bool list = r->list_path != NULL;
-    if (r->directory && stat(r->list_path, &st) != 0) {
+    if (r->directory && gcr_files_stat(files, r->list_path, &st) != 0) {
         accelsim_close(r);
         return gcr_fail(err, GCR_E_IO, "%s: no kernelslist.g in this directory", path);
     }
-    if (list ? gcr_lines_open(&r->list, r->list_path, err) != 0
+    if (list ? gcr_lines_open(&r->list, files, r->list_path, err) != 0
              : open_kernel(r, path, NULL, 0, err) != 0) {
         accelsim_close(r);
         return -1;
@@ -1838,12 +1845,12 @@ static void accelsim_input_files(const char *path, void (*visit)(void *ctx, cons
     const char *why;
     struct gcr_lines *lines;
     struct gcr_line ln;
-    if (stat(path, &st) != 0 || find_list(path, &st, &list_path, &list_dir, &why) != 0 ||
+    if (stat(path, &st) != 0 || find_list(NULL, path, &st, &list_path, &list_dir, &why) != 0 ||
         !list_path)
         return;
     if (S_ISDIR(st.st_mode))
         visit(ctx, list_path);
-    if (gcr_lines_open(&lines, list_path, NULL) == 0) {
+    if (gcr_lines_open(&lines, NULL, list_path, NULL) == 0) {
         size_t dl = strlen(list_dir);
         while (gcr_lines_next(lines, &ln, NULL) == 1) {
             size_t n = ln.len;

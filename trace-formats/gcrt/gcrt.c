@@ -32,6 +32,7 @@
 #include "gcreplay/error.h"
 #include "gcreplay/format.h"
 #include "gcreplay/record.h"
+#include "io/files.h"
 
 /* ---- Layout constants (see README.md) ------------------------------------------------------ */
 
@@ -596,7 +597,8 @@ static int read_header(struct gcrt_reader *r, struct gcr_err *err)
     return 0;
 }
 
-static int gcrt_reader_open(void **state, const char *path, struct gcr_err *err)
+static int gcrt_reader_open(void **state, const struct gcr_files *files, const char *path,
+                            struct gcr_err *err)
 {
     *state = NULL;
     struct gcrt_reader *r = calloc(1, sizeof *r);
@@ -608,14 +610,14 @@ static int gcrt_reader_open(void **state, const char *path, struct gcr_err *err)
         gcrt_reader_close(r);
         return gcr_fail(err, GCR_E_NOMEM, "%s: out of memory", path);
     }
-    r->f = fopen(path, "rb");
+    r->f = gcr_files_fopen(files, path);
     if (!r->f) {
         int e = errno;
         gcrt_reader_close(r);
         return gcr_fail(err, GCR_E_IO, "%s: cannot open: %s", path, strerror(e));
     }
     struct stat st;
-    if (fstat(fileno(r->f), &st) == 0 && S_ISREG(st.st_mode)) {
+    if (gcr_files_fstat(files, path, r->f, &st) == 0 && S_ISREG(st.st_mode)) {
         r->size_known = true;
         r->file_size = (uint64_t)st.st_size;
     }
@@ -1312,8 +1314,10 @@ static int gcrt_writer_finish(void *state, struct gcr_err *err)
 
 /* ---- Registration ---------------------------------------------------------------------------- */
 
-static int gcrt_probe(const char *path, const unsigned char *head, size_t len)
+static int gcrt_probe(const struct gcr_files *files, const char *path, const unsigned char *head,
+                      size_t len)
 {
+    (void)files;
     (void)path;
     return len >= GCRT_MAGIC_BYTES && memcmp(head, gcrt_magic, GCRT_MAGIC_BYTES) == 0;
 }

@@ -22,6 +22,7 @@
 #include "core/stream.h"
 #include "gcreplay/format.h"
 #include "io/bytesrc.h"
+#include "io/files.h"
 
 #define TEXT_MAGIC "#gcreplay-text "
 #define TEXT_MAGIC_LEN (sizeof TEXT_MAGIC - 1)
@@ -136,13 +137,11 @@ static enum num_result parse_hex(const struct tok *t, uint64_t max, uint64_t *ou
 /* Reader.                                                                   */
 
 struct text_reader {
-    FILE *f;
+    struct gcr_lines *lines; /* the file, line by line (src/io/bytesrc.h) */
     char *path;
-    char *line; /* the line being parsed: grows to the longest line, at most GCR_MAX_LINE_BYTES */
-    size_t cap;
-    bool line_cut; /* the file ended inside that line, before a line end */
+    const char *line;    /* the line being parsed, in the line reader's buffer */
+    bool line_cut;       /* the file ended inside that line, before a line end */
     uint64_t lineno;     /* number of the line being parsed */
-    uint64_t bytes_done; /* input bytes consumed */
     char *name;          /* decoded name of the open kernel (the record points here) */
     uint64_t kernel_line;
     struct gcr_stream_rules rules;
@@ -531,54 +530,25 @@ static int parse_line(struct text_reader *r, struct gcr_err *err, const struct t
 }
 
 /* The next line into r->line, without its line end: its length, -1 at the end of the file, -2
- * on error. A line is at most GCR_MAX_LINE_BYTES (src/io/bytesrc.h): beyond that the input is
- * no text trace, and a file that never ends a line (/dev/zero) must not fill memory. */
+ * on error. The line reader bounds a line at GCR_MAX_LINE_BYTES (src/io/bytesrc.h): beyond that
+ * the input is no text trace, and a file that never ends a line (/dev/zero) must not fill
+ * memory. */
 static ssize_t read_line(struct text_reader *r, struct gcr_err *err)
 {
-    size_t n = 0;
-    int c = EOF;
-    errno = 0;
-    while ((c = getc_unlocked(r->f)) != EOF) {
-        if (n + 1 >= r->cap) {
-            size_t cap = r->cap ? 2 * r->cap : 256;
-            char *line = realloc(r->line, cap);
-            if (!line) {
-                r->lineno++;
-                line_fail(r, err, GCR_E_NOMEM, "out of memory for a line of %zu bytes", n);
-                return -2;
-            }
-            r->line = line;
-            r->cap = cap;
-        }
-        r->line[n++] = (char)c;
-        if (c == '\n')
-            break;
-        if (n > GCR_MAX_LINE_BYTES) {
-            r->lineno++;
-            line_fail(r, err, GCR_E_FORMAT, "line longer than %u bytes (from byte offset %"
-                      PRIu64 "): not a line of a text trace", GCR_MAX_LINE_BYTES, r->bytes_done);
-            return -2;
-        }
-    }
-    if (c == EOF && ferror(r->f)) {
-        int e = errno;
+    struct gcr_line ln;
+    int rc = gcr_lines_next(r->lines, &ln, &r->first_err);
+    if (rc < 0) {
         r->failed = true;
-        gcr_fail(&r->first_err, GCR_E_IO, "%s: read error after line %" PRIu64 ": %s",
-                 r->path, r->lineno, strerror(e ? e : EIO));
         if (err)
             *err = r->first_err;
         return -2;
     }
-    if (n == 0)
+    if (rc == 0)
         return -1;
-    r->lineno++;
-    r->bytes_done += (uint64_t)n;
-    r->line_cut = c == EOF;
-    if (r->line[n - 1] == '\n')
-        n--;
-    if (n > 0 && r->line[n - 1] == '\r')
-        n--;
-    return (ssize_t)n;
+    r->lineno = ln.number;
+    r->line = ln.text;
+    r->line_cut = gcr_lines_ended_inside(r->lines);
+    return (ssize_t)ln.len;
 }
 
 /* The first line: `#gcreplay-text 1`, optionally followed by blanks and a comment.
@@ -611,16 +581,15 @@ static void text_reader_close(void *state)
     struct text_reader *r = state;
     if (!r)
         return;
-    if (r->f)
-        fclose(r->f);
+    gcr_lines_close(r->lines);
     gcr_stream_rules_free(&r->rules);
     free(r->path);
-    free(r->line);
     free(r->name);
     free(r);
 }
 
-static int text_reader_open(void **state, const char *path, struct gcr_err *err)
+static int text_reader_open(void **state, const struct gcr_files *files, const char *path,
+                            struct gcr_err *err)
 {
     struct text_reader *r = calloc(1, sizeof *r);
     *state = NULL;
@@ -628,11 +597,9 @@ static int text_reader_open(void **state, const char *path, struct gcr_err *err)
         free(r);
         return gcr_fail(err, GCR_E_NOMEM, "%s: out of memory", path);
     }
-    r->f = fopen(path, "rb");
-    if (!r->f) {
-        int e = errno;
+    if (gcr_lines_open(&r->lines, files, path, err) != 0) {
         text_reader_close(r);
-        return gcr_fail(err, GCR_E_IO, "%s: cannot open: %s", path, strerror(e));
+        return -1;
     }
 
     /* The header is checked here so that a wrong file fails at open. */
@@ -690,11 +657,13 @@ static int text_reader_next(void *state, struct gcr_record *rec, struct gcr_err 
 static uint64_t text_reader_bytes_done(void *state)
 {
     const struct text_reader *r = state;
-    return r ? r->bytes_done : 0;
+    return r && r->lines ? gcr_bytesrc_file_bytes(gcr_lines_source(r->lines)) : 0;
 }
 
-static int text_probe(const char *path, const unsigned char *head, size_t len)
+static int text_probe(const struct gcr_files *files, const char *path, const unsigned char *head,
+                      size_t len)
 {
+    (void)files;
     (void)path;
     return len >= TEXT_MAGIC_LEN && memcmp(head, TEXT_MAGIC, TEXT_MAGIC_LEN) == 0;
 }

@@ -114,7 +114,7 @@ static const struct {
 static int slurp(const char *path, size_t cap, struct buf *out, struct gcr_err *err)
 {
     struct gcr_bytesrc *s;
-    if (gcr_bytesrc_open(&s, path, err) != 0)
+    if (gcr_bytesrc_open(&s, NULL, path, err) != 0)
         return -1;
     unsigned char *chunk = malloc(cap);
     ptrdiff_t n;
@@ -151,7 +151,7 @@ static void check_lines(const char *path, const struct buf *c)
 {
     struct gcr_err err = {0};
     struct gcr_lines *l;
-    CHECK(gcr_lines_open(&l, path, &err) == 0);
+    CHECK(gcr_lines_open(&l, NULL, path, &err) == 0);
     if (!l)
         return;
     size_t pos = 0;
@@ -229,7 +229,7 @@ static void lines_of(const char *data, size_t len, const char *want)
     struct gcr_err err = {0};
     struct gcr_lines *l;
     struct gcr_line ln;
-    CHECK(gcr_lines_open(&l, p, &err) == 0);
+    CHECK(gcr_lines_open(&l, NULL, p, &err) == 0);
     if (!l)
         return;
     int rc, n = 0;
@@ -283,14 +283,14 @@ static void test_errors(void)
     struct gcr_bytesrc *s = (struct gcr_bytesrc *)&err;
     struct gcr_lines *l = (struct gcr_lines *)&err;
     path_of(p, sizeof p, "no-such-file");
-    CHECK(gcr_bytesrc_open(&s, p, &err) == -1 && s == NULL);
+    CHECK(gcr_bytesrc_open(&s, NULL, p, &err) == -1 && s == NULL);
     CHECK_EQ_U(err.status, GCR_E_IO);
     CHECK_STR_CONTAINS(err.msg, p);
     CHECK_STR_CONTAINS(err.msg, "No such file");
-    CHECK(gcr_lines_open(&l, p, &err) == -1 && l == NULL);
-    CHECK_EQ_U(gcr_bytesrc_peek(p, p, 4), 0);
+    CHECK(gcr_lines_open(&l, NULL, p, &err) == -1 && l == NULL);
+    CHECK_EQ_U(gcr_bytesrc_peek(NULL, p, p, 4), 0);
 
-    CHECK(gcr_bytesrc_open(&s, tmpdir, &err) == -1);
+    CHECK(gcr_bytesrc_open(&s, NULL, tmpdir, &err) == -1);
     CHECK_EQ_U(err.status, GCR_E_IO);
     CHECK_STR_CONTAINS(err.msg, "is a directory");
 
@@ -305,7 +305,7 @@ static void test_errors(void)
         put("long.txt", data, n + (size_t)newline);
         free(data);
         path_of(p, sizeof p, "long.txt");
-        CHECK(gcr_lines_open(&l, p, &err) == 0);
+        CHECK(gcr_lines_open(&l, NULL, p, &err) == 0);
         struct gcr_line ln;
         CHECK_EQ_U(gcr_lines_next(l, &ln, &err), 1);
         CHECK_EQ_U(gcr_lines_next(l, &ln, &err), (unsigned long long)-1);
@@ -339,7 +339,7 @@ static void test_codecs(const struct buf *content)
 
             struct gcr_bytesrc *s;
             struct gcr_err err = {0};
-            CHECK(gcr_bytesrc_open(&s, p, &err) == 0);
+            CHECK(gcr_bytesrc_open(&s, NULL, p, &err) == 0);
             if (s) {
                 CHECK_EQ_U(gcr_bytesrc_codec(s), codecs[i].codec);
                 gcr_bytesrc_close(s);
@@ -356,7 +356,7 @@ static void test_codecs(const struct buf *content)
             check_lines(p, content);
 
             char head[64];
-            CHECK_EQ_U(gcr_bytesrc_peek(p, head, sizeof head), sizeof head);
+            CHECK_EQ_U(gcr_bytesrc_peek(NULL, p, head, sizeof head), sizeof head);
             CHECK(memcmp(head, content->p, sizeof head) == 0);
 
             if (parts == 1)

@@ -308,12 +308,12 @@ static void test_detection(void)
     recs_free(&v);
     unlink(path);
     /* A directory without kernelslist.g is not an Accel-Sim trace. */
-    CHECK_EQ_U(gcr_format_accelsim.probe(dir, NULL, 0), 0);
+    CHECK_EQ_U(gcr_format_accelsim.probe(NULL, dir, NULL, 0), 0);
     CHECK(gcr_reader_open(&rd, dir, "accelsim", &err) == -1);
     CHECK_STR_CONTAINS(err.msg, "no kernelslist.g");
     rmdir(dir);
     /* Other formats' files are not ours. */
-    CHECK_EQ_U(gcr_format_accelsim.probe(GCR_SOURCE_ROOT "/examples/traces/vecadd.txt", NULL, 0),
+    CHECK_EQ_U(gcr_format_accelsim.probe(NULL, GCR_SOURCE_ROOT "/examples/traces/vecadd.txt", NULL, 0),
                0);
 }
 

@@ -253,7 +253,7 @@ static void container(void)
     /* A missing file. */
     struct gcr_err err = {GCR_OK, ""};
     void *r = NULL;
-    CHECK(gcr_format_gcrt.reader_open(&r, "/nonexistent/x.gcrt", &err) == -1);
+    CHECK(gcr_format_gcrt.reader_open(&r, NULL, "/nonexistent/x.gcrt", &err) == -1);
     CHECK(r == NULL);
     CHECK_EQ_U(err.status, GCR_E_IO);
     CHECK_STR_CONTAINS(err.msg, "/nonexistent/x.gcrt: cannot open");

@@ -207,7 +207,7 @@ static void writer_refusals(void)
     CHECK_EQ_U(write_trace(path, big, 2, 3, 16, &err), 0);
     void *r = NULL;
     struct gcr_record rec;
-    CHECK_EQ_U(gcr_format_gcrt.reader_open(&r, path, &err), 0);
+    CHECK_EQ_U(gcr_format_gcrt.reader_open(&r, NULL, path, &err), 0);
     if (r) {
         CHECK_EQ_U(gcr_format_gcrt.reader_next(r, &rec, &err), 1);
         CHECK(rec.kind == GCR_REC_KERNEL_BEGIN && strcmp(rec.u.kbegin.name, longname) == 0);
@@ -233,12 +233,12 @@ static void probe(void)
     static const unsigned char magic[8] = {0x89, 'G', 'C', 'R', 'T', '\r', '\n', '\n'};
     unsigned char head[16] = {0};
     memcpy(head, magic, 8);
-    CHECK_EQ_U(gcr_format_gcrt.probe("x", head, 16), 1);
-    CHECK_EQ_U(gcr_format_gcrt.probe("x", head, 8), 1);
-    CHECK_EQ_U(gcr_format_gcrt.probe("x", head, 7), 0);
-    CHECK_EQ_U(gcr_format_gcrt.probe("x", head, 0), 0);
+    CHECK_EQ_U(gcr_format_gcrt.probe(NULL, "x", head, 16), 1);
+    CHECK_EQ_U(gcr_format_gcrt.probe(NULL, "x", head, 8), 1);
+    CHECK_EQ_U(gcr_format_gcrt.probe(NULL, "x", head, 7), 0);
+    CHECK_EQ_U(gcr_format_gcrt.probe(NULL, "x", head, 0), 0);
     head[7] = '\r';
-    CHECK_EQ_U(gcr_format_gcrt.probe("x", head, 16), 0);
+    CHECK_EQ_U(gcr_format_gcrt.probe(NULL, "x", head, 16), 0);
     CHECK(strcmp(gcr_format_gcrt.name, "gcrt") == 0);
     CHECK(strcmp(gcr_format_gcrt.extension, ".gcrt") == 0);
 }

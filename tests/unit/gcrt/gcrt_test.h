@@ -104,7 +104,7 @@ static inline struct read_result read_trace(const char *path, struct gcr_record 
 {
     struct read_result res = {0, 0, 0, {GCR_OK, ""}};
     void *r = NULL;
-    if (gcr_format_gcrt.reader_open(&r, path, &res.err) < 0) {
+    if (gcr_format_gcrt.reader_open(&r, NULL, path, &res.err) < 0) {
         res.rc = -1;
         return res;
     }

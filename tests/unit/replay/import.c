@@ -71,8 +71,44 @@ static void expect_error(const char *extra, const char *needle)
     CHECK_STR_CONTAINS(err.msg, needle);
 }
 
+/* Files held in memory import as the same files do, errors included (their names are the
+ * paths), and need no file of their name; an empty one is an empty file. */
+static void test_memory(void)
+{
+    static const char *const texts[][2] = {
+        {"-gpgpu_scheduler lrr\n-gpgpu_n_mem 8\n", NULL},
+        {"-gpgpu_cache:dl1 S:4:128\n", "not a GPGPU-Sim cache string"},
+    };
+    for (size_t t = 0; t < sizeof texts / sizeof texts[0]; t++) {
+        write_file(0, base);
+        write_file(1, texts[t][0]);
+        struct gcr_err disk_err = {0}, mem_err = {0};
+        json_t *disk = import(2, "twice", &disk_err);
+        const struct gcr_memfile files[2] = {{paths[0], base, strlen(base)},
+                                             {paths[1], texts[t][0], strlen(texts[t][0])}};
+        json_t *mem = gcr_config_import_gpgpusim_memory(files, 2, "twice", &mem_err);
+        CHECK((disk != NULL) == (texts[t][1] == NULL));
+        CHECK(json_equal(disk, mem) || (!disk && !mem));
+        CHECK(strcmp(disk_err.msg, mem_err.msg) == 0);
+        if (texts[t][1])
+            CHECK_STR_CONTAINS(mem_err.msg, texts[t][1]);
+        json_decref(disk);
+        json_decref(mem);
+    }
+    struct gcr_err err = {0};
+    const struct gcr_memfile other = {"other.config", base, strlen(base)};
+    json_t *c = gcr_config_import_gpgpusim_memory(&other, 1, "x", &err);
+    CHECK(c != NULL);
+    json_decref(c);
+    const struct gcr_memfile empty = {"empty.config", NULL, 0};
+    CHECK(gcr_config_import_gpgpusim_memory(&empty, 1, "x", &err) == NULL);
+    CHECK_STR_CONTAINS(err.msg, "empty.config");
+    CHECK_STR_CONTAINS(err.msg, "option -gpgpu_n_clusters is missing");
+}
+
 int main(void)
 {
+    test_memory();
     struct gcr_err err = {0};
     write_file(0, base);
     json_t *c = import(1, "test", &err);
@@ -134,6 +170,16 @@ int main(void)
                  "set index function 'C' is not supported");
     expect_error("-gpgpu_cache:dl1 Q:4:128:64,L:T:m:L:L,A:512:8,16:0,32\n", "cache type");
     expect_error("-gpgpu_cache:dl1 none\n", "a disabled L1 data cache is not supported");
+    /* Values past 32 bits are refused where they stand, before a product could overflow. */
+    expect_error("-gpgpu_n_mem 99999999999\n", "99999999999 is out of range (maximum 4294967295)");
+    expect_error("-gpgpu_adaptive_cache_config 1\n-gpgpu_unified_l1d_size 7173733806442603248\n"
+                 "-gpgpu_shmem_option 0,8\n", "7173733806442603248 is out of range");
+    expect_error("-gpgpu_adaptive_cache_config 1\n-gpgpu_unified_l1d_size 128\n"
+                 "-gpgpu_shmem_option 0,99999999999\n", "each at most 4294967295");
+    /* The list built so far is not leaked (LeakSanitizer runs this test). */
+    expect_error("-gpgpu_adaptive_cache_config 1\n-gpgpu_unified_l1d_size 128\n"
+                 "-gpgpu_shmem_option 0,8x\n",
+                 "expected a comma-separated list of sizes in KB");
     /* sscanf's %u would read -32 as 4294967264, and wrap past 32 bits: refused at the line. */
     expect_error("-gpgpu_cache:dl2 S:-32:128:24,L:B:m:L:P,A:192:4,32:0,32\n",
                  ": -gpgpu_cache:dl2 S:-32:128:24,L:B:m:L:P,A:192:4,32:0,32: a cache string "

@@ -88,7 +88,7 @@ static int read_to_end(const char *path, struct gcr_err *err, int *records)
 {
     void *st;
     struct gcr_record rec;
-    int rc = gcr_format_text.reader_open(&st, path, err);
+    int rc = gcr_format_text.reader_open(&st, NULL, path, err);
     *records = 0;
     if (rc != 0)
         return rc;

@@ -23,7 +23,7 @@ static size_t read_example(const char *file)
     struct gcr_err err;
     size_t n = 0;
     int rc, kernels = 0;
-    CHECK_EQ_U(gcr_format_text.reader_open(&st, file, &err), 0);
+    CHECK_EQ_U(gcr_format_text.reader_open(&st, NULL, file, &err), 0);
     while (n < MAX_RECS && (rc = gcr_format_text.reader_next(st, &recs[n], &err)) == 1) {
         if (recs[n].kind == GCR_REC_KERNEL_BEGIN && kernels < 8) {
             snprintf(names[kernels], sizeof names[kernels], "%s", recs[n].u.kbegin.name);

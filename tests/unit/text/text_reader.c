@@ -30,7 +30,7 @@ static void read_all(const char *path, struct readout *out)
 {
     void *st = NULL;
     memset(out, 0, sizeof *out);
-    out->rc = gcr_format_text.reader_open(&st, path, &out->err);
+    out->rc = gcr_format_text.reader_open(&st, NULL, path, &out->err);
     if (out->rc != 0)
         return;
     uint64_t last_progress = 0;
@@ -581,7 +581,7 @@ static void test_sticky_error(void)
     void *st;
     struct gcr_err err;
     struct gcr_record rec;
-    CHECK_EQ_U(gcr_format_text.reader_open(&st, path, &err), 0);
+    CHECK_EQ_U(gcr_format_text.reader_open(&st, NULL, path, &err), 0);
     CHECK_EQ_U(gcr_format_text.reader_next(st, &rec, &err), 1);
     CHECK_EQ_U(gcr_format_text.reader_next(st, &rec, &err), (unsigned long long)-1);
     CHECK_STR_CONTAINS(err.msg, ":3: bad instruction count 'x'");
@@ -598,13 +598,13 @@ static void test_io_errors(void)
 {
     void *st = (void *)&st;
     struct gcr_err err;
-    CHECK_EQ_U(gcr_format_text.reader_open(&st, "/nonexistent/trace.txt", &err),
+    CHECK_EQ_U(gcr_format_text.reader_open(&st, NULL, "/nonexistent/trace.txt", &err),
                (unsigned long long)-1);
     CHECK(st == NULL);
     CHECK_EQ_U(err.status, GCR_E_IO);
     CHECK_STR_CONTAINS(err.msg, "/nonexistent/trace.txt: cannot open: ");
     /* A directory opens but cannot be read. */
-    CHECK_EQ_U(gcr_format_text.reader_open(&st, FIXTURES, &err), (unsigned long long)-1);
+    CHECK_EQ_U(gcr_format_text.reader_open(&st, NULL, FIXTURES, &err), (unsigned long long)-1);
     CHECK_EQ_U(err.status, GCR_E_IO);
     CHECK_STR_CONTAINS(err.msg, "fixtures/");
 }
@@ -612,13 +612,13 @@ static void test_io_errors(void)
 static void test_probe(void)
 {
     const unsigned char good[] = "#gcreplay-text 1\n";
-    CHECK_EQ_U(gcr_format_text.probe("x", good, sizeof good - 1), 1);
-    CHECK_EQ_U(gcr_format_text.probe("x", good, 15), 1);
-    CHECK_EQ_U(gcr_format_text.probe("x", good, 14), 0);
-    CHECK_EQ_U(gcr_format_text.probe("x", (const unsigned char *)"#gcreplay-text2", 15), 0);
-    CHECK_EQ_U(gcr_format_text.probe("x", (const unsigned char *)"\n#gcreplay-text 1", 17), 0);
-    CHECK_EQ_U(gcr_format_text.probe("x", (const unsigned char *)"GCRT", 4), 0);
-    CHECK_EQ_U(gcr_format_text.probe("dir", NULL, 0), 0);
+    CHECK_EQ_U(gcr_format_text.probe(NULL, "x", good, sizeof good - 1), 1);
+    CHECK_EQ_U(gcr_format_text.probe(NULL, "x", good, 15), 1);
+    CHECK_EQ_U(gcr_format_text.probe(NULL, "x", good, 14), 0);
+    CHECK_EQ_U(gcr_format_text.probe(NULL, "x", (const unsigned char *)"#gcreplay-text2", 15), 0);
+    CHECK_EQ_U(gcr_format_text.probe(NULL, "x", (const unsigned char *)"\n#gcreplay-text 1", 17), 0);
+    CHECK_EQ_U(gcr_format_text.probe(NULL, "x", (const unsigned char *)"GCRT", 4), 0);
+    CHECK_EQ_U(gcr_format_text.probe(NULL, "dir", NULL, 0), 0);
     CHECK(strcmp(gcr_format_text.name, "text") == 0);
     CHECK(strcmp(gcr_format_text.extension, ".txt") == 0);
 }

@@ -248,7 +248,7 @@ static int read_trace(const char *path, struct trace *t)
     struct gcr_err err;
     struct gcr_record r;
     void *st;
-    int rc = gcr_format_text.reader_open(&st, path, &err);
+    int rc = gcr_format_text.reader_open(&st, NULL, path, &err);
     if (rc == 0) {
         while ((rc = gcr_format_text.reader_next(st, &r, &err)) == 1)
             push(t, &r);

@@ -41,7 +41,7 @@ static struct outcome read_back(void)
     bool in_kernel = false;
     struct gcr_record rec;
     void *st;
-    o.rc = gcr_format_text.reader_open(&st, tmp_path, &o.err);
+    o.rc = gcr_format_text.reader_open(&st, NULL, tmp_path, &o.err);
     if (o.rc != 0)
         return o;
     while ((o.rc = gcr_format_text.reader_next(st, &rec, &o.err)) == 1) {
