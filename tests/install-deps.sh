@@ -2,7 +2,7 @@
 # Installs what gcreplay needs to build and test on Debian 12, only if missing.
 set -eu
 pkgs=(meson ninja-build pkg-config gcc clang libclang-rt-14-dev libjansson-dev libzstd-dev
-      zlib1g-dev liblzma-dev python3)
+      zlib1g-dev liblzma-dev libiberty-dev python3 python3-matplotlib chromium)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -145,6 +145,16 @@ static int create(void **self, const json_t *options, const struct gcr_sim_info 
     return 0;
 }
 
+/* The run's table: the share of the bytes brought into L1s that nobody read. */
+static const char *const headline_labels[] = {"unused%", NULL};
+
+static void headline(const json_t *section, char text[][GCR_HEADLINE_TEXT])
+{
+    const json_t *f = json_object_get(section, "unused_fraction");
+    snprintf(text[0], GCR_HEADLINE_TEXT, json_is_number(f) ? "%.1f" : "-",
+             100.0 * json_number_value(f));
+}
+
 const struct gcr_analysis_ops gcr_analysis_line_utilisation = {
     .name = "line_utilisation",
     .summary = "fraction of each evicted L1 line's sectors that were used; bytes never used",
@@ -154,4 +164,6 @@ const struct gcr_analysis_ops gcr_analysis_line_utilisation = {
     .report_kernel = report_kernel,
     .report_total = report_total,
     .destroy = destroy,
+    .headline_labels = headline_labels,
+    .headline = headline,
 };

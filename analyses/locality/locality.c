@@ -214,6 +214,17 @@ static int locality_report_total(void *self, json_t *section, struct gcr_err *er
     return fill(lo, &t, section) ? gcr_fail(err, GCR_E_NOMEM, "out of memory") : 0;
 }
 
+/* The run's table: the share of L2 read hits on lines another SM brought in (inter-core
+ * locality). */
+static const char *const headline_labels[] = {"L2-inter%", NULL};
+
+static void headline(const json_t *section, char text[][GCR_HEADLINE_TEXT])
+{
+    const json_t *f = json_object_get(json_object_get(section, "l2_hits"), "inter_core_share");
+    snprintf(text[0], GCR_HEADLINE_TEXT, json_is_number(f) ? "%.1f" : "-",
+             100.0 * json_number_value(f));
+}
+
 const struct gcr_analysis_ops gcr_analysis_locality = {
     .name = "locality",
     .summary = "intra/inter-core L2 hits; L1 misses servable by another L1 of the cluster",
@@ -223,4 +234,6 @@ const struct gcr_analysis_ops gcr_analysis_locality = {
     .report_kernel = locality_report_kernel,
     .report_total = locality_report_total,
     .destroy = locality_destroy,
+    .headline_labels = headline_labels,
+    .headline = headline,
 };

@@ -476,6 +476,19 @@ static int create(void **self, const json_t *options, const struct gcr_sim_info 
     return 0;
 }
 
+/* The run's table: the share of L1 misses to lines another L1 held, and copies per line. */
+static const char *const headline_labels[] = {"repl%", "copies", NULL};
+
+static void headline(const json_t *section, char text[][GCR_HEADLINE_TEXT])
+{
+    const json_t *ratio = json_object_get(json_object_get(section, "replication_ratio"), "all");
+    const json_t *copies = json_object_get(section, "copies_per_line");
+    snprintf(text[0], GCR_HEADLINE_TEXT, json_is_number(ratio) ? "%.1f" : "-",
+             100.0 * json_number_value(ratio));
+    snprintf(text[1], GCR_HEADLINE_TEXT, json_is_number(copies) ? "%.2f" : "-",
+             json_number_value(copies));
+}
+
 const struct gcr_analysis_ops gcr_analysis_replication = {
     .name = "replication",
     .summary = "L1 misses whose line another L1 holds, and copies per line across L1s",
@@ -487,4 +500,6 @@ const struct gcr_analysis_ops gcr_analysis_replication = {
     .report_kernel = report_kernel,
     .report_total = report_total,
     .destroy = destroy,
+    .headline_labels = headline_labels,
+    .headline = headline,
 };

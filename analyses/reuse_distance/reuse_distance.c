@@ -775,6 +775,34 @@ static int rd_report_total(void *self, json_t *section, struct gcr_err *err)
     return rd_report(self, section, false, err);
 }
 
+/* The run's table: the median reuse distance of the global stream, as the power of two it is
+ * below (the histogram's resolution): half of the reuses find their line (or sector) among
+ * fewer distinct ones since its last use. Cold accesses are no reuses and do not count. */
+static const char *const rd_headline_labels[] = {"RD-med", NULL};
+
+static void rd_headline(const json_t *section, char text[][GCR_HEADLINE_TEXT])
+{
+    const json_t *log2 = json_object_get(json_object_get(section, "global"), "distance_log2");
+    double total = 0, seen = 0;
+    size_t b;
+    const json_t *n;
+    json_array_foreach(log2, b, n)
+        total += json_number_value(n);
+    snprintf(text[0], GCR_HEADLINE_TEXT, "-");
+    if (!(total > 0))
+        return;
+    json_array_foreach(log2, b, n) {
+        seen += json_number_value(n);
+        if (2 * seen >= total) { /* bucket 0: distance 0; bucket b: [2^(b-1), 2^b) */
+            if (b == 0)
+                snprintf(text[0], GCR_HEADLINE_TEXT, "0");
+            else
+                snprintf(text[0], GCR_HEADLINE_TEXT, "<%llu", 1ull << (b < 63 ? b : 63));
+            return;
+        }
+    }
+}
+
 const struct gcr_analysis_ops gcr_analysis_reuse_distance = {
     .name = "reuse_distance",
     .summary = "LRU stack distance of L1 requests per SM and global; miss-ratio curves",
@@ -787,4 +815,6 @@ const struct gcr_analysis_ops gcr_analysis_reuse_distance = {
     .report_kernel = rd_report_kernel,
     .report_total = rd_report_total,
     .destroy = rd_destroy,
+    .headline_labels = rd_headline_labels,
+    .headline = rd_headline,
 };

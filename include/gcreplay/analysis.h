@@ -106,6 +106,8 @@ struct gcr_sim_info {
     struct gcr_idmap *lines;
 };
 
+enum { GCR_HEADLINE_MAX = 4, GCR_HEADLINE_TEXT = 24 };
+
 struct gcr_analysis_ops {
     const char *name;    /* same as its folder and symbol gcr_analysis_<name> */
     const char *summary;
@@ -155,6 +157,14 @@ struct gcr_analysis_ops {
     int (*report_kernel)(void *self, json_t *section, struct gcr_err *err);
     int (*report_total)(void *self, json_t *section, struct gcr_err *err);
     void (*destroy)(void *self);
+    /* Optional: the headline figures of this analysis, a column each in the run's table
+     * (gcreplay run --table). headline_labels names the columns (NULL-terminated, at most
+     * GCR_HEADLINE_MAX, each at most 9 characters: the legend in README.md says what they
+     * are); headline writes their texts for one report section (a kernel's or the total's,
+     * as report_kernel and report_total made it), "-" where it cannot tell. It reads only
+     * the section, so that it works on a report read back from a file. */
+    const char *const *headline_labels;
+    void (*headline)(const json_t *section, char text[][GCR_HEADLINE_TEXT]);
 };
 
 /* Registered analyses (NULL-terminated), generated from analyses/meson.build. */

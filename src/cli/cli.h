@@ -30,6 +30,7 @@ int cmd_bench_reader(int argc, char **argv);
 int cmd_import_config(int argc, char **argv);
 int cmd_sac(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 
 /* "gcreplay: <message>" on stderr; returns CLI_FAIL or CLI_USAGE by status. */
 int cli_error(const struct gcr_err *err);
@@ -56,6 +57,12 @@ bool cli_parse_u64(const char *s, uint64_t *out);
 
 /* --host-prefetch: "auto", "queues", "l1" or "l2"; false if none of them. */
 bool cli_parse_host_prefetch(const char *s, enum gcr_host_prefetch *out);
+
+/* The width of the terminal f writes to, in characters, or 0 when f is not a terminal. */
+unsigned cli_terminal_width(FILE *f);
+
+/* How a table names a trace: its file or folder name, without the extensions traces have. */
+void cli_trace_label(const char *path, char *out, size_t cap);
 
 /* Progress on stderr, only when stderr is a terminal. */
 struct cli_progress {

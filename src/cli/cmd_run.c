@@ -18,12 +18,17 @@ static const char usage[] =
     "\n"
     "  -c, --config FILE   JSON configuration (see examples/configs/README.md)\n"
     CLI_SET_HELP
-    "  -j, --json OUT      also write the full JSON report to OUT (complete or absent;\n"
+    "  -j, --json OUT      also write the JSON report to OUT (complete or absent;\n"
     "                      `-`: standard output, and the table goes to standard error)\n"
+    "  --json-detail D     what the report holds: totals, kernels (default: the total\n"
+    "                      and every kernel, compact) or full (also every figure per\n"
+    "                      SM, slice, L1, node or channel, indented)\n"
     "  -f, --format NAME   trace format (default: detected from the content)\n"
     "  -t, --timing        estimate cycles with the timing backend (as the config's\n"
     "                      timing.enabled; see src/timing/README.md)\n"
     "  -q, --quiet         no table on stdout, no progress on stderr\n"
+    "  --table STYLE       full (default: every table), brief (one table of the figures\n"
+    "                      a screening looks at), or none\n"
     "  --analysis-thread W run the config's analyses on a thread of their own, beside\n"
     "                      the replay: on, off, or auto (default: on when this process\n"
     "                      may use two CPUs or more and some analysis that is not\n"
@@ -40,8 +45,8 @@ static const char usage[] =
 struct run_output {
     struct gcr_report_writer json; /* --json: the report file, being written */
     bool json_open;
-    struct gcr_report_rows table; /* without --quiet: the kernels' table rows */
-    bool table_open;
+    struct gcr_table *table;       /* the kernels' table rows, unless --quiet or --table none */
+    char trace[256];               /* the trace being replayed, as the table names it */
 };
 
 static int run_take_kernel(void *ctx, json_t *kernel, struct gcr_err *err)
@@ -49,7 +54,7 @@ static int run_take_kernel(void *ctx, json_t *kernel, struct gcr_err *err)
     struct run_output *ro = ctx;
     if (ro->json_open && gcr_report_writer_kernel(&ro->json, kernel, err) != 0)
         return -1; /* the writer removed its file */
-    if (ro->table_open && gcr_report_rows_add(&ro->table, kernel) != 0)
+    if (ro->table && gcr_table_add_kernel(ro->table, kernel, ro->trace) != 0)
         return gcr_fail(err, GCR_E_NOMEM, "out of memory keeping the table's rows");
     return 0;
 }
@@ -62,8 +67,12 @@ int cmd_run(int argc, char **argv)
         {"format", required_argument, NULL, 'f'}, {"quiet", no_argument, NULL, 'q'},
         {"timing", no_argument, NULL, 't'},       {"analysis-thread", required_argument, NULL, 'a'},
         {"host-prefetch", required_argument, NULL, 'p'},
+        {"table", required_argument, NULL, 'T'},
+        {"json-detail", required_argument, NULL, 'D'},
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
     const char *config_path = NULL, *json_path = NULL, *format = NULL;
+    enum gcr_table_style style = GCR_TABLE_FULL;
+    enum gcr_report_detail detail = GCR_REPORT_KERNELS;
     const char *sets[CLI_MAX_SETS];
     int nsets = 0;
     bool quiet = false, timing = false;
@@ -89,7 +98,21 @@ int cmd_run(int argc, char **argv)
                 return cli_usage_error("run", "--host-prefetch must be auto, queues, l1 or l2, "
                                        "got '%s'", optarg);
             break;
-        case 'h': fputs(usage, stdout); return CLI_OK;
+        case 'D':
+            if (!gcr_report_detail_parse(optarg, &detail))
+                return cli_usage_error("run", "--json-detail must be totals, kernels or full, "
+                                       "got '%s'", optarg);
+            break;
+        case 'T':
+            if (!gcr_table_style_parse(optarg, &style))
+                return cli_usage_error("run", "--table must be full, brief or none, got '%s'",
+                                       optarg);
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            fputs("\n", stdout);
+            fputs(gcr_table_legend, stdout);
+            return CLI_OK;
         default: return cli_bad_option("run", c, argv);
         }
     }
@@ -139,22 +162,19 @@ int cmd_run(int argc, char **argv)
      * from the start, so an unwritable path fails before the replay. */
     struct run_output ro = {0};
     int rc = CLI_OK;
-    if (json_path) {
-        json_t *head = gcr_replay_report_head(rp);
-        if (!head)
-            rc = gcr_fail(&err, GCR_E_NOMEM, "out of memory building the report");
-        else if (gcr_report_writer_open(&ro.json, json_path, head, &err) == 0)
+    json_t *head = gcr_replay_report_head(rp);
+    if (!head)
+        rc = gcr_fail(&err, GCR_E_NOMEM, "out of memory building the report");
+    if (rc == CLI_OK && json_path) {
+        if (gcr_report_writer_open(&ro.json, json_path, head, detail, &err) == 0)
             ro.json_open = true;
         else
             rc = -1;
-        json_decref(head);
     }
-    if (rc == CLI_OK && !quiet) {
-        if (gcr_report_rows_init(&ro.table) == 0)
-            ro.table_open = true;
-        else
-            rc = gcr_fail(&err, GCR_E_NOMEM, "out of memory");
-    }
+    if (rc == CLI_OK && !quiet && style != GCR_TABLE_NONE &&
+        gcr_table_create(&ro.table, head, style, argc - optind > 1) != 0)
+        rc = gcr_fail(&err, GCR_E_NOMEM, "out of memory");
+    json_decref(head);
     if (rc == CLI_OK && gcr_replay_set_kernel_sink(rp, run_take_kernel, &ro, &err) != 0)
         rc = -1;
 
@@ -163,6 +183,7 @@ int cmd_run(int argc, char **argv)
     gcr_replay_set_progress(rp, cli_progress_cb, &prog);
     for (int i = optind; i < argc && rc == CLI_OK; i++) {
         struct gcr_reader *r;
+        cli_trace_label(argv[i], ro.trace, sizeof ro.trace);
         if (gcr_reader_open(&r, argv[i], format, &err) != 0) {
             rc = -1;
             break;
@@ -180,10 +201,9 @@ int cmd_run(int argc, char **argv)
         rc = -1;
     /* No partial report; nothing to do once finished, failed or never opened. */
     gcr_report_writer_abort(&ro.json);
-    if (rc == CLI_OK && ro.table_open)
-        gcr_report_print_table_rows(report, &ro.table, table_out);
-    if (ro.table_open)
-        gcr_report_rows_free(&ro.table);
+    if (rc == CLI_OK && ro.table)
+        gcr_table_print(ro.table, report, cli_terminal_width(table_out), table_out);
+    gcr_table_destroy(ro.table);
     if (rc != CLI_OK)
         rc = cli_error(&err);
     json_decref(report);

@@ -156,7 +156,10 @@ int cmd_sac(int argc, char **argv)
         json_array_foreach(runs, i, report) {
             if (i)
                 fputc('\n', table_out);
-            gcr_report_print_sac(report, table_out);
+            if (gcr_report_print_sac(report, cli_terminal_width(table_out), table_out) != 0) {
+                rc = gcr_fail(&err, GCR_E_NOMEM, "out of memory");
+                break;
+            }
         }
     }
     if (rc != CLI_OK)

@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "core/cpus.h"
+#include "report/report.h"
 #include "sweep/sweep.h"
 
 static const char usage[] =
@@ -40,6 +41,8 @@ static const char usage[] =
     "                      resumed)\n"
     "  --force             replay every pair, also those already done\n"
     "  --rank-by METRIC    the summary's ranking (default l2_accesses)\n"
+    "  --json-detail D     what each pair's report holds: totals, kernels (default) or\n"
+    "                      full, as for gcreplay run (kernels.csv needs kernels)\n"
     "  -f, --format NAME   trace format (default: detected from each trace's content)\n"
     "  --collect DIR       only rebuild DIR's tables and summary from its reports\n"
     "  -q, --quiet         no progress and no summary on the terminal\n"
@@ -136,7 +139,7 @@ static int collect_only(const char *dir, bool quiet)
 
 int cmd_sweep(int argc, char **argv)
 {
-    enum { OPT_FORCE = 1000, OPT_RANK, OPT_COLLECT };
+    enum { OPT_FORCE = 1000, OPT_RANK, OPT_COLLECT, OPT_DETAIL };
     static const struct option opts[] = {
         {"config", required_argument, NULL, 'c'},  {"vary", required_argument, NULL, 'V'},
         {"set", required_argument, NULL, 's'},     {"timing", no_argument, NULL, 't'},
@@ -144,6 +147,7 @@ int cmd_sweep(int argc, char **argv)
         {"force", no_argument, NULL, OPT_FORCE},   {"rank-by", required_argument, NULL, OPT_RANK},
         {"format", required_argument, NULL, 'f'},  {"collect", required_argument, NULL, OPT_COLLECT},
         {"quiet", no_argument, NULL, 'q'},         {"help", no_argument, NULL, 'h'},
+        {"json-detail", required_argument, NULL, OPT_DETAIL},
         {NULL, 0, NULL, 0}};
     const char *configs[MAX_CONFIGS], *varies[MAX_VARIES], *sets[CLI_MAX_SETS];
     size_t nconfigs = 0, nvaries = 0, nsets = 0;
@@ -183,6 +187,14 @@ int cmd_sweep(int argc, char **argv)
         case OPT_RANK: rq.rank_by = optarg; break;
         case 'f': rq.format = optarg; break;
         case OPT_COLLECT: collect = optarg; break;
+        case OPT_DETAIL: {
+            enum gcr_report_detail d;
+            if (!gcr_report_detail_parse(optarg, &d))
+                return cli_usage_error("sweep", "--json-detail must be totals, kernels or full, "
+                                       "got '%s'", optarg);
+            rq.json_detail = optarg;
+            break;
+        }
         case 'q': quiet = true; break;
         case 'h': fputs(usage, stdout); return CLI_OK;
         default: return cli_bad_option("sweep", c, argv);

@@ -18,6 +18,7 @@ static const char usage[] =
     "  bench    measure replay speed on a generated trace\n"
     "  sac      multi-chip GPUs: memory-side vs SM-side LLC, SAC's EAB model per kernel\n"
     "  sweep    replay many traces under many config variants: tables and a ranked summary\n"
+    "  plot     draw the plots of a report or a sweep (PNG, SVG, index.html)\n"
     "  bench-reader  measure trace parsing speed on a generated trace\n"
     "  import-config  turn a GPGPU-Sim config into a gcreplay config\n"
     "  formats  list the trace formats\n"
@@ -61,16 +62,13 @@ static void remove_outputs_and_die(int sig)
 
 static void handle_stop_signals(void)
 {
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGXCPU};
-    enum { N = sizeof sigs / sizeof sigs[0] };
     struct sigaction sa = {.sa_handler = remove_outputs_and_die, .sa_flags = SA_RESETHAND};
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < N; i++) /* one cleanup at a time */
-        sigaddset(&sa.sa_mask, sigs[i]);
-    for (size_t i = 0; i < N; i++) {
+    gcr_atomic_file_stop_signals(&sa.sa_mask); /* one cleanup at a time */
+    for (int sig = 1; sig < NSIG; sig++) {
         struct sigaction old;
-        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-            sigaction(sigs[i], &sa, NULL);
+        if (sigismember(&sa.sa_mask, sig) == 1 && sigaction(sig, NULL, &old) == 0 &&
+            old.sa_handler != SIG_IGN)
+            sigaction(sig, &sa, NULL);
     }
 }
 
@@ -101,6 +99,8 @@ int main(int argc, char **argv)
         return cmd_sac(argc - 1, argv + 1);
     if (!strcmp(cmd, "sweep"))
         return cmd_sweep(argc - 1, argv + 1);
+    if (!strcmp(cmd, "plot"))
+        return cmd_plot(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench"))
         return cmd_bench(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench-reader"))

@@ -5,9 +5,41 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+
+unsigned cli_terminal_width(FILE *f)
+{
+    struct winsize ws;
+    int fd = fileno(f);
+    if (fd < 0 || !isatty(fd) || ioctl(fd, TIOCGWINSZ, &ws) != 0)
+        return 0;
+    return ws.ws_col;
+}
+
+void cli_trace_label(const char *path, char *out, size_t cap)
+{
+    static const char *const exts[] = {".xz", ".gz", ".zst", ".traceg", ".gcrt", ".txt"};
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    size_t start = n;
+    while (start > 0 && path[start - 1] != '/')
+        start--;
+    for (bool cut = true; cut;) {
+        cut = false;
+        for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
+            size_t k = strlen(exts[i]);
+            if (n - start > k && !strncmp(path + n - k, exts[i], k)) {
+                n -= k;
+                cut = true;
+            }
+        }
+    }
+    snprintf(out, cap, "%.*s", (int)(n - start), path + start);
+}
 
 double cli_now(void)
 {

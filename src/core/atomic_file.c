@@ -2,6 +2,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +41,15 @@ static int pending_add(const char *tmp)
         }
     }
     return 0;
+}
+
+void gcr_atomic_file_stop_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGHUP);
+    sigaddset(set, SIGXCPU);
 }
 
 void gcr_atomic_file_remove_pending(void)
@@ -199,14 +210,21 @@ static int open_renamed(struct gcr_atomic_file *a, mode_t existing_mode, struct 
     if (!(a->tmp = malloc(n)))
         return gcr_fail(err, GCR_E_NOMEM, "%s: out of memory", a->path);
     snprintf(a->tmp, n, "%s.tmp.XXXXXX", a->target);
+    /* A stop signal between creating the file and registering it would leave it behind: the
+     * signals that remove pending files wait until it is registered. */
+    sigset_t stops, before;
+    gcr_atomic_file_stop_signals(&stops);
+    pthread_sigmask(SIG_BLOCK, &stops, &before);
     int fd = mkstemp(a->tmp);
+    int e = errno;
+    if (fd >= 0)
+        a->slot = pending_add(a->tmp);
+    pthread_sigmask(SIG_SETMASK, &before, NULL);
     if (fd < 0) {
-        int e = errno;
         free(a->tmp);
         a->tmp = NULL;
         return gcr_fail(err, GCR_E_IO, "%s: cannot create output: %s", a->path, strerror(e));
     }
-    a->slot = pending_add(a->tmp);
     /* mkstemp makes the file private (0600): give a replaced file its old mode, a new one the
      * mode fopen would. */
     mode_t mode = existing_mode;

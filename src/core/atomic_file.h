@@ -18,6 +18,7 @@
 #define GCREPLAY_CORE_ATOMIC_FILE_H
 
 #include <stdbool.h>
+#include <signal.h>
 #include <stdio.h>
 
 #include "gcreplay/error.h"
@@ -61,5 +62,10 @@ void gcr_atomic_file_abort(struct gcr_atomic_file *a);
  * let the signal end the process. Up to 8 files open at once, with names of
  * up to 4095 bytes, are covered. */
 void gcr_atomic_file_remove_pending(void);
+
+/* The signals on which a process removes its pending outputs and ends (SIGINT, SIGTERM, SIGHUP,
+ * SIGXCPU): the command's handler takes them, and a file is created and registered with them
+ * blocked, so that none is left behind between the two. */
+void gcr_atomic_file_stop_signals(sigset_t *set);
 
 #endif

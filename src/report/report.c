@@ -219,6 +219,7 @@ void gcr_report_classes(json_t *period)
  * streamed report indents by REPORT_INDENT too. */
 #define REPORT_INDENT 1
 #define REPORT_JSON_FLAGS (JSON_INDENT(REPORT_INDENT) | JSON_REAL_PRECISION(10))
+#define REPORT_COMPACT_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(10))
 
 char *gcr_report_dumps(const json_t *report)
 {
@@ -244,21 +245,147 @@ int gcr_report_write_json(const json_t *report, const char *path, struct gcr_err
     return rc;
 }
 
+bool gcr_report_detail_parse(const char *s, enum gcr_report_detail *out)
+{
+    static const char *const names[] = {"totals", "kernels", "full"};
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(s, names[i])) {
+            *out = (enum gcr_report_detail)i;
+            return true;
+        }
+    return false;
+}
+
+/* Whether a member holds figures per SM, slice, L1, node or channel (report.h). */
+static bool per_unit(const char *key, const json_t *v)
+{
+    return !strncmp(key, "per_", 4) ||
+           (json_is_array(v) && (strstr(key, "_per_") || strstr(key, "_of_")));
+}
+
+json_t *gcr_report_without_units(const json_t *v)
+{
+    if (json_is_array(v)) {
+        json_t *a = json_array();
+        size_t i;
+        const json_t *e;
+        json_array_foreach((json_t *)v, i, e)
+            if (!a || json_array_append_new(a, gcr_report_without_units(e)) != 0) {
+                json_decref(a);
+                return NULL;
+            }
+        return a;
+    }
+    if (!json_is_object(v))
+        return json_deep_copy(v);
+    json_t *o = json_object();
+    const char *key;
+    const json_t *e;
+    json_object_foreach((json_t *)v, key, e) {
+        if (per_unit(key, e))
+            continue;
+        if (!o || json_object_set_new(o, key, gcr_report_without_units(e)) != 0) {
+            json_decref(o);
+            return NULL;
+        }
+    }
+    return o;
+}
+
+/* The members of a cache level a kernel summary keeps: the counts and rates of the tables. */
+static const char *const level_keys[] = {"accesses", "hits", "misses", "miss_rate", "mpki",
+                                         "line_misses", "sector_misses", "bytes_fetched", NULL};
+
+static int copy_keys(json_t *to, const json_t *from, const char *const *keys)
+{
+    for (size_t i = 0; keys[i]; i++) {
+        json_t *v = json_object_get(from, keys[i]);
+        if (v && json_object_set(to, keys[i], v) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+json_t *gcr_report_kernel_summary(const json_t *kernel)
+{
+    static const char *const top[] = {"id", "name", "grid", "block", "ctas", "traffic", NULL};
+    static const char *const insns[] = {"warp_total", "memory", "nonmemory", NULL};
+    json_t *s = json_object(), *o;
+    if (!s || copy_keys(s, kernel, top) != 0)
+        goto fail;
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)kernel, key, v) {
+        o = NULL;
+        if (!strcmp(key, "instructions")) {
+            if (!(o = json_object()) || copy_keys(o, v, insns) != 0)
+                goto fail_o;
+        } else if (!strcmp(key, "L1D") || !strcmp(key, "L2")) {
+            if (!(o = json_object()) || copy_keys(o, v, level_keys) != 0)
+                goto fail_o;
+        } else if (!strcmp(key, "classes")) {
+            /* Each class's verdict and values; its rule is in the total (and in full). */
+            const char *name;
+            json_t *c;
+            if (!(o = json_object()))
+                goto fail;
+            json_object_foreach(v, name, c) {
+                json_t *verdict = json_object();
+                if (!verdict || json_object_set_new(o, name, verdict) != 0 ||
+                    copy_keys(verdict, c, (const char *const[]){"member", "values", NULL}) != 0)
+                    goto fail_o;
+            }
+        } else if (!strcmp(key, "timing")) { /* its figures, not its resources */
+            const char *name;
+            json_t *x;
+            if (!(o = json_object()))
+                goto fail;
+            json_object_foreach(v, name, x)
+                if (!json_is_object(x) && !json_is_array(x) && json_object_set(o, name, x) != 0)
+                    goto fail_o;
+        } else if (!strcmp(key, "analyses") || !strcmp(key, "multichip")) {
+            if (!(o = gcr_report_without_units(v)))
+                goto fail;
+        } else {
+            continue;
+        }
+        if (json_object_set_new(s, key, o) != 0)
+            goto fail;
+    }
+    return s;
+fail_o:
+    json_decref(o);
+fail:
+    json_decref(s);
+    return NULL;
+}
+
 /* ---- streamed report ------------------------------------------------------------------ */
 
-/* A line break and the indentation of depth `depth`, as jansson writes them. */
-static int put_break(FILE *f, unsigned depth)
+/* A line break and the indentation of depth `depth`, as jansson writes them; nothing in a
+ * compact report. */
+static int put_break(const struct gcr_report_writer *w, unsigned depth)
 {
-    return fprintf(f, "\n%*s", (int)(depth * REPORT_INDENT), "") < 0 ? -1 : 0;
+    if (w->detail != GCR_REPORT_FULL)
+        return 0;
+    return fprintf(w->out.f, "\n%*s", (int)(depth * REPORT_INDENT), "") < 0 ? -1 : 0;
 }
 
 /* jansson indents a value's lines by its depth (REPORT_INDENT spaces per
  * level) and writes no raw newline inside a string, so a value dumped on its
  * own becomes the text it has at depth `depth` of the whole report by
  * indenting each of its line breaks `depth` levels more. */
-static int put_at_depth(struct gcr_report_writer *w, const json_t *v, unsigned depth)
+static int put_at_depth(struct gcr_report_writer *w, const json_t *v, unsigned depth,
+                        bool kernel)
 {
-    char *text = json_dumps(v, JSON_ENCODE_ANY | REPORT_JSON_FLAGS);
+    bool full = w->detail == GCR_REPORT_FULL;
+    json_t *shown = full     ? json_incref((json_t *)v)
+                    : kernel ? gcr_report_kernel_summary(v)
+                             : gcr_report_without_units(v);
+    char *text = shown ? json_dumps(shown, JSON_ENCODE_ANY | (full ? REPORT_JSON_FLAGS
+                                                                   : REPORT_COMPACT_FLAGS))
+                       : NULL;
+    json_decref(shown);
     if (!text) {
         w->out_of_memory = true;
         return -1;
@@ -267,7 +394,7 @@ static int put_at_depth(struct gcr_report_writer *w, const json_t *v, unsigned d
     const char *p = text;
     for (const char *nl; rc == 0 && (nl = strchr(p, '\n')); p = nl + 1)
         if (fwrite(p, 1, (size_t)(nl - p), w->out.f) != (size_t)(nl - p) ||
-            put_break(w->out.f, depth) != 0)
+            put_break(w, depth) != 0)
             rc = -1;
     if (rc == 0 && fputs(p, w->out.f) == EOF)
         rc = -1;
@@ -284,8 +411,9 @@ static int put_key(struct gcr_report_writer *w, const char *key)
         w->out_of_memory = true;
         return -1;
     }
-    int rc = fputs(w->members++ ? "," : "{", w->out.f) == EOF || put_break(w->out.f, 1) != 0 ||
-                     put_at_depth(w, k, 1) != 0 || fputs(": ", w->out.f) == EOF
+    int rc = fputs(w->members++ ? "," : "{", w->out.f) == EOF || put_break(w, 1) != 0 ||
+                     put_at_depth(w, k, 1, false) != 0 ||
+                     fputs(w->detail == GCR_REPORT_FULL ? ": " : ":", w->out.f) == EOF
                  ? -1
                  : 0;
     json_decref(k);
@@ -294,7 +422,7 @@ static int put_key(struct gcr_report_writer *w, const char *key)
 
 static int put_member(struct gcr_report_writer *w, const char *key, const json_t *v)
 {
-    return put_key(w, key) != 0 || put_at_depth(w, v, 1) != 0 ? -1 : 0;
+    return put_key(w, key) != 0 || put_at_depth(w, v, 1, false) != 0 ? -1 : 0;
 }
 
 /* Every failure abandons the report: the message, then no file. */
@@ -314,9 +442,9 @@ static int writer_gone(struct gcr_err *err)
 }
 
 int gcr_report_writer_open(struct gcr_report_writer *w, const char *path, const json_t *head,
-                           struct gcr_err *err)
+                           enum gcr_report_detail detail, struct gcr_err *err)
 {
-    *w = (struct gcr_report_writer){0};
+    *w = (struct gcr_report_writer){.detail = detail};
     if (gcr_atomic_file_open(&w->out, path, err) != 0)
         return -1;
     w->head = json_incref((json_t *)head);
@@ -326,7 +454,8 @@ int gcr_report_writer_open(struct gcr_report_writer *w, const char *path, const 
         if (put_member(w, key, v) != 0)
             return writer_fail(w, err);
     }
-    if (put_key(w, "kernels") != 0) /* the list follows, a kernel at a time */
+    /* The list follows, a kernel at a time (with totals only, none). */
+    if (detail != GCR_REPORT_TOTALS && put_key(w, "kernels") != 0)
         return writer_fail(w, err);
     return 0;
 }
@@ -336,8 +465,10 @@ int gcr_report_writer_kernel(struct gcr_report_writer *w, const json_t *kernel,
 {
     if (!w->out.f)
         return writer_gone(err);
-    if (fputs(w->kernels++ ? "," : "[", w->out.f) == EOF || put_break(w->out.f, 2) != 0 ||
-        put_at_depth(w, kernel, 2) != 0)
+    if (w->detail == GCR_REPORT_TOTALS)
+        return 0;
+    if (fputs(w->kernels++ ? "," : "[", w->out.f) == EOF || put_break(w, 2) != 0 ||
+        put_at_depth(w, kernel, 2, true) != 0)
         return writer_fail(w, err);
     return 0;
 }
@@ -347,8 +478,9 @@ int gcr_report_writer_finish(struct gcr_report_writer *w, const json_t *report,
 {
     if (!w->out.f)
         return writer_gone(err);
-    if (w->kernels ? put_break(w->out.f, 1) != 0 || fputs("]", w->out.f) == EOF
-                   : fputs("[]", w->out.f) == EOF)
+    if (w->detail != GCR_REPORT_TOTALS &&
+        (w->kernels ? put_break(w, 1) != 0 || fputs("]", w->out.f) == EOF
+                    : fputs("[]", w->out.f) == EOF))
         return writer_fail(w, err);
     const char *key;
     json_t *v;
@@ -358,7 +490,7 @@ int gcr_report_writer_finish(struct gcr_report_writer *w, const json_t *report,
         if (put_member(w, key, v) != 0)
             return writer_fail(w, err);
     }
-    if (put_break(w->out.f, 0) != 0 || fputs("}\n", w->out.f) == EOF)
+    if (put_break(w, 0) != 0 || fputs("}\n", w->out.f) == EOF)
         return writer_fail(w, err);
     json_decref(w->head);
     w->head = NULL;
@@ -371,322 +503,4 @@ void gcr_report_writer_abort(struct gcr_report_writer *w)
         gcr_atomic_file_abort(&w->out);
     json_decref(w->head);
     w->head = NULL;
-}
-
-static json_int_t geti(const json_t *o, const char *a, const char *b)
-{
-    const json_t *x = json_object_get(o, a);
-    if (b)
-        x = json_object_get(x, b);
-    return json_integer_value(x);
-}
-
-static void pct(char *buf, size_t n, const json_t *level)
-{
-    const json_t *r = json_object_get(level, "miss_rate");
-    if (json_is_real(r))
-        snprintf(buf, n, "%.2f", 100.0 * json_real_value(r));
-    else
-        snprintf(buf, n, "-");
-}
-
-static void mpki(char *buf, size_t n, const json_t *level)
-{
-    const json_t *r = json_object_get(level, "mpki");
-    if (json_is_real(r))
-        snprintf(buf, n, "%.2f", json_real_value(r));
-    else
-        snprintf(buf, n, "-");
-}
-
-static void row(FILE *out, const char *id, const char *name, const json_t *p)
-{
-    const json_t *l1 = json_object_get(p, "L1D"), *l2 = json_object_get(p, "L2");
-    const json_t *tr = json_object_get(p, "traffic");
-    char l1m[16], l1k[16], l2m[16], l2k[16];
-    pct(l1m, sizeof l1m, l1);
-    mpki(l1k, sizeof l1k, l1);
-    pct(l2m, sizeof l2m, l2);
-    mpki(l2k, sizeof l2k, l2);
-    fprintf(out, "%6s  %-22.22s %7lld %11lld %10lld %10lld %7s %8s %10lld %7s %8s %10.1f %10.1f\n",
-            id, name, (long long)geti(p, "ctas", NULL),
-            (long long)geti(p, "instructions", "warp_total"),
-            (long long)geti(p, "instructions", "memory"), (long long)geti(l1, "accesses", NULL),
-            l1m, l1k, (long long)geti(l2, "accesses", NULL), l2m, l2k,
-            (double)geti(tr, "dram_read_bytes", NULL) / 1024.0,
-            (double)geti(tr, "dram_write_bytes", NULL) / 1024.0);
-}
-
-/* An L1 organisation's key figures: the scalars of total.L1D.<org>.summary
- * (src/orgs/README.md), a few per line. */
-static void org_summary(FILE *out, const json_t *report)
-{
-    const char *org = json_string_value(
-        json_object_get(json_object_get(json_object_get(report, "config"), "l1d"),
-                        "organization"));
-    const json_t *total_l1 = json_object_get(json_object_get(report, "total"), "L1D");
-    const json_t *summary = json_object_get(json_object_get(total_l1, org ? org : ""), "summary");
-    if (!json_is_object(summary) || !json_object_size(summary))
-        return;
-    const char *key;
-    const json_t *v;
-    int col = 0;
-    json_object_foreach((json_t *)summary, key, v) {
-        char val[32];
-        if (json_is_integer(v))
-            snprintf(val, sizeof val, "%lld", (long long)json_integer_value(v));
-        else if (json_is_real(v) && fabs(json_real_value(v)) < 10) /* shares: 4 digits */
-            snprintf(val, sizeof val, "%.4g", json_real_value(v));
-        else if (json_is_real(v)) /* sizes: to a tenth */
-            snprintf(val, sizeof val, "%.1f", json_real_value(v));
-        else if (json_is_string(v))
-            snprintf(val, sizeof val, "%s", json_string_value(v));
-        else
-            snprintf(val, sizeof val, "-");
-        if (col == 0)
-            col = fprintf(out, "L1D %s:", org);
-        col += fprintf(out, "  %s %s", key, val);
-        if (col > 90) {
-            fputc('\n', out);
-            col = 0;
-        }
-    }
-    if (col)
-        fputc('\n', out);
-}
-
-/* A latency or "-" when no request was served at that level. */
-static void latency(char *buf, size_t n, const json_t *lat, const char *level)
-{
-    const json_t *m = json_object_get(json_object_get(lat, level), "mean_cycles");
-    if (json_is_real(m))
-        snprintf(buf, n, "%.0f", json_real_value(m));
-    else
-        snprintf(buf, n, "-");
-}
-
-/* The timing figures of a period: cycles, IPC in warp instructions, issue
- * slots used, the most used resource and its use, mean latency per level. */
-static void timing_row(FILE *out, const char *id, const char *name, const json_t *t)
-{
-    const json_t *lat = json_object_get(t, "memory_latency");
-    const char *limit = json_string_value(json_object_get(t, "limiting_resource"));
-    double limit_use = json_real_value(json_object_get(t, "issue_utilisation"));
-    const char *key;
-    const json_t *r;
-    json_object_foreach((json_t *)json_object_get(t, "resources"), key, r) {
-        double u = json_real_value(json_object_get(r, "utilisation_max"));
-        if (u > limit_use)
-            limit_use = u;
-    }
-    char l1[16], l2[16], dr[16];
-    latency(l1, sizeof l1, lat, "l1_hit");
-    latency(l2, sizeof l2, lat, "l2_hit");
-    latency(dr, sizeof dr, lat, "dram");
-    fprintf(out, "%6s  %-22.22s %10lld %8.2f %7.1f %-14s %7.1f %7s %7s %8s %7lld\n", id, name,
-            (long long)geti(t, "cycles", NULL),
-            json_is_real(json_object_get(t, "ipc_warp"))
-                ? json_real_value(json_object_get(t, "ipc_warp"))
-                : 0.0,
-            100.0 * json_real_value(json_object_get(t, "issue_utilisation")), limit,
-            100.0 * limit_use, l1, l2, dr, (long long)geti(t, "mshr_stalls", NULL));
-}
-
-/* A rate in percent, or "-" when it is null or absent. */
-static void pct_of(char *buf, size_t n, const json_t *v)
-{
-    if (json_is_number(v))
-        snprintf(buf, n, "%.2f", 100.0 * json_number_value(v));
-    else
-        snprintf(buf, n, "-");
-}
-
-static void num_of(char *buf, size_t n, const json_t *v, const char *fmt)
-{
-    if (json_is_number(v))
-        snprintf(buf, n, fmt, json_number_value(v));
-    else
-        snprintf(buf, n, "-");
-}
-
-/* One row per LLC organisation of a period with several chips. */
-static void multichip_rows(FILE *out, const char *id, const json_t *mc)
-{
-    for (int o = 0; o < GCR_LLC_ORG_COUNT; o++) {
-        const char *name = gcr_llc_org_name((enum gcr_llc_org)o);
-        const json_t *g = json_object_get(mc, name);
-        char hit[16], lsu[16];
-        pct_of(hit, sizeof hit, json_object_get(g, "llc_hit_rate"));
-        num_of(lsu, sizeof lsu, json_object_get(g, "lsu"), "%.3f");
-        bool replayed = json_is_true(json_object_get(g, "replayed"));
-        fprintf(out, "%6s  %-12s %-8s %10lld %10lld %7s %6s", id, name,
-                json_string_value(json_object_get(g, "role")), (long long)geti(g, "local_requests", NULL),
-                (long long)geti(g, "remote_requests", NULL), hit, lsu);
-        if (replayed)
-            fprintf(out, " %11.1f %11.1f %11.1f\n", (double)geti(g, "link_bytes", NULL) / 1024.0,
-                    (double)geti(g, "dram_read_bytes", NULL) / 1024.0,
-                    (double)geti(g, "dram_write_bytes", NULL) / 1024.0);
-        else
-            fprintf(out, " %11s %11s %11s\n", "-", "-", "-");
-    }
-}
-
-/* The kernel rows of the three tables, in memory streams. */
-enum { ROWS_MAIN, ROWS_TIMING, ROWS_MULTICHIP };
-
-int gcr_report_rows_init(struct gcr_report_rows *r)
-{
-    *r = (struct gcr_report_rows){0};
-    for (int i = 0; i < GCR_REPORT_ROW_TABLES; i++)
-        if (!(r->f[i] = open_memstream(&r->text[i], &r->len[i]))) {
-            gcr_report_rows_free(r);
-            return -1;
-        }
-    return 0;
-}
-
-int gcr_report_rows_add(struct gcr_report_rows *r, const json_t *kernel)
-{
-    char id[16];
-    snprintf(id, sizeof id, "%lld", (long long)geti(kernel, "id", NULL));
-    const char *name = json_string_value(json_object_get(kernel, "name"));
-    row(r->f[ROWS_MAIN], id, name, kernel);
-    const json_t *timing = json_object_get(kernel, "timing");
-    if (timing)
-        timing_row(r->f[ROWS_TIMING], id, name, timing);
-    const json_t *mc = json_object_get(kernel, "multichip");
-    if (mc)
-        multichip_rows(r->f[ROWS_MULTICHIP], id, mc);
-    for (int i = 0; i < GCR_REPORT_ROW_TABLES; i++)
-        if (ferror(r->f[i]))
-            return -1;
-    return 0;
-}
-
-void gcr_report_rows_free(struct gcr_report_rows *r)
-{
-    for (int i = 0; i < GCR_REPORT_ROW_TABLES; i++) {
-        if (r->f[i])
-            fclose(r->f[i]);
-        free(r->text[i]);
-        r->f[i] = NULL;
-        r->text[i] = NULL;
-    }
-}
-
-/* The rows of one table so far. */
-static void put_rows(struct gcr_report_rows *r, int table, FILE *out)
-{
-    fflush(r->f[table]); /* text and len are up to date after a flush */
-    fwrite(r->text[table], 1, r->len[table], out);
-}
-
-void gcr_report_print_table_rows(const json_t *report, struct gcr_report_rows *rows, FILE *out)
-{
-    const json_t *cfg = json_object_get(report, "config");
-    const json_t *total = json_object_get(report, "total");
-    fprintf(out, "gcreplay %s  config: %s  L1D: %s\n",
-            json_string_value(json_object_get(json_object_get(report, "gcreplay"), "version")),
-            json_string_value(json_object_get(cfg, "name")),
-            json_string_value(json_object_get(json_object_get(cfg, "l1d"), "organization")));
-    fprintf(out, "%6s  %-22s %7s %11s %10s %10s %7s %8s %10s %7s %8s %10s %10s\n", "kernel",
-            "name", "CTAs", "warp-insns", "mem-insns", "L1D-acc", "L1D-m%", "L1D-MPKI",
-            "L2-acc", "L2-m%", "L2-MPKI", "DRAM-rd-KB", "DRAM-wr-KB");
-    put_rows(rows, ROWS_MAIN, out);
-    row(out, "total", "", total);
-    org_summary(out, report);
-    if (json_object_get(total, "timing")) {
-        fputs("timing\n", out);
-        fprintf(out, "%6s  %-22s %10s %8s %7s %-14s %7s %7s %7s %8s %7s\n", "kernel", "name",
-                "cycles", "IPC", "issue%", "limit", "limit%", "L1-lat", "L2-lat", "DRAM-lat",
-                "MSHR-st");
-        put_rows(rows, ROWS_TIMING, out);
-        timing_row(out, "total", "", json_object_get(total, "timing"));
-    }
-    if (json_object_get(total, "multichip")) {
-        fprintf(out, "\nLLC organisations on %lld chips (role l2: the L2 of the table above)\n",
-                (long long)geti(json_object_get(total, "multichip"), "chips", NULL));
-        fprintf(out, "%6s  %-12s %-8s %10s %10s %7s %6s %11s %11s %11s\n", "kernel", "llc",
-                "role", "local-req", "remote-req", "hit%", "LSU", "link-KB", "DRAM-rd-KB",
-                "DRAM-wr-KB");
-        put_rows(rows, ROWS_MULTICHIP, out);
-        multichip_rows(out, "total", json_object_get(total, "multichip"));
-    }
-}
-
-int gcr_report_print_table(const json_t *report, FILE *out)
-{
-    struct gcr_report_rows rows;
-    if (gcr_report_rows_init(&rows) != 0)
-        return -1;
-    size_t i;
-    const json_t *k;
-    json_array_foreach(json_object_get(report, "kernels"), i, k) {
-        if (gcr_report_rows_add(&rows, k) != 0) {
-            gcr_report_rows_free(&rows);
-            return -1;
-        }
-    }
-    gcr_report_print_table_rows(report, &rows, out);
-    gcr_report_rows_free(&rows);
-    return 0;
-}
-
-/* One scope's row; the timed cycles of both organisations (gcreplay sac
- * --timing) go on the kernel row, as they are a whole kernel's. */
-static void sac_row(FILE *out, const char *id, const char *name, const char *scope,
-                    const json_t *s, const json_t *sac, bool cycles)
-{
-    char rl[16], hm[16], hs[16], hc[16], lm[16], ls[16], em[16], es[16], cm[24], cs[24];
-    pct_of(rl, sizeof rl, json_object_get(s, "r_local"));
-    pct_of(hm, sizeof hm, json_object_get(s, "memory_side_hit_rate"));
-    pct_of(hs, sizeof hs, json_object_get(s, "replayed_sm_hit_rate"));
-    pct_of(hc, sizeof hc, json_object_get(s, "crd_sm_hit_rate"));
-    num_of(lm, sizeof lm, json_object_get(s, "lsu_memory_side"), "%.3f");
-    num_of(ls, sizeof ls, json_object_get(s, "lsu_sm_side"), "%.3f");
-    num_of(em, sizeof em, json_object_get(json_object_get(s, "eab_memory_side"), "total"), "%.1f");
-    num_of(es, sizeof es, json_object_get(json_object_get(s, "eab_sm_side"), "total"), "%.1f");
-    const json_t *rt = json_object_get(sac, "runtime");
-    const json_t *winner = json_object_get(sac, "runtime_winner");
-    snprintf(cm, sizeof cm, "%s", "-");
-    snprintf(cs, sizeof cs, "%s", "-");
-    if (cycles && rt) {
-        snprintf(cm, sizeof cm, "%lld",
-                 (long long)geti(json_object_get(rt, "memory_side"), "cycles", NULL));
-        snprintf(cs, sizeof cs, "%lld",
-                 (long long)geti(json_object_get(rt, "sm_side"), "cycles", NULL));
-    }
-    const char *choice = json_string_value(json_object_get(s, "choice"));
-    const char *src = json_string_value(json_object_get(s, "sm_hit_source"));
-    fprintf(out, "%6s  %-18.18s %-6s %9lld %7s %7s %7s %7s %7s %7s %9s %9s %-8s %-11s %-11s %9s %9s\n",
-            id, name, scope, (long long)geti(s, "requests", NULL), rl, hm, hs, hc, lm, ls, em, es,
-            src ? src : "-", choice ? choice : "-",
-            json_is_string(winner) ? json_string_value(winner) : "-", cm, cs);
-}
-
-void gcr_report_print_sac(const json_t *report, FILE *out)
-{
-    const json_t *cfg = json_object_get(report, "config");
-    const json_t *chips = json_object_get(cfg, "chips");
-    const json_t *eab = json_object_get(chips, "eab");
-    size_t i;
-    const json_t *t;
-    fprintf(out, "config: %s  chips: %lld  theta: %.3g  window: %lld LLC requests\n",
-            json_string_value(json_object_get(cfg, "name")), (long long)geti(chips, "count", NULL),
-            json_number_value(json_object_get(eab, "theta")),
-            (long long)geti(eab, "profile_requests", NULL));
-    json_array_foreach(json_object_get(report, "traces"), i, t)
-        fprintf(out, "trace: %s\n", json_string_value(json_object_get(t, "path")));
-    fprintf(out, "%6s  %-18s %-6s %9s %7s %7s %7s %7s %7s %7s %9s %9s %-8s %-11s %-11s %9s %9s\n",
-            "kernel", "name", "scope", "requests", "Rloc%", "hitM%", "hitS%", "crdS%", "LSU-M",
-            "LSU-S", "EAB-M", "EAB-S", "S-from", "choice", "runtime", "cycles-M", "cycles-S");
-    const json_t *k;
-    json_array_foreach(json_object_get(report, "kernels"), i, k) {
-        char id[16];
-        snprintf(id, sizeof id, "%lld", (long long)geti(k, "id", NULL));
-        const json_t *sac = json_object_get(json_object_get(k, "multichip"), "sac");
-        const char *name = json_string_value(json_object_get(k, "name"));
-        sac_row(out, id, name, "window", json_object_get(sac, "window"), sac, false);
-        sac_row(out, "", "", "kernel", json_object_get(sac, "kernel"), sac, true);
-    }
 }

@@ -529,6 +529,7 @@ int sweep_plan_build(struct sweep_plan *p, const struct sweep_request *rq, struc
     *p = (struct sweep_plan){0};
     p->timing = rq->timing;
     if (!(p->rank_by = strdup(rq->rank_by ? rq->rank_by : "l2_accesses")) ||
+        !(p->json_detail = strdup(rq->json_detail ? rq->json_detail : "kernels")) ||
         (rq->format && !(p->format = strdup(rq->format))) || !(p->sets = json_array()))
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     if (!sweep_metric_known(p->rank_by, NULL))
@@ -584,10 +585,10 @@ json_t *sweep_plan_to_json(const struct sweep_plan *p)
                               json_pack("{s:s, s:s, s:O, s:O}", "id", v->id, "config", v->config,
                                         "values", v->values, "effective_config", v->effective));
     }
-    return json_pack("{s:{s:s, s:I}, s:b, s:s?, s:O, s:o, s:s, s:o, s:o}", "gcreplay",
+    return json_pack("{s:{s:s, s:I}, s:b, s:s?, s:O, s:o, s:s, s:s, s:o, s:o}", "gcreplay",
                      "version", GCR_VERSION, "sweep_format", (json_int_t)1, "timing", p->timing,
                      "format", p->format, "sets", p->sets, "vary", axes, "rank_by", p->rank_by,
-                     "traces", traces, "variants", variants);
+                     "json_detail", p->json_detail, "traces", traces, "variants", variants);
 }
 
 static int bad_plan(const char *origin, const char *what, struct gcr_err *err)
@@ -600,19 +601,21 @@ int sweep_plan_from_json(struct sweep_plan *p, const json_t *j, const char *orig
 {
     *p = (struct sweep_plan){0};
     json_t *traces, *variants, *axes, *sets, *fmt = NULL;
-    const char *rank_by, *format = NULL;
+    const char *rank_by, *format = NULL, *detail = "kernels";
     int timing;
     json_error_t je;
-    if (json_unpack_ex((json_t *)j, &je, 0, "{s:b, s?o, s:o, s:o, s:s, s:o, s:o}", "timing",
-                       &timing, "format", &fmt, "sets", &sets, "vary", &axes, "rank_by",
-                       &rank_by, "traces", &traces, "variants", &variants) != 0 ||
+    if (json_unpack_ex((json_t *)j, &je, 0, "{s:b, s?o, s:o, s:o, s:s, s?s, s:o, s:o}",
+                       "timing", &timing, "format", &fmt, "sets", &sets, "vary", &axes,
+                       "rank_by", &rank_by, "json_detail", &detail, "traces", &traces,
+                       "variants", &variants) != 0 ||
         !json_is_array(traces) || !json_is_array(variants) || !json_is_array(axes) ||
         (fmt && !json_is_null(fmt) && !json_is_string(fmt)))
         return bad_plan(origin, je.text[0] ? je.text : "unexpected shape", err);
     format = json_string_value(fmt);
     p->timing = timing;
     p->sets = json_incref(sets);
-    if (!(p->rank_by = strdup(rank_by)) || (format && !(p->format = strdup(format))))
+    if (!(p->rank_by = strdup(rank_by)) || !(p->json_detail = strdup(detail)) ||
+        (format && !(p->format = strdup(format))))
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     p->traces = calloc(json_array_size(traces) + 1, sizeof *p->traces);
     p->variants = calloc(json_array_size(variants) + 1, sizeof *p->variants);
@@ -682,5 +685,6 @@ void sweep_plan_free(struct sweep_plan *p)
     json_decref(p->sets);
     free(p->format);
     free(p->rank_by);
+    free(p->json_detail);
     *p = (struct sweep_plan){0};
 }

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/atomic_file.h"
 #include "core/cpus.h"
 
 /* One pair to replay. */
@@ -52,8 +53,10 @@ int sweep_forget_stale(const struct sweep_plan *now, const struct sweep_plan *be
 {
     for (size_t t = 0; t < now->ntraces; t++) {
         const struct sweep_trace *tr = &now->traces[t];
-        bool same_trace = false;
-        for (size_t k = 0; before && k < before->ntraces && !same_trace; k++)
+        /* Reports of another detail level are as stale as those of another trace. */
+        bool same_trace = false, same_detail = before && !strcmp(before->json_detail,
+                                                                 now->json_detail);
+        for (size_t k = 0; same_detail && k < before->ntraces && !same_trace; k++)
             same_trace = !strcmp(before->traces[k].id, tr->id) &&
                          !strcmp(before->traces[k].path, tr->path) &&
                          !strcmp(before->traces[k].identity, tr->identity);
@@ -129,11 +132,16 @@ static int anonymous_file(const char *dir)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/.messages.XXXXXX", dir);
+    /* No stop signal between creating the name and removing it. */
+    sigset_t stops, before;
+    gcr_atomic_file_stop_signals(&stops);
+    sigprocmask(SIG_BLOCK, &stops, &before);
     int fd = mkstemp(path);
     if (fd >= 0) {
         unlink(path);
         fcntl(fd, F_SETFD, FD_CLOEXEC); /* not for the other replays */
     }
+    sigprocmask(SIG_SETMASK, &before, NULL);
     return fd;
 }
 
@@ -150,6 +158,8 @@ static pid_t start(const struct sweep_plan *p, struct job *j, const char *self, 
     argv[n++] = j->report;
     argv[n++] = "--analysis-thread";
     argv[n++] = thread ? "auto" : "off";
+    argv[n++] = "--json-detail";
+    argv[n++] = p->json_detail;
     if (p->format) {
         argv[n++] = "--format";
         argv[n++] = p->format;

@@ -1,5 +1,5 @@
 /* gcreplay sweep: many traces x many configuration variants, one replay each, in parallel,
- * resumable, collected into CSV tables and a ranked summary (README, "Screening a suite").
+ * resumable, collected into CSV tables and a ranked summary (README, "A worked screening").
  *
  * The work is split in three, one file each:
  *   plan.c    what to run: the traces found (with an identity that tells when one changed),
@@ -63,6 +63,7 @@ struct sweep_plan {
     bool timing;
     char *format;      /* --format, or NULL */
     char *rank_by;     /* the summary's metric */
+    char *json_detail; /* what each report holds: totals, kernels or full (run --json-detail) */
 };
 
 /* What the command line asked for. */
@@ -78,6 +79,7 @@ struct sweep_request {
     const char *out_dir;       /* not searched for traces */
     const char *format;
     const char *rank_by;
+    const char *json_detail; /* NULL: kernels */
     bool timing;
 };
 

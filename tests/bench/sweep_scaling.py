@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Wall time of the bundled sweep (README, "Screening a suite") at -j 1 and -j 2.
+"""Wall time of the bundled sweep (README, "A worked screening") at -j 1 and -j 2.
 
 usage: sweep_scaling.py GCREPLAY [--pairs N] [--shared DIR]
 

@@ -39,7 +39,7 @@ for period in r["kernels"] + [r["total"]]:
         if lv["accesses"]:
             assert abs(lv["miss_rate"] - lv["misses"] / lv["accesses"]) < 1e-9
         assert lv["misses"] == lv["line_misses"] + lv["sector_misses"], level
-        per = lv["per_sm" if level == "L1D" else "per_slice"]
+        per = lv.get("per_sm" if level == "L1D" else "per_slice", {})  # --json-detail full
         for col, values in per.items():
             assert sum(values) == lv[col], (level, col)
 tot = r["total"]
@@ -77,19 +77,25 @@ readme)
       { fail "README example: gcreplay $cmd"; cat "$work/err" >&2; }
   done < <(grep -E '^\$ gcreplay ' README.md)
   [ "$n" -ge 5 ] || fail "README has only $n runnable examples"
-  # The DynEB example shows SMs deciding, and the output under it is what the
-  # command prints.
-  dyneb='run --config examples/configs/fermi28-dyneb.json --json dyneb.json ../shared/traces/accelsim/bfs_csr'
-  (cd "$work/repo" && eval "\"$GCR\" $dyneb") >"$work/dyneb.out" 2>&1 || fail "gcreplay $dyneb"
-  python3 - README.md "\$ gcreplay $dyneb" "$work/dyneb.out" <<'PY' || fail "README's DynEB example"
-import sys
-text, cmd, got = open(sys.argv[1]).read(), sys.argv[2], open(sys.argv[3]).read()
-fence = cmd + "\n```\n\n```\n"
-assert fence in text, "the DynEB example is not followed by its output"
-shown = text.split(fence, 1)[1].split("```\n", 1)[0]
-assert shown == got, f"README shows\n{shown}but the command prints\n{got}"
-assert "decisions 0 " not in got, got
+  # Where a block of one command is followed at once by a block of output, the output is
+  # what the command prints (standard output and error, in a scratch folder of its own).
+  python3 - README.md "$work" <<'PY' >"$work/shown.tsv" || fail "README: reading the shown outputs"
+import re, sys
+text, work = open(sys.argv[1]).read(), sys.argv[2]
+for i, m in enumerate(re.finditer(r"```\n\$ gcreplay ([^\n]*)\n```\n\n```\n(.*?)```\n", text, re.S)):
+    open(f"{work}/want.{i}", "w").write(m.group(2))
+    print(f"{i}\t{m.group(1)}")
 PY
+  shown=0
+  while IFS=$'\t' read -r i cmd; do
+    shown=$((shown + 1))
+    rm -rf "$work/shown" && mkdir "$work/shown" && ln -s "$SRC/examples" "$work/shown/examples"
+    (cd "$work/shown" && eval "\"$GCR\" $cmd") >"$work/got" 2>&1 || fail "gcreplay $cmd"
+    cp "$work/want.$i" "$work/want"
+    cmp -s "$work/got" "$work/want" ||
+      { fail "README shows another output than gcreplay $cmd prints"; diff "$work/want" "$work/got" >&2; }
+  done <"$work/shown.tsv"
+  [ "$shown" -ge 4 ] || fail "README shows the output of only $shown examples"
   ;;
 l1orgs-compare)
   # Seed 000 / 003 trends on a broadcast-heavy trace: one copy per line when
@@ -233,7 +239,7 @@ json-atomic)
   ! ls "$work"/r.json.tmp.* >/dev/null 2>&1 || fail "temporary report left by a failed run"
   # A write that fails part-way (the file size limit; the signal it raises
   # ignored) names the file and leaves nothing.
-  (trap '' XFSZ; ulimit -f 20; exec "$GCR" run -q --config examples/configs/volta80.json \
+  (trap '' XFSZ; ulimit -f 20; exec "$GCR" run -q --json-detail full --config examples/configs/volta80.json \
     --json "$work/r.json" examples/traces/stencil.txt) >"$work/out" 2>"$work/err"
   [ $? -eq 1 ] || fail "a report over the file size limit: exit $?, want 1"
   contains "$work/err" "r.json: write failed: File too large"
@@ -328,7 +334,7 @@ open(d + "/corrupt.traceg.zst", "wb").write(z)
   (cd "$b" && "$GCR" run --config c.json --json - t.txt) >"$work/out" 2>"$work/err" ||
     fail "run --json -"
   check_report "$work/out"
-  contains "$work/err" "_Z6vecaddPKfS0_Pfi"
+  contains "$work/err" "vecadd(float const*, float const*, float*, int)"
   (cd "$b" && "$GCR" run -q --config c.json --json /dev/stdout t.txt | cat) >"$work/out" ||
     fail "run --json /dev/stdout into a pipe"
   check_report "$work/out"
@@ -489,6 +495,82 @@ PY
   contains "$work/err" "a folder that holds files but no sweep.json"
   expect_exit 2 "$GCR" sweep -c "$work/volta80.json" -o "$work/s6" --vary 'l1d.ways=1,x y' "$work/traces"
   contains "$work/err" "--vary l1d.ways=1,x y: l1d.ways=x y: the value is neither JSON nor a bare word"
+  ;;
+plot)
+  # gcreplay plot on a report and on a sweep: every plot a PNG of 800 x 450 pixels and an SVG
+  # of 576 x 324 points, its data equal to the report's, and index.html showing every image
+  # in headless Chromium.
+  expect_exit 0 "$GCR" run -q --json-detail full --config examples/configs/sac4x4-small.json \
+    --set 'analyses.replication={}' --set 'analyses.reuse_distance={}' \
+    --json "$work/r.json" ../shared/traces/accelsim/jacobi2d
+  expect_exit 0 "$GCR" plot -o "$work/p" "$work/r.json"
+  for n in mrc kernels replication sac; do contains "$work/out" "$work/p/$n.png"; done
+  mkdir "$work/traces"
+  cp examples/traces/stencil.txt examples/traces/broadcast.txt "$work/traces/"
+  expect_exit 0 "$GCR" sweep -q -j 2 --set 'analyses.replication={}' --vary l1d.ways=256,64 \
+    -c examples/configs/volta80.json -c examples/configs/volta80-shared.json \
+    -o "$work/s" "$work/traces"
+  expect_exit 0 "$GCR" plot -o "$work/sp" --metric l1d_miss_rate "$work/s"
+  contains "$work/out" "heatmap-l1d_miss_rate.png"
+  python3 - "$work" <<'PY' || fail "plot files or data"
+import csv, json, os, struct, sys, xml.etree.ElementTree as ET
+work = sys.argv[1]
+for d in ("p", "sp"):
+    names = sorted(f[:-5] for f in os.listdir(f"{work}/{d}") if f.endswith(".json"))
+    assert names, d
+    page = open(f"{work}/{d}/index.html").read()
+    for n in names:
+        png = open(f"{work}/{d}/{n}.png", "rb").read(24)
+        assert png[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", png[16:24]) == (800, 450), n
+        svg = ET.parse(f"{work}/{d}/{n}.svg").getroot()
+        assert svg.get("width") == "576pt" and svg.get("height") == "324pt", n
+        assert f'src="{n}.png"' in page, n
+r = json.load(open(f"{work}/r.json"))
+t, ks = r["total"], r["kernels"]
+mrc = json.load(open(f"{work}/p/mrc.json"))
+assert mrc["series"]["global"] == [p["miss_ratio"] for p in t["analyses"]["reuse_distance"]["global"]["mrc"]]
+assert mrc["series"]["sm0"] == [p["miss_ratio"] for p in t["analyses"]["reuse_distance"]["per_sm"][0]["mrc"]]
+k = json.load(open(f"{work}/p/kernels.json"))
+assert k["series"]["l1d_miss_rate"] == [x["L1D"]["miss_rate"] for x in ks]
+assert k["series"]["l2_miss_rate"] == [x["L2"]["miss_rate"] for x in ks]
+rep = json.load(open(f"{work}/p/replication.json"))
+assert rep["series"]["copies_per_line"] == [x["analyses"]["replication"]["copies_per_line"] for x in ks]
+sac = json.load(open(f"{work}/p/sac.json"))
+assert sac["series"]["eab_sm_side"] == [x["multichip"]["sac"]["kernel"]["eab_sm_side"]["total"] for x in ks]
+assert sac["choice"] == [x["multichip"]["sac"]["kernel"]["choice"] for x in ks]
+h = json.load(open(f"{work}/sp/heatmap-l1d_miss_rate.json"))
+rows = list(csv.DictReader(open(f"{work}/s/summary.csv", newline="")))
+for i, tr in enumerate(h["traces"]):
+    for j, v in enumerate(h["variants"]):
+        row = [x for x in rows if x["trace"] == tr and x["variant"] == v][0]
+        assert h["values"][i][j] == float(row["l1d_miss_rate"]), (tr, v)
+PY
+  # Every image of each index.html loads in a browser (a copy of the page reports it).
+  for d in p sp; do
+    cp "$work/$d/index.html" "$work/$d/check.html"
+    cat >>"$work/$d/check.html" <<'HTML'
+<script>
+window.addEventListener("load", function () {
+  var imgs = document.images, ok = 0;
+  for (var i = 0; i < imgs.length; i++) if (imgs[i].complete && imgs[i].naturalWidth > 0) ok++;
+  document.body.setAttribute("data-images", ok + "/" + imgs.length);
+});
+</script>
+HTML
+    timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
+      --disable-component-update --disable-sync --no-first-run --user-data-dir="$work/chromium" \
+      --dump-dom "file://$work/$d/check.html" >"$work/dom" 2>/dev/null
+    n=$(ls "$work/$d"/*.png | wc -l)
+    grep -q "data-images=\"$n/$n\"" "$work/dom" ||
+      fail "$d/index.html: not every image loaded in Chromium ($(grep -o 'data-images="[^"]*"' "$work/dom"), want $n/$n)"
+  done
+  # What is refused.
+  expect_exit 1 "$GCR" plot -o "$work/bad" examples/configs/volta80.json
+  contains "$work/err" "volta80.json: not a gcreplay report"
+  expect_exit 1 "$GCR" plot -o "$work/bad" "$work/traces"
+  contains "$work/err" "not a sweep's folder"
+  expect_exit 2 "$GCR" plot -o "$work/r.json" "$work/r.json"
+  contains "$work/err" "exists and is not a folder"
   ;;
 usage)
   expect_exit 2 "$GCR"
@@ -725,7 +807,7 @@ golden)
   for pair in "volta80 vecadd" "volta80 stencil" "fermi28 stencil" "volta80-analyses stencil"; do
     set -- $pair
     want=tests/cli/golden/$2--$1.json
-    expect_exit 0 "$GCR" run -q --config "examples/configs/$1.json" --json "$work/got.json" \
+    expect_exit 0 "$GCR" run -q --json-detail full --config "examples/configs/$1.json" --json "$work/got.json" \
       "examples/traces/$2.txt"
     if [ "${GCR_UPDATE_GOLDEN:-}" = 1 ]; then
       cp "$work/got.json" "$want"
@@ -738,7 +820,7 @@ golden)
 timing)
   # Timing mode end to end: --timing adds the timing table and JSON sections
   # with figures that fit together; a bad timing key names its JSON path.
-  expect_exit 0 "$GCR" run --timing --config examples/configs/volta80.json --json "$work/t.json" \
+  expect_exit 0 "$GCR" run --timing --json-detail full --config examples/configs/volta80.json --json "$work/t.json" \
     examples/traces/vecadd.txt examples/traces/stencil.txt
   contains "$work/out" "limit%"
   contains "$work/out" "DRAM-lat"
@@ -759,7 +841,7 @@ PY
   # The effective config of a timing report is a config that gives the same report.
   python3 -c "import json,sys; json.dump(json.load(open(sys.argv[1]))['config'], open(sys.argv[2], 'w'))" \
     "$work/t.json" "$work/effective.json"
-  expect_exit 0 "$GCR" run -q --config "$work/effective.json" --json "$work/t2.json" \
+  expect_exit 0 "$GCR" run -q --json-detail full --config "$work/effective.json" --json "$work/t2.json" \
     examples/traces/vecadd.txt examples/traces/stencil.txt
   cmp -s "$work/t.json" "$work/t2.json" || python3 - "$work/t.json" "$work/t2.json" <<'PY' || fail "effective timing config differs"
 import json, sys
@@ -814,7 +896,7 @@ json.dump(c, open(sys.argv[3], "w"))
 PY
     for tr in examples/traces/stencil.txt "$work/stencil.gcrt" \
               ../shared/traces/accelsim/vectoradd-100; do
-      expect_exit 0 "$GCR" run --config "$work/cfg.json" --json "$work/r.json" "$tr"
+      expect_exit 0 "$GCR" run --json-detail full --config "$work/cfg.json" --json "$work/r.json" "$tr"
       contains "$work/out" "L1D dcl1:"
       check_report "$work/r.json"
       python3 - "$work/r.json" <<'PY' || fail "dcl1 section of $cfg on $tr"
@@ -995,7 +1077,7 @@ json.dump(c, open(sys.argv[3], "w"))
 PY
     org=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["l1d"]["organization"])' "$work/$cfg.json")
     for tr in examples/traces/stencil.txt "$work/stencil.gcrt" ../shared/traces/accelsim/matrixmul-32x32 ../shared/traces/accelsim/jacobi2d; do
-      expect_exit 0 "$GCR" run --config "$work/$cfg.json" --json "$work/r.json" "$tr"
+      expect_exit 0 "$GCR" run --json-detail full --config "$work/$cfg.json" --json "$work/r.json" "$tr"
       contains "$work/out" "L1D $org:  local"
       check_report "$work/r.json"
       python3 - "$work/r.json" "$org" <<'PY' || fail "$cfg on $tr: organisation figures"

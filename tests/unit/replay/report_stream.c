@@ -38,7 +38,8 @@ static void make_trace(struct tb *t, const char *name, int kernels)
 
 struct capture {
     struct gcr_report_writer w;
-    struct gcr_report_rows rows; /* the table's, when initialised */
+    bool want_table;
+    struct gcr_table *table; /* the rows of the table, when wanted */
     int seen;
     int fail_at; /* the kernel whose hand-over fails, 0: none */
 };
@@ -50,19 +51,19 @@ static int capture_kernel(void *ctx, json_t *kernel, struct gcr_err *err)
         return gcr_fail(err, GCR_E_IO, "sink refused kernel %d", c->seen);
     CHECK(json_is_object(kernel));
     CHECK(json_is_object(json_object_get(kernel, "classes"))); /* handed over complete */
-    if (c->rows.f[0])
-        CHECK(gcr_report_rows_add(&c->rows, kernel) == 0);
+    if (c->table)
+        CHECK(gcr_table_add_kernel(c->table, kernel, NULL) == 0);
     return gcr_report_writer_kernel(&c->w, kernel, err);
 }
 
 /* The table of a whole report, and of a streamed one from its rows. */
-static char *table_of(const json_t *report, struct gcr_report_rows *rows)
+static char *table_of(const json_t *report, struct gcr_table *rows)
 {
     char *text = NULL;
     size_t n = 0;
     FILE *f = open_memstream(&text, &n);
     if (rows)
-        gcr_report_print_table_rows(report, rows, f);
+        gcr_table_print(rows, report, 0, f);
     else
         CHECK(gcr_report_print_table(report, f) == 0);
     fclose(f);
@@ -82,8 +83,9 @@ static char *slurp(const char *path)
 }
 
 /* Replays trace under cfg with a sink writing to out; the replay's report. */
-static json_t *replay_streamed(const char *cfg_json, const char *trace, const char *out,
-                               struct capture *c, struct gcr_err *err)
+static json_t *replay_streamed_at(const char *cfg_json, const char *trace, const char *out,
+                                  struct capture *c, enum gcr_report_detail detail,
+                                  struct gcr_err *err)
 {
     struct gcr_config cfg;
     if (gcr_config_parse(&cfg, cfg_json, "test-config", err) != 0)
@@ -93,7 +95,9 @@ static json_t *replay_streamed(const char *cfg_json, const char *trace, const ch
     if (gcr_replay_create(&rp, &cfg, err) == 0) {
         json_t *head = gcr_replay_report_head(rp);
         struct gcr_reader *r;
-        if (gcr_report_writer_open(&c->w, out, head, err) == 0) {
+        if (c->want_table)
+            CHECK(gcr_table_create(&c->table, head, GCR_TABLE_FULL, false) == 0);
+        if (gcr_report_writer_open(&c->w, out, head, detail, err) == 0) {
             CHECK(gcr_replay_set_kernel_sink(rp, capture_kernel, c, err) == 0);
             if (gcr_reader_open(&r, trace, NULL, err) == 0) {
                 if (gcr_replay_trace(rp, r, err) == 0)
@@ -114,6 +118,63 @@ static json_t *replay_streamed(const char *cfg_json, const char *trace, const ch
     return rep;
 }
 
+static json_t *replay_streamed(const char *cfg_json, const char *trace, const char *out,
+                               struct capture *c, struct gcr_err *err)
+{
+    return replay_streamed_at(cfg_json, trace, out, c, GCR_REPORT_FULL, err);
+}
+
+/* Below full detail the file is the compact text of the whole report with every kernel
+ * summarised and no per-unit member (and no kernels at all for totals only). */
+static void compact_details(void)
+{
+    struct tb t;
+    make_trace(&t, "streamc", 3);
+    for (size_t i = 0; i < sizeof configs / sizeof configs[0]; i++)
+        for (int d = GCR_REPORT_TOTALS; d <= GCR_REPORT_KERNELS; d++) {
+            json_t *whole = must_replay(configs[i], t.path);
+            json_t *want = gcr_report_without_units(whole);
+            json_t *kernels = json_array();
+            size_t k;
+            json_t *kern;
+            json_array_foreach(json_object_get(whole, "kernels"), k, kern)
+                json_array_append_new(kernels, gcr_report_kernel_summary(kern));
+            if (d == GCR_REPORT_KERNELS)
+                json_object_set_new(want, "kernels", kernels);
+            else {
+                json_object_del(want, "kernels");
+                json_decref(kernels);
+            }
+            char *text = json_dumps(want, JSON_COMPACT | JSON_REAL_PRECISION(10));
+            char out[64];
+            snprintf(out, sizeof out, "streamc-%d.json", (int)getpid());
+            struct capture c = {0};
+            struct gcr_err err = {0};
+            json_t *rep = replay_streamed_at(configs[i], t.path, out, &c,
+                                             (enum gcr_report_detail)d, &err);
+            CHECK(rep != NULL);
+            const char *got = slurp(out);
+            size_t n = text ? strlen(text) : 0;
+            if (!got || !text || strncmp(got, text, n) != 0 || strcmp(got + n, "\n") != 0) {
+                fprintf(stderr, "config %zu, detail %d: the compact report differs\n", i, d);
+                check_failures++;
+            }
+            /* A kernel's summary is about a kilobyte (README, "The JSON report"). */
+            if (d == GCR_REPORT_KERNELS && i == 0) {
+                char *one = json_dumps(json_array_get(json_object_get(want, "kernels"), 0),
+                                       JSON_COMPACT | JSON_REAL_PRECISION(10));
+                CHECK(one && strlen(one) < 1200);
+                free(one);
+            }
+            unlink(out);
+            free(text);
+            json_decref(rep);
+            json_decref(want);
+            json_decref(whole);
+        }
+    unlink(t.path);
+}
+
 static void same_bytes_as_whole(void)
 {
     for (int kernels = 1; kernels <= 3; kernels += 2) {
@@ -126,35 +187,34 @@ static void same_bytes_as_whole(void)
 
             char out[64];
             snprintf(out, sizeof out, "stream-%d.json", (int)getpid());
-            struct capture c = {0};
-            CHECK(gcr_report_rows_init(&c.rows) == 0);
+            struct capture c = {.want_table = true};
             struct gcr_err err = {0};
             json_t *rep = replay_streamed(configs[i], t.path, out, &c, &err);
             CHECK(rep != NULL);
             if (!rep) {
                 fprintf(stderr, "streamed replay failed: %s\n", err.msg);
-                gcr_report_rows_free(&c.rows);
+                gcr_table_destroy(c.table);
                 free(want);
                 json_decref(whole);
                 continue;
             }
             /* The table from rows kept as kernels ended is the whole report's,
              * the extra tables included. */
-            char *table_whole = table_of(whole, NULL), *table_rows = table_of(rep, &c.rows);
+            char *table_whole = table_of(whole, NULL), *table_rows = table_of(rep, c.table);
             CHECK(table_whole && table_rows && strcmp(table_whole, table_rows) == 0);
             if (i == 2)
                 CHECK_STR_CONTAINS(table_rows, "DRAM-lat");
             if (i == 3)
                 CHECK_STR_CONTAINS(table_rows, "LLC organisations");
-            /* Kernel 2's rows: one in the main table, one in the timing
-             * table, one per LLC organisation with several chips. */
+            /* Kernel 2's rows: one in the main table, one in the analyses and classes,
+             * one in the timing table, one (the first of two) in the LLC organisations'. */
             int rows_of_2 = 0;
             for (const char *p = table_rows; p && (p = strstr(p, "\n     2  ")); p++)
                 rows_of_2++;
-            CHECK_EQ_U(rows_of_2, kernels < 2 ? 0 : i == 2 ? 2 : i == 3 ? 3 : 1);
+            CHECK_EQ_U(rows_of_2, kernels < 2 ? 0 : i == 2 || i == 3 ? 3 : 2);
             free(table_whole);
             free(table_rows);
-            gcr_report_rows_free(&c.rows);
+            gcr_table_destroy(c.table);
             CHECK_EQ_U(c.seen, kernels);
             /* The replay kept no kernel; the total still counts them. */
             CHECK(json_object_get(rep, "kernels") == NULL);
@@ -222,7 +282,7 @@ static void sink_errors(void)
     /* A report that cannot be created fails at open, naming the file. */
     struct gcr_report_writer w;
     json_t *head = json_pack("{s:i}", "gcreplay", 1);
-    CHECK(gcr_report_writer_open(&w, "no-such-dir/r.json", head, &err) != 0);
+    CHECK(gcr_report_writer_open(&w, "no-such-dir/r.json", head, GCR_REPORT_FULL, &err) != 0);
     CHECK_STR_CONTAINS(err.msg, "no-such-dir/r.json");
     json_decref(head);
     unlink(t.path);
@@ -231,6 +291,7 @@ static void sink_errors(void)
 int main(void)
 {
     same_bytes_as_whole();
+    compact_details();
     sink_errors();
     return check_failures ? 1 : 0;
 }
