@@ -119,5 +119,12 @@ char *sweep_path(const char *dir, const char *a, const char *b, const char *ext)
 int sweep_mkdir(const char *path, struct gcr_err *err);
 int sweep_write_text(const char *path, const char *text, struct gcr_err *err);
 int sweep_write_json(const char *path, const json_t *j, size_t flags, struct gcr_err *err);
+/* A growing text: failed tells that memory ran out on the way (s is then not all of it). */
+struct sweep_text {
+    char *s;
+    size_t len, cap;
+    bool failed;
+};
+void sweep_put(struct sweep_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif
