@@ -477,6 +477,58 @@ PY
   done
   expect_exit 0 "$GCR" sweep $(sweep_args "$work/s7" 2)
   [ "$(find "$work/s7/runs" -name '*.json' | wc -l)" -eq 20 ] || fail "the resumed sweep is incomplete"
+  # In shards, as the tasks of a Slurm job array run it (--shard I/K DIR, from the plan in
+  # DIR): the same bytes as one local sweep. --no-submit writes the job scripts and prints
+  # the commands that submit them; the collect step says what is missing until every shard
+  # has run.
+  expect_exit 0 "$GCR" sweep $(sweep_args "$work/s8" 2) --slurm --no-submit --shards 3 \
+    --max-running 2 --slurm-opt=--partition=gpu
+  contains "$work/out" "20 pairs in 3 shards, job array 0-2%2, not submitted; submit with:"
+  contains "$work/out" "array=\$(sbatch --parsable '$work/s8/slurm/sweep.sbatch')"
+  contains "$work/out" "sbatch --dependency=afterany:\"\${array%%;*}\" '$work/s8/slurm/collect.sbatch'"
+  for f in sweep collect; do
+    bash -n "$work/s8/slurm/$f.sbatch" || fail "$f.sbatch is not a shell script"
+    grep -qx '#SBATCH --partition=gpu' "$work/s8/slurm/$f.sbatch" || fail "$f.sbatch lacks --slurm-opt"
+  done
+  grep -qx '#SBATCH --array=0-2%2' "$work/s8/slurm/sweep.sbatch" || fail "sweep.sbatch: no array 0-2%2"
+  grep -qx '#SBATCH --cpus-per-task=2' "$work/s8/slurm/sweep.sbatch" || fail "sweep.sbatch: -j 2 is not --cpus-per-task=2"
+  contains "$work/s8/slurm/sweep.sbatch" "exec '$GCR' sweep --shard \"\$SLURM_ARRAY_TASK_ID/3\" -j \"\${SLURM_CPUS_PER_TASK:-1}\" '$work/s8'"
+  contains "$work/s8/slurm/collect.sbatch" "exec '$GCR' sweep --collect '$work/s8'"
+  expect_exit 0 "$GCR" sweep --status "$work/s8"
+  contains "$work/out" "20 pairs: 0 done, 0 failed, 0 running, 20 pending"
+  contains "$work/out" "no job id known"
+  expect_exit 0 "$GCR" sweep --shard 0/3 -j 2 "$work/s8"
+  contains "$work/out" "gcreplay sweep: shard 0/3 of $work/s8 on "
+  expect_exit 0 "$GCR" sweep --shard 2/3 -q "$work/s8"
+  expect_exit 1 "$GCR" sweep --collect "$work/s8"
+  contains "$work/err" "shard 1 of 3 left no marker ($work/s8/slurm/shards/1.json): it never started"
+  contains "$work/err" "pairs not run"
+  expect_exit 2 "$GCR" sweep --shard 1/4 "$work/s8"
+  contains "$work/err" "was split into 3 shards (slurm/submission.json)"
+  expect_exit 0 "$GCR" sweep --shard 1/3 "$work/s8"
+  expect_exit 0 "$GCR" sweep --shard 1/3 "$work/s8"
+  contains "$work/out" "pairs: 7 done before, 0 replayed, 0 failed"
+  expect_exit 0 "$GCR" sweep --collect "$work/s8"
+  for f in summary.csv kernels.csv failures.csv summary.txt; do
+    cmp -s "$work/s7/$f" "$work/s8/$f" || fail "sweep in shards: $f differs from one local sweep's"
+  done
+  expect_exit 0 "$GCR" sweep --status "$work/s8" --json
+  python3 - "$work/out" <<'PY' || fail "sweep --status --json"
+import json, sys
+st = json.load(open(sys.argv[1]))
+assert st["pairs"] == {"pairs": 20, "done": 20, "failed": 0, "running": 0, "pending": 0}, st
+shards = st["slurm"]["shard_states"]
+assert [s["shard"] for s in shards] == [0, 1, 2]
+assert sum(s["pairs"]["pairs"] for s in shards) == 20 and all(s["pairs"]["done"] == s["pairs"]["pairs"] for s in shards)
+assert max(s["pairs"]["pairs"] for s in shards) - min(s["pairs"]["pairs"] for s in shards) <= 2, shards
+assert all(s["marker"]["finished"] and s["marker"]["failed"] == 0 for s in shards), shards
+PY
+  expect_exit 0 "$GCR" sweep $(sweep_args "$work/s8" 2) --slurm
+  contains "$work/out" "every pair of $work/s8 is done: nothing to submit"
+  # Submitting needs sbatch.
+  mkdir "$work/nobin"
+  PATH=$work/nobin expect_exit 1 "$GCR" sweep $(sweep_args "$work/s9" 2) --slurm
+  contains "$work/err" "sbatch could not be run: is Slurm installed here, with sbatch on the PATH?"
   # What is refused.
   expect_exit 2 "$GCR" sweep -c "$work/volta80.json" -o "$work/s5" --rank-by speed "$work/traces"
   contains "$work/err" "--rank-by speed: not a metric that ranks"
