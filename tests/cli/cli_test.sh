@@ -537,6 +537,120 @@ PY
   expect_exit 2 "$GCR" sweep -c "$work/volta80.json" -o "$work/s6" --vary 'l1d.ways=1,x y' "$work/traces"
   contains "$work/err" "--vary l1d.ways=1,x y: l1d.ways=x y: the value is neither JSON nor a bare word"
   ;;
+slurm)
+  # gcreplay sweep --slurm against a real Slurm: a one-node cluster on this machine
+  # (tests/cli/slurm_local.sh) runs the sweep as a job array of 3 shards, one of which is
+  # cancelled halfway; submitted again, the sweep completes, replaying only what was not
+  # done, and the collected tables are the bytes a local `sweep -j 2` writes. If Slurm
+  # cannot start here, the case fails and says why.
+  source tests/cli/slurm_local.sh
+  trap 'slurm_down; rm -rf "$work"' EXIT
+  slurm_up "$work/cluster" || { echo "FAIL: Slurm could not start on this machine (above)" >&2; exit 1; }
+  mkdir "$work/traces"
+  for t in bfs_csr histogram256 jacobi2d sgemm_tiled stream_triad; do
+    cp -r "../shared/traces/accelsim/$t" "$work/traces/"
+  done
+  cp examples/traces/*.txt "$work/traces/"
+  sweep_args() { # DIR: 8 traces x 4 variants, with the timing backend (slower pairs)
+    echo -q --timing --set 'analyses.replication={}' --vary l1d.ways=256,64 \
+      -c examples/configs/volta80.json -c examples/configs/volta80-shared.json -o "$1" "$work/traces"
+  }
+  slurm_args="--slurm --shards 3 --max-running 2 -j 1 --slurm-opt=--partition=debug --slurm-opt=--time=10:00"
+  expect_exit 0 "$GCR" sweep $(sweep_args "$work/local") -j 2
+  expect_exit 0 "$GCR" sweep $slurm_args $(sweep_args "$work/sw")
+  contains "$work/out" "32 pairs in 3 shards: submitted job array"
+  array=$(sed -n 's/.*submitted job array \([0-9]*\) .*/\1/p' "$work/out")
+  collect=$(sed -n 's/.* collect job \([0-9]*\) after it/\1/p' "$work/out")
+  [ -n "$array" ] && [ -n "$collect" ] || { fail "no job ids in: $(cat "$work/out")"; exit 1; }
+  grep -qx '#SBATCH --array=0-2%2' "$work/sw/slurm/sweep.sbatch" || fail "sweep.sbatch lacks the array 0-2%2"
+  grep -qx '#SBATCH --partition=debug' "$work/sw/slurm/collect.sbatch" || fail "collect.sbatch lacks --slurm-opt"
+
+  # wait_gone SECONDS JOB...: until squeue lists none of them, or fail saying where it stands.
+  wait_gone() {
+    local limit=$1; shift
+    local ids; ids=$(IFS=,; echo "$*")
+    slurm_wait_for "$limit" slurm_jobs_gone "$ids" && return 0
+    fail "jobs $ids still in the queue after $limit s:"
+    squeue -j "$ids" >&2
+    "$GCR" sweep --status "$work/sw" >&2
+    slurm_fail "(the cluster's logs)"
+    exit 1
+  }
+  # A shard's task is cancelled halfway: the first seen running with a pair done and at
+  # least three to go.
+  victim=
+  deadline=$((SECONDS + 120))
+  while [ "$SECONDS" -lt "$deadline" ]; do
+    "$GCR" sweep --status "$work/sw" --json >"$work/status.json" 2>/dev/null
+    victim=$(python3 - "$work/status.json" <<'PY'
+import json, sys
+st = json.load(open(sys.argv[1]))
+for s in st["slurm"]["shard_states"]:
+    p = s["pairs"]
+    if s["state"] == "RUNNING" and p["done"] >= 1 and p["pending"] + p["running"] >= 3:
+        print(s["shard"])
+        break
+PY
+)
+    [ -n "$victim" ] && break
+    slurm_jobs_gone "$array" && break
+    sleep 0.1
+  done
+  [ -n "$victim" ] ||
+    { fail "no shard was seen halfway in 120 s (they ran too fast to cancel one, or never ran)"
+      "$GCR" sweep --status "$work/sw" >&2; exit 1; }
+  scancel "${array}_$victim"
+  wait_gone 120 "$array" "$collect"
+  "$GCR" sweep --status "$work/sw" >"$work/status.txt"
+  grep -q '"finished"' "$work/sw/slurm/shards/$victim.json" && fail "the cancelled shard's marker says it ended"
+  "$GCR" sweep --status "$work/sw" --json >"$work/status.json"
+  python3 - "$work/status.json" "$victim" <<'PY' || { fail "after scancel"; cat "$work/status.txt" >&2; }
+import json, sys
+st = json.load(open(sys.argv[1]))
+victim = int(sys.argv[2])
+s = st["slurm"]["shard_states"][victim]
+assert s["pairs"]["done"] >= 1 and s["pairs"]["pending"] >= 1, s
+assert s["pairs"]["running"] == 0 and st["pairs"]["failed"] == 0, st["pairs"]
+assert st["pairs"]["pending"] == s["pairs"]["pending"], "only the cancelled shard has pairs left"
+assert "not ended" in s["summary"], s["summary"]
+PY
+  contains "$work/status.txt" "Slurm: job array $array, 3 shards, at most 2 at once"
+  [ -z "$(find "$work/sw" -name '*.tmp*')" ] || fail "the cancelled shard left temporary files: $(find "$work/sw" -name '*.tmp*')"
+  for f in $(find "$work/sw/runs" -name '*.json'); do check_report "$f"; done
+  scontrol show job "$collect" | grep -q 'ExitCode=1:0' || fail "the collect job of an incomplete sweep did not fail"
+  contains "$work/sw/slurm/logs/collect-job-$collect.out" "pairs not run"
+  find "$work/sw/runs" -name '*.json' -printf '%p %T@ %i\n' | sort >"$work/before"
+
+  # Submitted again: the cancelled shard's pairs, and only those, are replayed.
+  expect_exit 0 "$GCR" sweep $slurm_args $(sweep_args "$work/sw")
+  array2=$(sed -n 's/.*submitted job array \([0-9]*\) .*/\1/p' "$work/out")
+  collect2=$(sed -n 's/.* collect job \([0-9]*\) after it/\1/p' "$work/out")
+  [ -n "$array2" ] && [ -n "$collect2" ] || { fail "no job ids in: $(cat "$work/out")"; exit 1; }
+  wait_gone 120 "$array2" "$collect2"
+  scontrol show job "$collect2" | grep -q 'JobState=COMPLETED.*' || fail "the second collect job did not complete"
+  scontrol show job "$collect2" | grep -q 'ExitCode=0:0' ||
+    { fail "the second collect job failed"; cat "$work/sw/slurm/logs/collect-job-$collect2.out" >&2; }
+  find "$work/sw/runs" -name '*.json' -printf '%p %T@ %i\n' | sort >"$work/after"
+  [ -z "$(comm -23 "$work/before" "$work/after")" ] || fail "the resubmitted sweep replayed finished pairs"
+  [ "$(wc -l <"$work/after")" -eq 32 ] || fail "the resubmitted sweep is incomplete"
+  python3 - "$work/sw" "$victim" "$array2" <<'PY' || fail "the second array's shards"
+import json, sys
+sw, victim, array2 = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+for i in range(3):
+    m = json.load(open(f"{sw}/slurm/shards/{i}.json"))
+    assert m["job"] == f"{array2}_{i}" and m["finished"] and m["failed"] == 0, m
+    if i == victim:
+        assert m["done_before"] >= 1 and m["replayed"] >= 1, m
+    else:
+        assert m["replayed"] == 0 and m["done_before"] == m["pairs"], m
+PY
+  for f in summary.csv kernels.csv failures.csv summary.txt; do
+    cmp -s "$work/local/$f" "$work/sw/$f" || fail "$f of the Slurm sweep differs from the local one"
+  done
+  "$GCR" sweep --status "$work/sw" >"$work/status.txt"
+  contains "$work/status.txt" "32 pairs: 32 done, 0 failed, 0 running, 0 pending"
+  grep -c ' ended on ' "$work/status.txt" | grep -qx 3 || { fail "not every shard ended"; cat "$work/status.txt" >&2; }
+  ;;
 usage)
   expect_exit 2 "$GCR"
   expect_exit 2 "$GCR" frobnicate
