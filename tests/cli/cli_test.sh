@@ -468,6 +468,9 @@ PY
   done
   kill -TERM -- -"$leader" 2>/dev/null
   wait "$leader"
+  # The replays got the signal too, and remove their temporary reports as they end, which
+  # can be after the sweep itself has ended: the group is checked once all of it is gone.
+  for _ in $(seq 200); do kill -0 -- -"$leader" 2>/dev/null || break; sleep 0.05; done
   [ "$(find "$work/s7/runs" -name '*.json' | wc -l)" -lt 20 ] ||
     fail "the sweep ended before the signal: nothing was checked"
   [ -z "$(find "$work/s7" -name '*.tmp*' -o -name '.messages*')" ] ||
