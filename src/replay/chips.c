@@ -199,9 +199,7 @@ static uint32_t channel_of(const struct gcr_chips *x, uint64_t line)
 static void transfer(struct gcr_chips *x, enum gcr_net net, uint32_t from, uint32_t to,
                      uint32_t bytes, bool downstream, uint32_t sm, const struct gcr_warp_insn *insn)
 {
-    struct gcr_event ev = {.kind = GCR_EV_TRANSFER, .net = net, .from = from, .to = to,
-                           .bytes = bytes, .downstream = downstream, .sm = sm, .insn = insn};
-    gcr_bus_emit(x->m->bus, &ev);
+    gcr_memsys_send(x->m, net, from, to, bytes, downstream, sm, insn, 0);
 }
 
 /* A message from chip a to chip b over the ring, hop by hop on the shortest
@@ -211,7 +209,7 @@ static void link_path(struct gcr_chips *x, struct org *o, uint32_t a, uint32_t b
 {
     uint32_t n = x->n, fwd = (b + n - a) % n;
     bool clockwise = fwd <= n - fwd;
-    bool timed = o->primary && gcr_bus_wants(x->m->bus, GCR_EV_TRANSFER);
+    bool timed = o->primary && gcr_memsys_sends_messages(x->m);
     while (a != b) {
         uint32_t next = clockwise ? (a + 1) % n : (a + n - 1) % n;
         CTR(x, o, C_LINK_OUT, a) += bytes;
@@ -236,7 +234,7 @@ static void dram(struct gcr_chips *x, struct org *o, uint32_t chip, uint32_t sli
         return;
     x->m->traffic.dram_read_bytes += rd;
     x->m->traffic.dram_write_bytes += wr;
-    if (gcr_bus_wants(x->m->bus, GCR_EV_TRANSFER)) {
+    if (gcr_memsys_sends_messages(x->m)) {
         if (wr)
             transfer(x, GCR_NET_DRAM, slice, slice, wr, true, sm, insn);
         if (rd) {
@@ -285,7 +283,7 @@ static void org_request(struct gcr_chips *x, struct org *o, uint32_t c, uint32_t
     /* Memory-side: the home chip's slice; SM-side: the requester's own. */
     uint32_t at = mem_side ? h : c;
     uint32_t slice = at * x->spc + ls;
-    bool timed = o->primary && gcr_bus_wants(x->m->bus, GCR_EV_TRANSFER);
+    bool timed = o->primary && gcr_memsys_sends_messages(x->m);
     CTR(x, o, C_REQ, c)++;
     if (c == h)
         CTR(x, o, C_LOCAL, c)++;

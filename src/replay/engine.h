@@ -108,6 +108,11 @@ struct kernel_state {
  * picks the warp inside an SM. */
 struct gcr_issue_driver {
     const char *name;
+    /* Sets up the driver's state once the organisation exists (rp->info is
+     * complete): 0, or -1 with err set. May be NULL. */
+    int (*init)(struct gcr_replay *rp, struct gcr_err *err);
+    /* Frees it (also after a failed init). May be NULL. */
+    void (*fini)(struct gcr_replay *rp);
     /* A kernel starts; l1_blocks: lines of one L1 for it. May be NULL. */
     void (*kernel_begin)(struct gcr_replay *rp, uint32_t l1_blocks);
     /* A CTA was just placed on SM s, which had no warps when was_idle. */
@@ -119,8 +124,6 @@ struct gcr_issue_driver {
 
 extern const struct gcr_issue_driver gcr_issue_functional; /* issue.c */
 extern const struct gcr_issue_driver gcr_issue_timed;      /* src/timing/timed.c */
-/* Frees what the timed driver kept (at destroy). */
-void gcr_timed_fini(struct gcr_replay *rp);
 
 struct gcr_replay {
     const struct gcr_config *cfg;
@@ -150,8 +153,9 @@ struct gcr_replay {
     uint64_t issued;                    /* issue slots of functional rounds so far */
     struct host_prefetch hp;            /* host_prefetch.h */
 
-    /* Timed driver (src/timing/timed.c): the model, the cycle being issued and
-     * the cycle the current kernel's last warp finished. NULL when functional. */
+    /* Timed driver (src/timing/timed.c): the timing backend (also reached by
+     * the memory system as mem.timing), the cycle being issued and the cycle
+     * the current kernel's last warp finished. NULL when functional. */
     struct gcr_timing *timing;
     double now, kernel_end;
     uint32_t *sm_heap, *sm_heap_pos;    /* SMs by next issue cycle */

@@ -72,7 +72,7 @@ int gcr_replay_create(struct gcr_replay **out, const struct gcr_config *cfg, str
     const char *name;
     json_t *opts;
     size_t nan = json_object_size(cfg->analyses);
-    rp->bus.subs = calloc(nan + 1, sizeof *rp->bus.subs); /* + the timing model */
+    rp->bus.subs = calloc(nan ? nan : 1, sizeof *rp->bus.subs);
     if (!rp->bus.subs) {
         gcr_replay_destroy(rp);
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
@@ -96,23 +96,11 @@ int gcr_replay_create(struct gcr_replay **out, const struct gcr_config *cfg, str
     rp->info.num_l1s = org->num_instances(rp->org_self);
     rp->mem.num_ports = rp->info.num_l1s;
 
-    /* Timing mode: the model observes the bus first, before any analysis. */
-    if (cfg->timing.enabled) {
-        void *self;
-        if (gcr_timing_observer.create(&self, NULL, &rp->info, err) != 0) {
-            gcr_replay_destroy(rp);
-            return -1;
-        }
-        /* The replay consults the model as it goes: it needs every event at once. */
-        gcr_bus_add(&rp->bus, &gcr_timing_observer, self, true);
-        rp->timing = gcr_timing_of(self);
-        rp->sm_heap = calloc(S, sizeof *rp->sm_heap);
-        rp->sm_heap_pos = calloc(S, sizeof *rp->sm_heap_pos);
-        rp->sm_heap_key = calloc(S, sizeof *rp->sm_heap_key);
-        if (!rp->sm_heap || !rp->sm_heap_pos || !rp->sm_heap_key) {
-            gcr_replay_destroy(rp);
-            return gcr_fail(err, GCR_E_NOMEM, "out of memory");
-        }
+    /* The issue driver's own state (the timed one: the timing backend, which
+     * the memory system and the organisation call as they send messages). */
+    if (rp->driver->init && rp->driver->init(rp, err) != 0) {
+        gcr_replay_destroy(rp);
+        return -1;
     }
 
     if (nan) {
@@ -185,10 +173,8 @@ void gcr_replay_destroy(struct gcr_replay *rp)
     free(rp->l2_now);
     free(rp->sms);
     free(rp->warp_slots);
-    free(rp->sm_heap);
-    free(rp->sm_heap_pos);
-    free(rp->sm_heap_key);
-    gcr_timed_fini(rp);
+    if (rp->driver->fini)
+        rp->driver->fini(rp);
     json_decref(rp->kernels);
     json_decref(rp->traces);
     free(rp);

@@ -6,7 +6,6 @@
 #include "replay/chips.h"
 #include "replay/engine.h"
 #include "report/kernel_report.h"
-#include "timing/timing.h"
 #include "report/report.h"
 
 void gcr_report_period_begin(struct gcr_replay *rp)
@@ -78,15 +77,13 @@ json_t *gcr_report_period(struct gcr_replay *rp, const struct insn_counts *count
 
 int gcr_report_analyses(struct gcr_replay *rp, json_t *period, bool kernel, struct gcr_err *err)
 {
-    if (rp->bus.nsubs == (rp->timing ? 1u : 0u)) /* the timing model reports apart */
+    if (!rp->bus.nsubs)
         return 0;
     gcr_bus_flush(&rp->bus); /* every event reaches the analyses before they report */
     json_t *all = json_object();
     json_object_set_new(period, "analyses", all);
     for (size_t i = 0; i < rp->bus.nsubs; i++) {
         const struct gcr_analysis_ops *an = rp->bus.subs[i].ops;
-        if (an == &gcr_timing_observer)
-            continue;
         int (*fn)(void *, json_t *, struct gcr_err *) =
             kernel ? an->report_kernel : an->report_total;
         if (!fn)

@@ -366,14 +366,36 @@ static int timed_run(struct gcr_replay *rp, struct gcr_err *err)
     return 0;
 }
 
-void gcr_timed_fini(struct gcr_replay *rp)
+static int timed_init(struct gcr_replay *rp, struct gcr_err *err)
+{
+    uint32_t S = rp->cfg->num_sms;
+    if (gcr_timing_create(&rp->timing, &rp->info, err) != 0)
+        return -1;
+    rp->mem.timing = rp->timing;
+    rp->sm_heap = calloc(S, sizeof *rp->sm_heap);
+    rp->sm_heap_pos = calloc(S, sizeof *rp->sm_heap_pos);
+    rp->sm_heap_key = calloc(S, sizeof *rp->sm_heap_key);
+    if (!rp->sm_heap || !rp->sm_heap_pos || !rp->sm_heap_key)
+        return gcr_fail(err, GCR_E_NOMEM, "out of memory");
+    return 0;
+}
+
+static void timed_fini(struct gcr_replay *rp)
 {
     skip_log_free(rp->skip);
     rp->skip = NULL;
+    free(rp->sm_heap);
+    free(rp->sm_heap_pos);
+    free(rp->sm_heap_key);
+    rp->mem.timing = NULL;
+    gcr_timing_destroy(rp->timing);
+    rp->timing = NULL;
 }
 
 const struct gcr_issue_driver gcr_issue_timed = {
     .name = "timed",
+    .init = timed_init,
+    .fini = timed_fini,
     .kernel_begin = timed_kernel_begin,
     .placed = timed_placed,
     .run = timed_run,
