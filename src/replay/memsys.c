@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "core/bits.h"
-#include "replay/chips.h"
+#include "multichip/chips.h"
 #include "timing/timing.h"
 
 static inline uint32_t popcount32(uint32_t x) { return gcr_bits_popcount32(x); }

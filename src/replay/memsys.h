@@ -22,7 +22,7 @@ struct gcr_timing;
 
 struct gcr_memsys {
     const struct gcr_config *cfg;
-    struct gcr_chips *chips; /* several chips (replay/chips.c), else NULL */
+    struct gcr_chips *chips; /* several chips (multichip/chips.c), else NULL */
     struct gcr_cache **slices;
     uint32_t nslices;
     struct gcr_bus *bus;

@@ -3,7 +3,7 @@
  * the multi-chip section and each analysis's section. */
 #include <string.h>
 
-#include "replay/chips.h"
+#include "multichip/chips.h"
 #include "replay/engine.h"
 #include "report/kernel_report.h"
 #include "report/report.h"
