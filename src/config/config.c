@@ -413,6 +413,29 @@ static int parse_adaptive(struct jobj *l1, struct gcr_config *cfg, struct gcr_er
         cfg->l1_shmem_options[i] = (uint32_t)x;
     }
     cfg->l1_shmem_option_count = (uint32_t)json_array_size(opts);
+    /* The carve-out the driver chose for each launch, as a profiler reports
+     * it (Nsight Compute's launch__shared_mem_config_size): one of the
+     * options, per launch in replay order; later launches take the rule. */
+    json_t *fixed = jobj_get(&a, "carveout_bytes");
+    if (fixed) {
+        if (!json_is_array(fixed) || json_array_size(fixed) > GCR_MAX_CARVEOUTS)
+            return fail_at(&a, "carveout_bytes", err,
+                           "expected an array of at most %d shared-memory sizes in bytes, one "
+                           "per launch", GCR_MAX_CARVEOUTS);
+        json_array_foreach(fixed, i, v) {
+            json_int_t x = json_is_integer(v) ? json_integer_value(v) : -1;
+            uint32_t k = 0;
+            while (k < cfg->l1_shmem_option_count && cfg->l1_shmem_options[k] != x)
+                k++;
+            if (k == cfg->l1_shmem_option_count) {
+                char key[64];
+                snprintf(key, sizeof key, "carveout_bytes[%zu]", i);
+                return fail_at(&a, key, err, "expected one of shmem_options_bytes");
+            }
+            cfg->l1_carveouts[i] = (uint32_t)x;
+        }
+        cfg->l1_carveout_count = (uint32_t)json_array_size(fixed);
+    }
     return jobj_finish(&a, err);
 }
 
@@ -760,10 +783,16 @@ json_t *gcr_config_to_json(const struct gcr_config *cfg)
         json_t *opts = json_array();
         for (uint32_t i = 0; i < cfg->l1_shmem_option_count; i++)
             json_array_append_new(opts, json_integer(cfg->l1_shmem_options[i]));
-        json_object_set_new(l1, "adaptive",
-                            json_pack("{s:I, s:o}", "unified_bytes",
-                                      (json_int_t)cfg->l1_unified_bytes, "shmem_options_bytes",
-                                      opts));
+        json_t *adaptive = json_pack("{s:I, s:o}", "unified_bytes",
+                                     (json_int_t)cfg->l1_unified_bytes, "shmem_options_bytes",
+                                     opts);
+        if (cfg->l1_carveout_count) {
+            json_t *fixed = json_array();
+            for (uint32_t i = 0; i < cfg->l1_carveout_count; i++)
+                json_array_append_new(fixed, json_integer(cfg->l1_carveouts[i]));
+            json_object_set_new(adaptive, "carveout_bytes", fixed);
+        }
+        json_object_set_new(l1, "adaptive", adaptive);
     }
     json_object_update(l1, cfg->l1_kept);
     if (cfg->l1_org_options)
@@ -834,10 +863,17 @@ json_t *gcr_timing_config_to_json(const struct gcr_timing_config *t)
         (json_int_t)t->vws_level1_warps);
 }
 
-uint32_t gcr_config_l1_ways_for(const struct gcr_config *cfg, uint64_t shmem_per_sm)
+uint32_t gcr_config_l1_ways_for(const struct gcr_config *cfg, uint64_t launch,
+                                uint64_t shmem_per_sm)
 {
     if (!cfg->l1_unified_bytes)
         return cfg->l1.ways;
+    uint64_t way_bytes = (uint64_t)cfg->l1.sets * cfg->line_bytes;
+    if (launch < cfg->l1_carveout_count) {
+        uint64_t ways = (cfg->l1_unified_bytes - cfg->l1_carveouts[launch] + way_bytes / 2) /
+                        way_bytes;
+        return ways ? (uint32_t)ways : 1;
+    }
     /* GPGPU-Sim (shader_core_config::max_cta): the smallest option that holds
      * the shared memory of the CTAs resident on an SM; the L1 keeps the rest of
      * the unified array, in ways of the configured sets and line size, rounded
@@ -848,7 +884,6 @@ uint32_t gcr_config_l1_ways_for(const struct gcr_config *cfg, uint64_t shmem_per
             option = cfg->l1_shmem_options[i];
             break;
         }
-    uint64_t way_bytes = (uint64_t)cfg->l1.sets * cfg->line_bytes;
     uint64_t ways = (cfg->l1_unified_bytes - option + way_bytes / 2) / way_bytes;
     return ways ? (uint32_t)ways : 1;
 }
