@@ -132,6 +132,12 @@ struct gcr_config {
     json_t *l1_kept, *l2_kept;
 
     uint32_t l2_slices;
+    /* Behaviours of real GPUs (off: GPGPU-Sim's L2). l2.byte_masks and the
+     * write-hit counting live in the l2 geometry. */
+    bool l2_counting_nsight;       /* l2.counting "nsight": atomics apart, writes hit */
+    uint32_t l2_merge_window;      /* l2.request_coalescer.window_requests; 0 = no coalescer */
+    uint32_t l2_partitions;        /* l2.partitions.count (1: one L2) */
+    bool l2_partition_interleaved; /* SM s in partition s mod count, else contiguous ranges */
     uint64_t l2_interleave_bytes;
     unsigned l2_interleave_log2;  /* derived: interleave_bytes is a power of two */
     uint32_t l2_slice_mask;       /* derived: slices - 1 when a power of two, else 0 */

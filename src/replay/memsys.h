@@ -5,6 +5,7 @@
 #include "gcreplay/cache.h"
 #include "gcreplay/config.h"
 #include "gcreplay/record.h"
+#include "l2/request_coalescer.h"
 #include "replay/bus.h"
 
 /* Bytes crossing each boundary, cumulative. */
@@ -17,6 +18,17 @@ struct gcr_traffic {
     uint64_t dram_write_bytes;     /* L2 write-backs and write-arounds */
 };
 
+/* Figures of the L2 behaviours that GPGPU-Sim lacks (config l2.counting,
+ * l2.request_coalescer, l2.partitions), cumulative; zero when they are off. */
+struct gcr_l2_extra {
+    uint64_t merged_sectors;   /* read sectors the request coalescer answered */
+    uint64_t atomic_sectors;   /* l2.counting "nsight": atomics, counted apart from reads */
+    uint64_t atomic_hits;
+    uint64_t far_lookups;      /* sectors missed in the near partition, looked up at home */
+    uint64_t far_hits;         /* ... and found there */
+    uint64_t fabric_bytes;     /* data crossing between partitions */
+};
+
 struct gcr_chips;
 
 struct gcr_memsys {
@@ -26,6 +38,11 @@ struct gcr_memsys {
     uint32_t nslices;
     struct gcr_bus *bus;
     struct gcr_traffic traffic;
+    struct gcr_l2_extra extra;
+    /* Any of the behaviours above is on: accesses take the slower path that
+     * models them (slice_access_silicon). */
+    bool silicon;
+    struct gcr_request_coalescer coalescer; /* table NULL: none */
     /* Memory ports of the L1 organisation (its L1 instances; num_sms until the
      * organisation is created). With several chips, port p sits on chip
      * p * chips / num_ports, the way SMs are split: it places write-backs,
