@@ -720,6 +720,12 @@ static int from_json(struct gcr_config *cfg, json_t *root, struct gcr_err *err)
 
     if (parse_chips(&top, &l2, cfg, err))
         return -1;
+    if (cfg->chips.count > 1 && (cfg->l2_counting_nsight || cfg->l2.byte_masks ||
+                                 cfg->l2_merge_window || cfg->l2_partitions > 1))
+        return fail_at(&l2, cfg->l2_partitions > 1 ? "partitions" : cfg->l2_merge_window
+                                ? "request_coalescer" : cfg->l2.byte_masks ? "byte_masks"
+                                : "counting", err,
+                       "models one chip's L2; not with chips.count > 1");
 
     json_t *an = jobj_get(&top, "analyses");
     if (an && !json_is_object(an))

@@ -70,6 +70,41 @@ static void transfer(struct gcr_memsys *m, enum gcr_net net, uint32_t from, uint
     gcr_bus_emit(m->bus, &ev);
 }
 
+/* What an access of slice sends on: to DRAM (from_dram: the sectors read
+ * there; the access's write-arounds and dirty victim), the reply to a read,
+ * and the events observers asked for. Inline in both kinds of access. */
+static inline __attribute__((always_inline)) void
+after_access(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint32_t slice, uint64_t line,
+             uint32_t sectors, bool is_write, const struct gcr_warp_insn *insn,
+             const struct gcr_access *a, uint32_t from_dram, bool timed)
+{
+    uint32_t sb = m->cfg->sector_bytes;
+    uint32_t dram_read = popcount32(from_dram) * sb;
+    uint32_t dram_write = (popcount32(a->forward_mask) + popcount32(a->victim_dirty)) * sb;
+    m->traffic.dram_read_bytes += dram_read;
+    m->traffic.dram_write_bytes += dram_write;
+    if (timed) {
+        if (dram_write)
+            transfer(m, GCR_NET_DRAM, slice, slice, dram_write, true, sm, insn, line);
+        if (dram_read) {
+            transfer(m, GCR_NET_DRAM, slice, slice, 0, true, sm, insn, line);
+            transfer(m, GCR_NET_DRAM, slice, slice, dram_read, false, sm, insn, line);
+        }
+        if (!is_write) /* reads (and atomics) are answered with their sectors */
+            transfer(m, GCR_NET_L2, slice, port, popcount32(sectors) * sb, false, sm, insn, line);
+    }
+    /* Observers are handed a copy, so *a never escapes and stays in registers. */
+    struct gcr_access seen;
+    if (gcr_bus_wants(m->bus, GCR_EV_L2_ACCESS)) {
+        seen = *a;
+        emit(m, GCR_EV_L2_ACCESS, slice, sm, line, sectors, is_write, insn, &seen);
+    }
+    if (a->evicted && gcr_bus_wants(m->bus, GCR_EV_L2_EVICT)) {
+        seen = *a;
+        emit(m, GCR_EV_L2_EVICT, slice, sm, a->victim_line, a->victim_valid, false, NULL, &seen);
+    }
+}
+
 /* The bytes of the line that insn's active lanes write, bit i of words[i / 64]
  * = byte i; every byte of the line for a write without an instruction (an L1
  * write-back holds whole sectors). */
@@ -171,29 +206,7 @@ static void slice_access_silicon(struct gcr_memsys *m, uint32_t sm, uint32_t por
         m->extra.fabric_bytes += (uint64_t)popcount32(a->fetch_mask & ~missing) * sb;
         from_dram = missing;
     }
-    uint32_t dram_read = popcount32(from_dram) * sb;
-    uint32_t dram_write = (popcount32(a->forward_mask) + popcount32(a->victim_dirty)) * sb;
-    m->traffic.dram_read_bytes += dram_read;
-    m->traffic.dram_write_bytes += dram_write;
-    if (timed) {
-        if (dram_write)
-            transfer(m, GCR_NET_DRAM, slice, slice, dram_write, true, sm, insn, line);
-        if (dram_read) {
-            transfer(m, GCR_NET_DRAM, slice, slice, 0, true, sm, insn, line);
-            transfer(m, GCR_NET_DRAM, slice, slice, dram_read, false, sm, insn, line);
-        }
-        if (!is_write)
-            transfer(m, GCR_NET_L2, slice, port, popcount32(sectors) * sb, false, sm, insn, line);
-    }
-    struct gcr_access seen;
-    if (gcr_bus_wants(m->bus, GCR_EV_L2_ACCESS)) {
-        seen = *a;
-        emit(m, GCR_EV_L2_ACCESS, slice, sm, line, sectors, is_write, insn, &seen);
-    }
-    if (a->evicted && gcr_bus_wants(m->bus, GCR_EV_L2_EVICT)) {
-        seen = *a;
-        emit(m, GCR_EV_L2_EVICT, slice, sm, a->victim_line, a->victim_valid, false, NULL, &seen);
-    }
+    after_access(m, sm, port, slice, line, sectors, is_write, insn, a, from_dram, timed);
 }
 
 /* One access to the slice owning the line, with everything it sends to DRAM.
@@ -215,31 +228,7 @@ slice_access(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t line, ui
     if (timed)
         transfer(m, GCR_NET_L2, port, slice, is_write ? write_bytes : 0, true, sm, insn, line);
     gcr_cache_access(m->slices[slice], line, sectors, is_write, a);
-    uint32_t sb = m->cfg->sector_bytes;
-    uint32_t dram_read = popcount32(a->fetch_mask) * sb;
-    uint32_t dram_write = (popcount32(a->forward_mask) + popcount32(a->victim_dirty)) * sb;
-    m->traffic.dram_read_bytes += dram_read;
-    m->traffic.dram_write_bytes += dram_write;
-    if (timed) {
-        if (dram_write)
-            transfer(m, GCR_NET_DRAM, slice, slice, dram_write, true, sm, insn, line);
-        if (dram_read) {
-            transfer(m, GCR_NET_DRAM, slice, slice, 0, true, sm, insn, line);
-            transfer(m, GCR_NET_DRAM, slice, slice, dram_read, false, sm, insn, line);
-        }
-        if (!is_write) /* reads (and atomics) are answered with their sectors */
-            transfer(m, GCR_NET_L2, slice, port, popcount32(sectors) * sb, false, sm, insn, line);
-    }
-    /* Observers are handed a copy, so *a never escapes and stays in registers. */
-    struct gcr_access seen;
-    if (gcr_bus_wants(m->bus, GCR_EV_L2_ACCESS)) {
-        seen = *a;
-        emit(m, GCR_EV_L2_ACCESS, slice, sm, line, sectors, is_write, insn, &seen);
-    }
-    if (a->evicted && gcr_bus_wants(m->bus, GCR_EV_L2_EVICT)) {
-        seen = *a;
-        emit(m, GCR_EV_L2_EVICT, slice, sm, a->victim_line, a->victim_valid, false, NULL, &seen);
-    }
+    after_access(m, sm, port, slice, line, sectors, is_write, insn, a, a->fetch_mask, timed);
 }
 
 void gcr_memsys_prefetch(const struct gcr_memsys *m, uint64_t line, struct gcr_cache_hint *h)
