@@ -668,7 +668,14 @@ static int from_json(struct gcr_config *cfg, json_t *root, struct gcr_err *err)
         parse_adaptive(&l1, cfg, err) || parse_kept(&l1, &cfg->l1_kept, err))
         return -1;
     /* Organisation-specific options live in l1d.<organization>; the
-     * organisation checks them itself when it is created. */
+     * organisation checks them itself when it is created. A name that is one
+     * of l1d's own keys would make that object ambiguous (and the effective
+     * config would not read back). */
+    for (int i = 0; i < l1.nknown; i++)
+        if (strcmp(l1.known[i], cfg->l1_organization) == 0)
+            return fail_at(&l1, "organization", err,
+                           "\"%s\" is one of l1d's own keys, not an organisation",
+                           cfg->l1_organization);
     json_t *org_opts = jobj_get(&l1, cfg->l1_organization);
     if (org_opts && !json_is_object(org_opts))
         return fail_at(&l1, cfg->l1_organization, err, "expected an object, got %s",
