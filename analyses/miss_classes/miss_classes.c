@@ -556,15 +556,19 @@ static int mc_report_total(void *self, json_t *section, struct gcr_err *err)
     return mc_report(self, section, false, err);
 }
 
+static const struct gcr_analysis_speed mc_speed = {
+    .prefetch = mc_prefetch,
+    .prefetch_stage1 = GCR_EV_L1_ACCESS | GCR_EV_L2_ACCESS,
+};
+
 const struct gcr_analysis_ops gcr_analysis_miss_classes = {
     .name = "miss_classes",
     .summary = "3C split of L1 and L2 misses; L1 misses by last requester (warp, CTA, kernel)",
     .subscribe = GCR_EV_L1_ACCESS | GCR_EV_L2_ACCESS | GCR_EV_KERNEL_END,
     .create = mc_create,
     .on_event = mc_on_event,
-    .prefetch = mc_prefetch,
-    .prefetch_stage1 = GCR_EV_L1_ACCESS | GCR_EV_L2_ACCESS,
     .report_kernel = mc_report_kernel,
     .report_total = mc_report_total,
     .destroy = mc_destroy,
+    .speed = &mc_speed,
 };

@@ -487,17 +487,21 @@ static void headline(const json_t *section, char text[][GCR_HEADLINE_TEXT])
              json_number_value(copies));
 }
 
+static const struct gcr_analysis_speed speed = {
+    .prefetch = prefetch,
+    .prefetch_stage1 = GCR_EV_L1_ACCESS | GCR_EV_L1_EVICT,
+};
+
 const struct gcr_analysis_ops gcr_analysis_replication = {
     .name = "replication",
     .summary = "L1 misses whose line another L1 holds, and copies per line across L1s",
     .subscribe = GCR_EV_KERNEL_BEGIN | GCR_EV_KERNEL_END | GCR_EV_L1_ACCESS | GCR_EV_L1_EVICT,
     .create = create,
     .on_event = on_event,
-    .prefetch = prefetch,
-    .prefetch_stage1 = GCR_EV_L1_ACCESS | GCR_EV_L1_EVICT,
     .report_kernel = report_kernel,
     .report_total = report_total,
     .destroy = destroy,
     .headline_labels = headline_labels,
     .headline = headline,
+    .speed = &speed,
 };

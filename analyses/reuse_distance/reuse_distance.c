@@ -803,18 +803,22 @@ static void rd_headline(const json_t *section, char text[][GCR_HEADLINE_TEXT])
     }
 }
 
+static const struct gcr_analysis_speed rd_speed = {
+    .prefetch = rd_prefetch,
+    .prefetch_stage1 = GCR_EV_L1_ACCESS,
+    .prefetch_kinds = rd_prefetch_kinds,
+};
+
 const struct gcr_analysis_ops gcr_analysis_reuse_distance = {
     .name = "reuse_distance",
     .summary = "LRU stack distance of L1 requests per SM and global; miss-ratio curves",
     .subscribe = GCR_EV_L1_ACCESS | GCR_EV_KERNEL_BEGIN,
     .create = rd_create,
     .on_event = rd_on_event,
-    .prefetch = rd_prefetch,
-    .prefetch_stage1 = GCR_EV_L1_ACCESS,
-    .prefetch_kinds = rd_prefetch_kinds,
     .report_kernel = rd_report_kernel,
     .report_total = rd_report_total,
     .destroy = rd_destroy,
     .headline_labels = rd_headline_labels,
     .headline = rd_headline,
+    .speed = &rd_speed,
 };

@@ -896,15 +896,19 @@ static int sharing_report_total(void *self, json_t *section, struct gcr_err *err
     return 0;
 }
 
+static const struct gcr_analysis_speed sharing_speed = {
+    .insn_stride_hint = true,
+    .at_emission = true,
+};
+
 const struct gcr_analysis_ops gcr_analysis_sharing = {
     .name = "sharing",
     .summary = "SMs, clusters and chips per line; SAC true/false/not-shared bytes",
     .subscribe = GCR_EV_KERNEL_BEGIN | GCR_EV_INSN,
-    .insn_stride_hint = true,
-    .at_emission = true,
     .create = sharing_create,
     .on_event = sharing_on_event,
     .report_kernel = sharing_report_kernel,
     .report_total = sharing_report_total,
     .destroy = sharing_destroy,
+    .speed = &sharing_speed,
 };

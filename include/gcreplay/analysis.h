@@ -109,10 +109,10 @@ struct gcr_sim_info {
 
 enum { GCR_HEADLINE_MAX = 4, GCR_HEADLINE_TEXT = 24 };
 
-struct gcr_analysis_ops {
-    const char *name;    /* same as its folder and symbol gcr_analysis_<name> */
-    const char *summary;
-    unsigned subscribe;  /* OR of gcr_event_kind */
+/* Host-speed hooks of an analysis (analyses/README.md, "Delivery" and
+ * "Cost"), apart from the core contract: an analysis works without any of
+ * them, and none may change a result. */
+struct gcr_analysis_speed {
     /* GCR_EV_INSN subscribers: true if, when insn->strided is set, the
      * analysis reads only the first active lane's address and derives the
      * others from insn->stride. When every subscriber does, the replay fills
@@ -131,10 +131,6 @@ struct gcr_analysis_ops {
      * `--analysis-thread`, its work is done on the replay's thread, which
      * otherwise waits for the analyses' one. */
     bool at_emission;
-    /* options: the analyses.<name> object of the config (strictness is the analysis's job). */
-    int (*create)(void **self, const json_t *options, const struct gcr_sim_info *info,
-                  struct gcr_err *err);
-    void (*on_event)(void *self, const struct gcr_event *ev);
     /* Optional. Events reach analyses late (src/replay/bus.h): in the order
      * they happened, at most a few dozen events after it, and always before
      * any report call. In between, the replay fetches into the host's caches
@@ -154,6 +150,16 @@ struct gcr_analysis_ops {
      * and keeps the bus from handing events straight over (`direct`,
      * src/replay/bus.h), so an instance with nothing to fetch says 0. */
     unsigned (*prefetch_kinds)(const void *self, int stage);
+};
+
+struct gcr_analysis_ops {
+    const char *name;    /* same as its folder and symbol gcr_analysis_<name> */
+    const char *summary;
+    unsigned subscribe;  /* OR of gcr_event_kind */
+    /* options: the analyses.<name> object of the config (strictness is the analysis's job). */
+    int (*create)(void **self, const json_t *options, const struct gcr_sim_info *info,
+                  struct gcr_err *err);
+    void (*on_event)(void *self, const struct gcr_event *ev);
     /* Fill `section` (an empty object) with results for the kernel just ended / the run. */
     int (*report_kernel)(void *self, json_t *section, struct gcr_err *err);
     int (*report_total)(void *self, json_t *section, struct gcr_err *err);
@@ -166,6 +172,9 @@ struct gcr_analysis_ops {
      * the section, so that it works on a report read back from a file. */
     const char *const *headline_labels;
     void (*headline)(const json_t *section, char text[][GCR_HEADLINE_TEXT]);
+    /* Optional (NULL: none): hooks that make the analysis keep up with the
+     * replay on large traces. They never change what it reports. */
+    const struct gcr_analysis_speed *speed;
 };
 
 /* Registered analyses (NULL-terminated), generated from analyses/meson.build. */

@@ -51,7 +51,7 @@ void gcr_bus_add(struct gcr_bus *bus, const struct gcr_analysis_ops *ops, void *
         bus->sync_mask |= ops->subscribe;
     else
         bus->lag_mask |= ops->subscribe;
-    if ((ops->subscribe & GCR_EV_INSN) && !ops->insn_stride_hint)
+    if ((ops->subscribe & GCR_EV_INSN) && !(ops->speed && ops->speed->insn_stride_hint))
         bus->insn_all_lanes = true;
 }
 
@@ -76,10 +76,13 @@ static int delivery_build(struct gcr_bus *bus, struct gcr_bus_delivery *out)
                 return -1;
             for (size_t i = 0; i < bus->nlagged; i++) {
                 const struct gcr_analysis_ops *ops = bus->lagged[i]->ops;
-                unsigned kinds = ops->prefetch_kinds ? ops->prefetch_kinds(bus->lagged[i]->self, stage)
-                                 : stage ? ops->prefetch_stage1
-                                         : ops->prefetch_stage0;
-                if (ops->prefetch && (kinds & ops->subscribe & (1u << b)))
+                const struct gcr_analysis_speed *sp = ops->speed;
+                if (!sp || !sp->prefetch)
+                    continue;
+                unsigned kinds = sp->prefetch_kinds ? sp->prefetch_kinds(bus->lagged[i]->self, stage)
+                                 : stage ? sp->prefetch_stage1
+                                         : sp->prefetch_stage0;
+                if (kinds & ops->subscribe & (1u << b))
                     list[out->nhooked[stage][b]++] = bus->lagged[i];
             }
         }
@@ -327,7 +330,7 @@ PER_EVENT void open_event(struct gcr_bus *bus, uint64_t p)
     }
     for (size_t i = 0; i < out->nhooked[0][b]; i++) {
         const struct gcr_bus_sub *sub = out->hooked[0][b][i];
-        sub->ops->prefetch(sub->self, ev, 0);
+        sub->ops->speed->prefetch(sub->self, ev, 0);
     }
 }
 
@@ -338,7 +341,7 @@ PER_EVENT void stage1_event(struct gcr_bus_delivery *out, uint64_t p)
     unsigned b = out->kind_bit[k];
     for (size_t i = 0; i < out->nhooked[1][b]; i++) {
         const struct gcr_bus_sub *sub = out->hooked[1][b][i];
-        sub->ops->prefetch(sub->self, &out->ev[k], 1);
+        sub->ops->speed->prefetch(sub->self, &out->ev[k], 1);
     }
 }
 

@@ -25,7 +25,7 @@
  * code and data hot while it runs, instead of switching between analyses at
  * every event. The queue is flushed before any report (gcr_bus_flush), so
  * results are those of immediate delivery. Synchronous subscribers (analyses
- * that ask for their events at emission, gcr_analysis_ops.at_emission) get
+ * that ask for their events at emission, gcr_analysis_speed.at_emission) get
  * every event at once, on the replay's thread, without the queue. The timing
  * backend is not a subscriber: the memory system calls it directly
  * (src/timing/timing.h).

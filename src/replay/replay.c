@@ -139,7 +139,7 @@ int gcr_replay_create(struct gcr_replay **out, const struct gcr_config *cfg, str
             gcr_replay_destroy(rp);
             return -1;
         }
-        gcr_bus_add(&rp->bus, an, self, an->at_emission);
+        gcr_bus_add(&rp->bus, an, self, an->speed && an->speed->at_emission);
     }
     if (gcr_bus_start(&rp->bus, rp->info.lines, false) != 0) {
         gcr_replay_destroy(rp);

@@ -40,12 +40,13 @@ static void test_deliver(const struct gcr_analysis_ops *ops, void *self, struct 
     unsigned line_kinds = GCR_EV_L1_ACCESS | GCR_EV_L2_ACCESS | GCR_EV_L1_EVICT | GCR_EV_L2_EVICT;
     ev->line_id = ((unsigned)ev->kind & line_kinds) ? gcr_idmap_get(test_lines(), ev->line_addr)
                                                     : GCR_IDMAP_NONE;
-    for (int stage = 0; stage < 2; stage++) {
-        unsigned kinds = ops->prefetch_kinds ? ops->prefetch_kinds(self, stage)
-                         : stage ? ops->prefetch_stage1
-                                 : ops->prefetch_stage0;
-        if (ops->prefetch && (kinds & (unsigned)ev->kind))
-            ops->prefetch(self, ev, stage);
+    const struct gcr_analysis_speed *sp = ops->speed;
+    for (int stage = 0; sp && sp->prefetch && stage < 2; stage++) {
+        unsigned kinds = sp->prefetch_kinds ? sp->prefetch_kinds(self, stage)
+                         : stage ? sp->prefetch_stage1
+                                 : sp->prefetch_stage0;
+        if (kinds & (unsigned)ev->kind)
+            sp->prefetch(self, ev, stage);
     }
     ops->on_event(self, ev);
 }

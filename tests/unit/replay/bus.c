@@ -75,11 +75,13 @@ static void count_event(void *self, const struct gcr_event *ev)
 static const struct gcr_analysis_ops counter = {
     .name = "n", .subscribe = GCR_EV_L1_ACCESS, .on_event = count_event};
 
-static const struct gcr_analysis_ops queued_a = {
-    .name = "a", .subscribe = GCR_EV_L1_ACCESS | GCR_EV_L1_EVICT, .insn_stride_hint = true,
-    .on_event = on_event, .prefetch = prefetch,
+static const struct gcr_analysis_speed queued_a_speed = {
+    .insn_stride_hint = true, .prefetch = prefetch,
     .prefetch_stage0 = GCR_EV_L1_ACCESS | GCR_EV_L1_EVICT,
     .prefetch_stage1 = GCR_EV_L1_ACCESS | GCR_EV_L1_EVICT};
+static const struct gcr_analysis_ops queued_a = {
+    .name = "a", .subscribe = GCR_EV_L1_ACCESS | GCR_EV_L1_EVICT, .on_event = on_event,
+    .speed = &queued_a_speed};
 static const struct gcr_analysis_ops queued_b = {
     .name = "b", .subscribe = GCR_EV_INSN | GCR_EV_L1_ACCESS, .on_event = on_event};
 static const struct gcr_analysis_ops synchronous = {
@@ -253,8 +255,9 @@ static void threaded_long_run(bool threaded)
  * first active lane. */
 static void stride_hint(void)
 {
+    static const struct gcr_analysis_speed hint = {.insn_stride_hint = true};
     static const struct gcr_analysis_ops hinted = {
-        .name = "h", .subscribe = GCR_EV_INSN, .insn_stride_hint = true, .on_event = on_event};
+        .name = "h", .subscribe = GCR_EV_INSN, .on_event = on_event, .speed = &hint};
     struct gcr_bus_sub subs[1];
     struct gcr_bus bus = {.subs = subs};
     static struct log h;
