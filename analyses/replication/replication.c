@@ -487,6 +487,38 @@ static void headline(const json_t *section, char text[][GCR_HEADLINE_TEXT])
              json_number_value(copies));
 }
 
+/* Workload classes (the report's "classes"; seed 000): replication-sensitive
+ * when the replication ratio is above 25 % and the L1 miss rate above 50 %
+ * (Ch. 5), or, by Ch. 4's looser rule, above 10 % alone. */
+static double figure_at(const json_t *o, const char *a, const char *b, bool *ok)
+{
+    const json_t *x = json_object_get(json_object_get(o, a), b);
+    *ok = *ok && json_is_number(x);
+    return json_is_number(x) ? json_number_value(x) : 0;
+}
+
+static void classify(const json_t *section, const json_t *period, json_t *classes)
+{
+    bool rep_ok = section != NULL, have_rate = true;
+    double ratio = figure_at(section, "replication_ratio", "all", &rep_ok);
+    double l1_miss_rate = figure_at(period, "L1D", "miss_rate", &have_rate);
+    json_object_set_new(
+        classes, "replication_sensitive",
+        gcr_class_verdict(
+            rep_ok && have_rate ? (ratio > 0.25 && l1_miss_rate > 0.5) : -1,
+            "replication ratio > 0.25 and L1D miss rate > 0.5 (DC-L1 dissertation, Ch. 5); "
+            "needs the replication analysis",
+            json_pack("{s:o, s:o}", "replication_ratio", rep_ok ? json_real(ratio) : json_null(),
+                      "l1d_miss_rate", have_rate ? json_real(l1_miss_rate) : json_null())));
+    json_object_set_new(
+        classes, "replication_sensitive_ch4",
+        gcr_class_verdict(rep_ok ? ratio > 0.10 : -1,
+                          "replication ratio > 0.10 (DC-L1 dissertation, Ch. 4); needs the "
+                          "replication analysis",
+                          json_pack("{s:o}", "replication_ratio",
+                                    rep_ok ? json_real(ratio) : json_null())));
+}
+
 static const struct gcr_analysis_speed speed = {
     .prefetch = prefetch,
     .prefetch_stage1 = GCR_EV_L1_ACCESS | GCR_EV_L1_EVICT,
@@ -503,5 +535,6 @@ const struct gcr_analysis_ops gcr_analysis_replication = {
     .destroy = destroy,
     .headline_labels = headline_labels,
     .headline = headline,
+    .classify = classify,
     .speed = &speed,
 };

@@ -172,10 +172,25 @@ struct gcr_analysis_ops {
      * the section, so that it works on a report read back from a file. */
     const char *const *headline_labels;
     void (*headline)(const json_t *section, char text[][GCR_HEADLINE_TEXT]);
+    /* Optional: the workload classes this analysis decides (the report's
+     * "classes", the table's classes column). Called for every registered
+     * analysis, in registry order, when a period's classes are made:
+     * `section` is its report section for the period (as report_kernel or
+     * report_total made it), or NULL when the run did not have the analysis,
+     * and then each class it defines is still added, with member null;
+     * `period` is the period's whole report (read only: figures such as
+     * L1D.miss_rate). Each class is added to `classes` as a
+     * gcr_class_verdict. */
+    void (*classify)(const json_t *section, const json_t *period, json_t *classes);
     /* Optional (NULL: none): hooks that make the analysis keep up with the
      * replay on large traces. They never change what it reports. */
     const struct gcr_analysis_speed *speed;
 };
+
+/* A class of the report's "classes" object: member is 1, 0, or -1 when a
+ * figure it needs is missing (null); rule says how it is decided, values
+ * holds the figures it was decided on (the reference is stolen). */
+json_t *gcr_class_verdict(int member, const char *rule, json_t *values);
 
 /* Registered analyses (NULL-terminated), generated from analyses/meson.build. */
 extern const struct gcr_analysis_ops *const gcr_analyses[];

@@ -39,3 +39,9 @@ void gcr_err_clear(struct gcr_err *err)
         err->msg[0] = '\0';
     }
 }
+
+/* The numbers are part of the interface (gcreplay/error.h): a change here is a break. */
+_Static_assert(GCR_E_IO == 1 && GCR_E_FORMAT == 2 && GCR_E_TRUNCATED == 3 &&
+                   GCR_E_CHECKSUM == 4 && GCR_E_CONFIG == 5 && GCR_E_NOMEM == 6 &&
+                   GCR_E_USAGE == 7 && GCR_E_UNSUPPORTED == 8 && GCR_E_INTERNAL == 9,
+               "gcr_status numbers are stable");

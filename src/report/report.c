@@ -1,6 +1,7 @@
 #include "core/bits.h"
 #include "report/report.h"
 
+#include "gcreplay/analysis.h"
 #include "gcreplay/chips.h"
 
 #include "core/atomic_file.h"
@@ -148,7 +149,7 @@ json_t *gcr_report_level(const struct gcr_cache_stats *now, const struct gcr_cac
 
 /* A class verdict: {"member": true/false/null, "rule": text, "values": {...}}.
  * member is null when a figure it needs is missing (e.g. no accesses). */
-static json_t *verdict(int member, const char *rule, json_t *values)
+json_t *gcr_class_verdict(int member, const char *rule, json_t *values)
 {
     return json_pack("{s:o, s:s, s:o}", "member",
                      member < 0 ? json_null() : json_boolean(member), "rule", rule, "values",
@@ -172,43 +173,28 @@ void gcr_report_classes(json_t *period)
     int ok = 1;
     double warp = number_at(period, "instructions", "warp_total", &ok);
     double l1_acc = number_at(period, "L1D", "accesses", &ok);
-    double l1_miss_rate = number_at(period, "L1D", "miss_rate", &ok);
-    int have_rate = ok;
     ok = 1;
     double l2_misses = number_at(period, "L2", "misses", &ok);
     int have_l2 = ok && warp > 0;
-    int rep_ok = 1;
-    const json_t *rep = json_object_get(json_object_get(period, "analyses"), "replication");
-    double ratio = number_at(rep, "replication_ratio", "all", &rep_ok);
-    rep_ok = rep_ok && rep;
 
+    /* The classes analyses decide come first (registry order), then the
+     * ones the cache figures alone decide. */
     json_t *classes = json_object();
-    /* Seed 000 Ch. 5: replication-sensitive = replication ratio > 25 % and L1
-     * miss rate > 50 %; Ch. 4 uses a replication ratio above 10 % alone. */
-    json_object_set_new(
-        classes, "replication_sensitive",
-        verdict(rep_ok && have_rate ? (ratio > 0.25 && l1_miss_rate > 0.5) : -1,
-                "replication ratio > 0.25 and L1D miss rate > 0.5 (DC-L1 dissertation, Ch. 5); "
-                "needs the replication analysis",
-                json_pack("{s:o, s:o}", "replication_ratio",
-                          rep_ok ? json_real(ratio) : json_null(), "l1d_miss_rate",
-                          have_rate ? json_real(l1_miss_rate) : json_null())));
-    json_object_set_new(
-        classes, "replication_sensitive_ch4",
-        verdict(rep_ok ? ratio > 0.10 : -1,
-                "replication ratio > 0.10 (DC-L1 dissertation, Ch. 4); needs the replication "
-                "analysis",
-                json_pack("{s:o}", "replication_ratio", rep_ok ? json_real(ratio) : json_null())));
+    const json_t *sections = json_object_get(period, "analyses");
+    for (size_t i = 0; gcr_analyses[i]; i++)
+        if (gcr_analyses[i]->classify)
+            gcr_analyses[i]->classify(json_object_get(sections, gcr_analyses[i]->name), period,
+                                      classes);
     double apki = warp > 0 ? 1000.0 * l1_acc / warp : 0;
     json_object_set_new(classes, "cache_sensitive",
-                        verdict(warp > 0 ? apki > 10 : -1,
+                        gcr_class_verdict(warp > 0 ? apki > 10 : -1,
                                 "L1D accesses per 1000 warp instructions (APKI) > 10 (VWS "
                                 "dissertation)",
                                 json_pack("{s:o}", "l1d_apki",
                                           warp > 0 ? json_real(apki) : json_null())));
     double mpki = have_l2 ? 1000.0 * l2_misses / warp : 0;
     json_object_set_new(classes, "memory_intensive",
-                        verdict(have_l2 ? mpki > 2 : -1,
+                        gcr_class_verdict(have_l2 ? mpki > 2 : -1,
                                 "L2 misses per 1000 warp instructions (MPKI) > 2",
                                 json_pack("{s:o}", "l2_mpki",
                                           have_l2 ? json_real(mpki) : json_null())));
