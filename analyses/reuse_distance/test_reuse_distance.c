@@ -3,8 +3,8 @@
  * generated stream, option checking, and one replay through the engine. */
 #include <math.h>
 
-#include "../replay/replay_util.h"
-#include "analysis_util.h"
+#include "replay/replay_util.h"
+#include "analyses/analysis_util.h"
 #include "gcreplay/analysis.h"
 
 extern const struct gcr_analysis_ops gcr_analysis_reuse_distance;

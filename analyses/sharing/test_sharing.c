@@ -1,7 +1,7 @@
 /* Sharing analysis: tiny traces whose sharing is known by construction.
  * One one-warp CTA per SM (round-robin puts CTA c on SM c); with the default
  * 4 chips and n CTAs, chip = c / ceil(n / 4). */
-#include "analysis_util.h"
+#include "analyses/analysis_util.h"
 #include "replay/replay_util.h"
 
 #define A 0x100000ull /* 4-KB aligned */

@@ -2,8 +2,8 @@
  * replayed through the engine whose 3C split is known by construction. */
 #include <math.h>
 
-#include "../replay/replay_util.h"
-#include "analysis_util.h"
+#include "replay/replay_util.h"
+#include "analyses/analysis_util.h"
 #include "gcreplay/analysis.h"
 
 extern const struct gcr_analysis_ops gcr_analysis_miss_classes;
