@@ -1,5 +1,5 @@
 /* Impossible DC-L1 options are errors naming the config and $.l1d.dcl1.<key>. */
-#include "dcl1_org.h"
+#include "test_dcl1_org.h"
 
 /* 8 cores, 4 L2 slices, per-core L1 of 4 sets x 4 ways. */
 #define CFG(dcl1)                                                                          \

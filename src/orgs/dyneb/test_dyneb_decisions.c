@@ -5,7 +5,7 @@
 #include <math.h>
 
 #include "orgs/common/shared_l1.h"
-#include "shared_util.h"
+#include "orgs/shared_util.h"
 
 extern const struct gcr_l1org_ops gcr_l1org_dyneb;
 

@@ -4,7 +4,7 @@
  *
  * Every config has 8 cores, a per-core L1 of 1 set x 4 ways, 128-B lines of
  * 32-B sectors and 4 L2 slices interleaved every 256 B (slice = addr/256 mod 4). */
-#include "dcl1_org.h"
+#include "test_dcl1_org.h"
 
 #define BASE                                                                               \
     "{\"gpu\": {\"sms\": 8}, \"l2\": {\"slices\": 4, \"interleave_bytes\": 256},"          \
