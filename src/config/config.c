@@ -1,5 +1,10 @@
 /* Strict JSON configuration: every key is known, typed and range-checked, and
- * every error names the file and the JSON path ($.l1d.ways). */
+ * every error names the file and the JSON path ($.l1d.ways).
+ *
+ * One file for one schema: each section's reader and the effective config it
+ * is echoed as (gcr_config_to_json) must agree key for key (a described
+ * config reads back to the same one, which fuzz-config checks), so they stay
+ * side by side rather than split by section. */
 #include "gcreplay/config.h"
 
 #include "core/bits.h"
