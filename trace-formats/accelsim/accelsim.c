@@ -1682,16 +1682,21 @@ static int list_next(struct accelsim_reader *r, struct gcr_record *rec, struct g
 
 /* ---- The format's entry points -------------------------------------------------------------- */
 
-/* The first non-blank line of up to 4 KiB of content (decompressed), for detection. */
-static size_t first_line(const struct gcr_files *files, const char *path, char *buf, size_t cap,
-                         const char **line)
+/* Where the first non-blank line of buf[0..n) starts; returns the bytes from there on. */
+static size_t skip_to_text(const char *buf, size_t n, const char **line)
 {
-    size_t n = gcr_bytesrc_peek(files, path, buf, cap);
     const char *p = buf, *end = buf + n;
     while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
         p++;
     *line = p;
     return (size_t)(end - p);
+}
+
+/* The first non-blank line of up to 4 KiB of content (decompressed). */
+static size_t first_line(const struct gcr_files *files, const char *path, char *buf, size_t cap,
+                         const char **line)
+{
+    return skip_to_text(buf, gcr_bytesrc_peek(files, path, buf, cap), line);
 }
 
 static bool starts_with(const char *p, size_t n, const char *s)
@@ -1714,8 +1719,6 @@ static bool is_dir_with_list(const struct gcr_files *files, const char *path)
 static int accelsim_probe(const struct gcr_files *files, const char *path,
                           const unsigned char *head, size_t len)
 {
-    (void)head;
-    (void)len;
     struct stat st;
     if (is_dir_with_list(files, path))
         return 1;
@@ -1725,9 +1728,8 @@ static int accelsim_probe(const struct gcr_files *files, const char *path,
     base = base ? base + 1 : path;
     if (strcmp(base, "kernelslist.g") == 0)
         return 1;
-    char buf[4096];
     const char *line;
-    size_t n = first_line(files, path, buf, sizeof buf, &line);
+    size_t n = skip_to_text((const char *)head, len, &line);
     return starts_with(line, n, "-kernel name") || starts_with(line, n, "MemcpyHtoD") ||
            starts_with(line, n, "kernel-");
 }
