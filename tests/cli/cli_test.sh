@@ -1130,6 +1130,17 @@ analyses-cost)
     contains "$work/out" "$v "
   done
   ;;
+accelsim-speedup)
+  # The comparison with Accel-Sim's recorded times runs end to end (one run each; figures are
+  # not judged): two builds (the same binary twice) give byte-identical reports, and every
+  # reference trace gets a row.
+  expect_exit 0 python3 tests/bench/accelsim_speedup.py --runs 1 "$GCR" "$GCR"
+  contains "$work/out" "same reports"
+  for t in "$SRC"/../shared/traces/accelsim/*/accelsim-qv100.json; do
+    contains "$work/out" "$(basename "$(dirname "$t")") "
+  done
+  contains "$work/out" "build 1: median ratio"
+  ;;
 compare-builds)
   # The A/B comparison of two builds runs end to end (tiny size; figures are
   # not judged): the same binary twice; a B whose results differ (a wrapper
