@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Installs what gcreplay needs to build and test on Debian 12, only if missing.
 set -eu
+# slurm-wlm and munge: the test of `gcreplay sweep --slurm` starts a one-node Slurm of its own
+# (tests/cli/slurm_local.sh), not the system's services the packages bring.
 pkgs=(meson ninja-build pkg-config gcc clang libclang-rt-14-dev libjansson-dev libzstd-dev
-      zlib1g-dev liblzma-dev libiberty-dev python3 python3-matplotlib chromium)
+      zlib1g-dev liblzma-dev libiberty-dev python3 python3-matplotlib chromium slurm-wlm
+      munge)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -27,7 +27,8 @@ enum gcr_event_kind {
     GCR_EV_L1_EVICT = 1u << 5,     /* a line leaves an L1 (replacement or invalidation) */
     GCR_EV_L2_EVICT = 1u << 6,     /* a line leaves an L2 slice */
     GCR_EV_TRANSFER = 1u << 7,     /* one message crosses a network: net, from, to, bytes,
-                                      downstream (the timing backend's input) */
+                                      downstream (the same messages the timing
+                                      backend times) */
 };
 
 /* The networks a message can cross. Endpoints (`from`/`to` of a transfer):
@@ -58,8 +59,8 @@ struct gcr_event {
                                             subscriber sets insn_stride_hint, only the first
                                             active lane of a strided one. Queued analyses
                                             see it on GCR_EV_INSN only (NULL on other
-                                            events); the timing model and analyses
-                                            delivered at emission (at_emission), on
+                                            events); analyses delivered at emission
+                                            (at_emission) see it on
                                             accesses too (NULL for write-backs) */
     uint32_t sm;                         /* requesting SM (UINT32_MAX if none, e.g. write-back) */
     uint32_t cta, warp;

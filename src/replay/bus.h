@@ -24,10 +24,11 @@
  * Delivering a batch to one subscriber after the other keeps each analysis's
  * code and data hot while it runs, instead of switching between analyses at
  * every event. The queue is flushed before any report (gcr_bus_flush), so
- * results are those of immediate delivery. Synchronous subscribers (the
- * timing model, which the replay consults as it goes, and analyses that ask
- * for their events at emission, gcr_analysis_ops.at_emission) get every
- * event at once, on the replay's thread, without the queue.
+ * results are those of immediate delivery. Synchronous subscribers (analyses
+ * that ask for their events at emission, gcr_analysis_ops.at_emission) get
+ * every event at once, on the replay's thread, without the queue. The timing
+ * backend is not a subscriber: the memory system calls it directly
+ * (src/timing/timing.h).
  *
  * Each event is unpacked once, when its id is known (stage 3), into a small
  * ring of events in delivered form (struct gcr_bus_delivery), which the

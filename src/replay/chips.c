@@ -196,14 +196,6 @@ static uint32_t channel_of(const struct gcr_chips *x, uint64_t line)
     return (uint32_t)(gcr_hash_fmix64(line >> x->line_log2) >> (64 - x->chan_log2));
 }
 
-static void transfer(struct gcr_chips *x, enum gcr_net net, uint32_t from, uint32_t to,
-                     uint32_t bytes, bool downstream, uint32_t sm, const struct gcr_warp_insn *insn)
-{
-    struct gcr_event ev = {.kind = GCR_EV_TRANSFER, .net = net, .from = from, .to = to,
-                           .bytes = bytes, .downstream = downstream, .sm = sm, .insn = insn};
-    gcr_bus_emit(x->m->bus, &ev);
-}
-
 /* A message from chip a to chip b over the ring, hop by hop on the shortest
  * way (clockwise, i.e. increasing chip number, when both ways are equal). */
 static void link_path(struct gcr_chips *x, struct org *o, uint32_t a, uint32_t b, uint32_t bytes,
@@ -211,13 +203,13 @@ static void link_path(struct gcr_chips *x, struct org *o, uint32_t a, uint32_t b
 {
     uint32_t n = x->n, fwd = (b + n - a) % n;
     bool clockwise = fwd <= n - fwd;
-    bool timed = o->primary && gcr_bus_wants(x->m->bus, GCR_EV_TRANSFER);
+    bool timed = o->primary && gcr_memsys_sends_messages(x->m);
     while (a != b) {
         uint32_t next = clockwise ? (a + 1) % n : (a + n - 1) % n;
         CTR(x, o, C_LINK_OUT, a) += bytes;
         CTR(x, o, C_LINK_MSGS, a)++;
         if (timed)
-            transfer(x, GCR_NET_CHIP_LINK, a, next, bytes, downstream, sm, insn);
+            gcr_memsys_send(x->m, GCR_NET_CHIP_LINK, a, next, bytes, downstream, sm, insn, 0);
         a = next;
     }
 }
@@ -236,12 +228,12 @@ static void dram(struct gcr_chips *x, struct org *o, uint32_t chip, uint32_t sli
         return;
     x->m->traffic.dram_read_bytes += rd;
     x->m->traffic.dram_write_bytes += wr;
-    if (gcr_bus_wants(x->m->bus, GCR_EV_TRANSFER)) {
+    if (gcr_memsys_sends_messages(x->m)) {
         if (wr)
-            transfer(x, GCR_NET_DRAM, slice, slice, wr, true, sm, insn);
+            gcr_memsys_send(x->m, GCR_NET_DRAM, slice, slice, wr, true, sm, insn, line);
         if (rd) {
-            transfer(x, GCR_NET_DRAM, slice, slice, 0, true, sm, insn);
-            transfer(x, GCR_NET_DRAM, slice, slice, rd, false, sm, insn);
+            gcr_memsys_send(x->m, GCR_NET_DRAM, slice, slice, 0, true, sm, insn, line);
+            gcr_memsys_send(x->m, GCR_NET_DRAM, slice, slice, rd, false, sm, insn, line);
         }
     }
 }
@@ -285,7 +277,7 @@ static void org_request(struct gcr_chips *x, struct org *o, uint32_t c, uint32_t
     /* Memory-side: the home chip's slice; SM-side: the requester's own. */
     uint32_t at = mem_side ? h : c;
     uint32_t slice = at * x->spc + ls;
-    bool timed = o->primary && gcr_bus_wants(x->m->bus, GCR_EV_TRANSFER);
+    bool timed = o->primary && gcr_memsys_sends_messages(x->m);
     CTR(x, o, C_REQ, c)++;
     if (c == h)
         CTR(x, o, C_LOCAL, c)++;
@@ -299,7 +291,7 @@ static void org_request(struct gcr_chips *x, struct org *o, uint32_t c, uint32_t
     if (mem_side && c != h)
         link_path(x, o, c, h, req_bytes, true, sm, insn);
     if (timed)
-        transfer(x, GCR_NET_L2, port, slice, req_bytes, true, sm, insn);
+        gcr_memsys_send(x->m, GCR_NET_L2, port, slice, req_bytes, true, sm, insn, line);
 
     if (!mem_side && c != h && kind == GCR_CHIPS_ATOMIC) {
         /* An SM-side atomic on a remote line cannot use the requester's copy
@@ -309,7 +301,7 @@ static void org_request(struct gcr_chips *x, struct org *o, uint32_t c, uint32_t
         dram(x, o, h, h * x->spc + ls, line, reply_bytes, reply_bytes, sm, insn);
         link_path(x, o, h, c, reply_bytes, false, sm, insn);
         if (timed)
-            transfer(x, GCR_NET_L2, slice, port, reply_bytes, false, sm, insn);
+            gcr_memsys_send(x->m, GCR_NET_L2, slice, port, reply_bytes, false, sm, insn, line);
         return;
     }
     struct gcr_access a;
@@ -358,7 +350,7 @@ static void org_request(struct gcr_chips *x, struct org *o, uint32_t c, uint32_t
     if (mem_side && c != h && !is_write)
         link_path(x, o, h, c, reply_bytes, false, sm, insn);
     if (timed && !is_write)
-        transfer(x, GCR_NET_L2, slice, port, reply_bytes, false, sm, insn);
+        gcr_memsys_send(x->m, GCR_NET_L2, slice, port, reply_bytes, false, sm, insn, line);
 }
 
 static void take_window(struct gcr_chips *x)

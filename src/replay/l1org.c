@@ -7,6 +7,7 @@
 
 #include "core/bits.h"
 #include "core/json_kind.h"
+#include "timing/timing.h"
 
 void gcr_l1org_emit(struct gcr_bus *bus, enum gcr_event_kind kind, uint32_t unit,
                     const struct gcr_req *req, uint64_t line, uint32_t sectors, bool is_write,
@@ -19,15 +20,20 @@ void gcr_l1org_emit(struct gcr_bus *bus, enum gcr_event_kind kind, uint32_t unit
         gcr_bus_emit_cache(bus, kind, unit, UINT32_MAX, 0, 0, NULL, line, sectors, is_write, a);
 }
 
-void gcr_l1org_core_message(struct gcr_bus *bus, const struct gcr_req *req, uint32_t from,
+void gcr_l1org_core_message(struct gcr_memsys *mem, const struct gcr_req *req, uint32_t from,
                             uint32_t to, uint32_t bytes, bool downstream)
 {
+    if (mem->timing)
+        gcr_timing_send(mem->timing, GCR_NET_CORE_L1, from, to, bytes, downstream,
+                        req->line_addr);
+    if (!gcr_bus_wants(mem->bus, GCR_EV_TRANSFER))
+        return;
     struct gcr_event ev = {.kind = GCR_EV_TRANSFER, .net = GCR_NET_CORE_L1, .from = from,
                            .to = to, .bytes = bytes, .downstream = downstream, .sm = req->sm,
                            .cta = req->cta, .warp = req->warp, .insn = req->insn,
                            .line_addr = req->line_addr, .sector_mask = req->sector_mask,
                            .is_write = req->is_write};
-    gcr_bus_emit(bus, &ev);
+    gcr_bus_emit(mem->bus, &ev);
 }
 
 struct leaving {
@@ -145,19 +151,12 @@ void gcr_l1org_serve(struct gcr_cache *c, uint32_t unit, uint32_t port,
                      struct gcr_access *a)
 {
     gcr_cache_access(c, req->line_addr, req->sector_mask, req->is_write, a);
-    /* Observers are handed a copy: when this is inline in an organisation's
-     * access, *a then never escapes, and the compiler keeps it in registers. */
-    struct gcr_access seen;
-    if (gcr_bus_wants(bus, GCR_EV_L1_ACCESS)) {
-        seen = *a;
-        gcr_l1org_emit(bus, GCR_EV_L1_ACCESS, unit, req, req->line_addr, req->sector_mask,
-                       req->is_write, &seen);
-    }
+    gcr_l1org_lookup(mem, unit, req, req->line_addr, req->sector_mask, req->is_write, a);
     /* A line left the L1: replaced (evicted) or removed by write-evict
      * (invalidated); the victim fields describe it either way. */
     if (a->evicted || a->invalidated) {
         if (gcr_bus_wants(bus, GCR_EV_L1_EVICT)) {
-            seen = *a;
+            struct gcr_access seen = *a; /* a copy, as in gcr_l1org_lookup */
             gcr_l1org_emit(bus, GCR_EV_L1_EVICT, unit, NULL, a->victim_line, a->victim_valid,
                            false, &seen);
         }

@@ -4,7 +4,20 @@
  * the organisation decides which L1 instance serves it and sends fetches and
  * writes below through the memory system. When the engine reports, it asks the
  * organisation for the L1 statistics seen from each requesting SM (the L1D
- * figures of the report), so nothing is counted twice on the hot path. */
+ * figures of the report), so nothing is counted twice on the hot path.
+ *
+ * Message order. In timing mode the memory system holds the timing backend
+ * (mem->timing), and everything an organisation sends is timed as it is sent:
+ * L1 lookups (gcr_l1org_lookup), core-to-L1 messages (gcr_l1org_core_message)
+ * and what goes below (gcr_memsys_read/write/writeback/atomic). The backend
+ * chains each message after the previous one of the same request, so an
+ * organisation sends a request's messages in the order they travel: the
+ * request to a remote L1 first, then the lookup, then what the lookup sends
+ * below (victim write-back, fetch, store data), then the reply to the core.
+ * Every lookup goes through gcr_l1org_lookup, once; observers see the same
+ * sequence as GCR_EV_L1_ACCESS and GCR_EV_TRANSFER events.
+ * tests/unit/replay/message_order.c checks this for every registered
+ * organisation. */
 #ifndef GCREPLAY_REPLAY_L1ORG_H
 #define GCREPLAY_REPLAY_L1ORG_H
 
@@ -13,6 +26,7 @@
 #include "gcreplay/analysis.h"
 #include "gcreplay/cache.h"
 #include "replay/memsys.h"
+#include "timing/timing.h"
 
 /* One coalesced request of one warp instruction. */
 struct gcr_req {
@@ -72,11 +86,33 @@ void gcr_l1org_emit(struct gcr_bus *bus, enum gcr_event_kind kind, uint32_t unit
                     const struct gcr_req *req, uint64_t line, uint32_t sectors, bool is_write,
                     const struct gcr_access *a);
 
-/* Publishes one GCR_NET_CORE_L1 message of req (GCR_EV_TRANSFER) between
- * endpoints `from` and `to` (an SM or an L1 instance), carrying `bytes` of
- * data: a request toward the L1 (downstream) or its reply. For organisations
- * whose requests cross a network to a remote L1 (shared, DC-L1, COLAB). */
-void gcr_l1org_core_message(struct gcr_bus *bus, const struct gcr_req *req, uint32_t from,
+/* A lookup of req in the tags of L1 instance `unit` (sectors of line; a
+ * store when is_write) had the result *a: the timing backend, in timing
+ * mode, times it (tag port, MSHR, a hit on a line in flight), and observers
+ * see GCR_EV_L1_ACCESS. Every lookup of a request's line in an L1 goes
+ * through here, once, at the point of the message order it takes (see
+ * "Message order" above). */
+static inline void gcr_l1org_lookup(struct gcr_memsys *mem, uint32_t unit,
+                                    const struct gcr_req *req, uint64_t line, uint32_t sectors,
+                                    bool is_write, const struct gcr_access *a)
+{
+    if (mem->timing)
+        gcr_timing_l1_lookup(mem->timing, unit, line, sectors, is_write, a->outcome);
+    if (gcr_bus_wants(mem->bus, GCR_EV_L1_ACCESS)) {
+        /* Observers are handed a copy: when this is inline in an organisation's
+         * access, *a then never escapes, and the compiler keeps it in registers. */
+        struct gcr_access seen = *a;
+        gcr_l1org_emit(mem->bus, GCR_EV_L1_ACCESS, unit, req, line, sectors, is_write, &seen);
+    }
+}
+
+/* Sends one GCR_NET_CORE_L1 message of req between endpoints `from` and `to`
+ * (an SM or an L1 instance), carrying `bytes` of data: a request toward the
+ * L1 (downstream) or its reply. Timed by the timing backend and published
+ * as GCR_EV_TRANSFER. For organisations whose requests cross a network to a
+ * remote L1 (shared, DC-L1, COLAB); test gcr_memsys_sends_messages first to
+ * skip the work when nobody needs the messages. */
+void gcr_l1org_core_message(struct gcr_memsys *mem, const struct gcr_req *req, uint32_t from,
                             uint32_t to, uint32_t bytes, bool downstream);
 
 /* Empties L1 instance `unit`: observers see every line leave (GCR_EV_L1_EVICT)

@@ -4,6 +4,7 @@
 
 #include "core/bits.h"
 #include "replay/chips.h"
+#include "timing/timing.h"
 
 static inline uint32_t popcount32(uint32_t x) { return gcr_bits_popcount32(x); }
 
@@ -51,15 +52,18 @@ static void emit(struct gcr_memsys *m, enum gcr_event_kind kind, uint32_t slice,
     gcr_bus_emit_cache(m->bus, kind, slice, sm, 0, 0, insn, line, sectors, is_write, a);
 }
 
-/* One message on a network, for the timing backend and traffic observers. */
-static void transfer(struct gcr_memsys *m, enum gcr_net net, uint32_t from, uint32_t to,
+void gcr_memsys_send(struct gcr_memsys *m, enum gcr_net net, uint32_t from, uint32_t to,
                      uint32_t bytes, bool downstream, uint32_t sm,
                      const struct gcr_warp_insn *insn, uint64_t line)
 {
-    struct gcr_event ev = {.kind = GCR_EV_TRANSFER, .net = net, .from = from, .to = to,
-                           .bytes = bytes, .downstream = downstream, .sm = sm, .insn = insn,
-                           .line_addr = line};
-    gcr_bus_emit(m->bus, &ev);
+    if (m->timing)
+        gcr_timing_send(m->timing, net, from, to, bytes, downstream, line);
+    if (gcr_bus_wants(m->bus, GCR_EV_TRANSFER)) {
+        struct gcr_event ev = {.kind = GCR_EV_TRANSFER, .net = net, .from = from, .to = to,
+                               .bytes = bytes, .downstream = downstream, .sm = sm,
+                               .insn = insn, .line_addr = line};
+        gcr_bus_emit(m->bus, &ev);
+    }
 }
 
 /* One access to the slice owning the line, with everything it sends to DRAM.
@@ -73,9 +77,9 @@ slice_access(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t line, ui
              struct gcr_access *a)
 {
     uint32_t slice = gcr_config_slice_of(m->cfg, line);
-    bool timed = gcr_bus_wants(m->bus, GCR_EV_TRANSFER);
+    bool timed = gcr_memsys_sends_messages(m);
     if (timed)
-        transfer(m, GCR_NET_L2, port, slice, is_write ? write_bytes : 0, true, sm, insn, line);
+        gcr_memsys_send(m, GCR_NET_L2, port, slice, is_write ? write_bytes : 0, true, sm, insn, line);
     gcr_cache_access(m->slices[slice], line, sectors, is_write, a);
     uint32_t sb = m->cfg->sector_bytes;
     uint32_t dram_read = popcount32(a->fetch_mask) * sb;
@@ -84,13 +88,13 @@ slice_access(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t line, ui
     m->traffic.dram_write_bytes += dram_write;
     if (timed) {
         if (dram_write)
-            transfer(m, GCR_NET_DRAM, slice, slice, dram_write, true, sm, insn, line);
+            gcr_memsys_send(m, GCR_NET_DRAM, slice, slice, dram_write, true, sm, insn, line);
         if (dram_read) {
-            transfer(m, GCR_NET_DRAM, slice, slice, 0, true, sm, insn, line);
-            transfer(m, GCR_NET_DRAM, slice, slice, dram_read, false, sm, insn, line);
+            gcr_memsys_send(m, GCR_NET_DRAM, slice, slice, 0, true, sm, insn, line);
+            gcr_memsys_send(m, GCR_NET_DRAM, slice, slice, dram_read, false, sm, insn, line);
         }
         if (!is_write) /* reads (and atomics) are answered with their sectors */
-            transfer(m, GCR_NET_L2, slice, port, popcount32(sectors) * sb, false, sm, insn, line);
+            gcr_memsys_send(m, GCR_NET_L2, slice, port, popcount32(sectors) * sb, false, sm, insn, line);
     }
     /* Observers are handed a copy, so *a never escapes and stays in registers. */
     struct gcr_access seen;

@@ -18,6 +18,7 @@ struct gcr_traffic {
 };
 
 struct gcr_chips;
+struct gcr_timing;
 
 struct gcr_memsys {
     const struct gcr_config *cfg;
@@ -25,6 +26,9 @@ struct gcr_memsys {
     struct gcr_cache **slices;
     uint32_t nslices;
     struct gcr_bus *bus;
+    /* The timing backend (src/timing/timing.h) in timing mode, else NULL: every
+     * message sent (gcr_memsys_send) and every L1 lookup (l1org.h) is timed. */
+    struct gcr_timing *timing;
     struct gcr_traffic traffic;
     /* Memory ports of the L1 organisation (its L1 instances; num_sms until the
      * organisation is created). With several chips, port p sits on chip
@@ -55,6 +59,20 @@ void gcr_memsys_atomic(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_
 /* Kernel boundaries (multi-chip: SM-side LLC flush, per-kernel counters). */
 void gcr_memsys_kernel_begin(struct gcr_memsys *m);
 void gcr_memsys_kernel_end(struct gcr_memsys *m);
+
+/* Whether messages sent matter to anyone: the timing backend or an observer
+ * of GCR_EV_TRANSFER. Senders test it before working out a message. */
+static inline bool gcr_memsys_sends_messages(const struct gcr_memsys *m)
+{
+    return m->timing || gcr_bus_wants(m->bus, GCR_EV_TRANSFER);
+}
+/* One message on network net (gcreplay/analysis.h): timed by the timing
+ * backend, if any, then published to observers as GCR_EV_TRANSFER. sm and
+ * insn name the requester (for observers). Messages of one request are sent
+ * in the order they travel (src/timing/timing.h). */
+void gcr_memsys_send(struct gcr_memsys *m, enum gcr_net net, uint32_t from, uint32_t to,
+                     uint32_t bytes, bool downstream, uint32_t sm,
+                     const struct gcr_warp_insn *insn, uint64_t line);
 
 /* gcr_cache_prefetch for the L2 slice of line (single chip only: with
  * several chips the route depends on the requester; h->cache is then NULL). */

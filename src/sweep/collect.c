@@ -5,64 +5,28 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-/* ---- A growing text buffer ---------------------------------------------------------------- */
-
-struct text {
-    char *s;
-    size_t len, cap;
-    bool failed;
-};
-
-static void put(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(struct text *t, const char *fmt, ...)
-{
-    va_list ap;
-    for (;;) {
-        va_start(ap, fmt);
-        int n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            t->failed = true;
-            return;
-        }
-        if (t->s && t->len + (size_t)n < t->cap) {
-            t->len += (size_t)n;
-            return;
-        }
-        size_t cap = (t->cap ? 2 * t->cap : 4096) + (size_t)n;
-        char *s = realloc(t->s, cap);
-        if (!s) {
-            t->failed = true;
-            return;
-        }
-        t->s = s;
-        t->cap = cap;
-    }
-}
-
 /* One CSV field, RFC 4180: quoted when it holds a comma, a quote or a line end. */
-static void put_field(struct text *t, bool first, const char *v)
+static void put_field(struct sweep_text *t, bool first, const char *v)
 {
     if (!first)
-        put(t, ",");
+        sweep_put(t, ",");
     if (!strpbrk(v, ",\"\r\n")) {
-        put(t, "%s", v);
+        sweep_put(t, "%s", v);
         return;
     }
-    put(t, "\"");
+    sweep_put(t, "\"");
     for (const char *p = v; *p; p++) {
         if (*p == '"')
-            put(t, "\"\"");
+            sweep_put(t, "\"\"");
         else
-            put(t, "%c", *p);
+            sweep_put(t, "%c", *p);
     }
-    put(t, "\"");
+    sweep_put(t, "\"");
 }
 
 /* ---- The columns -------------------------------------------------------------------------- */
@@ -145,7 +109,7 @@ static void axis_text(const json_t *v, char *out, size_t cap)
     free(s);
 }
 
-static void put_head(struct text *t, const struct sweep_plan *p, bool kernels, bool failures)
+static void put_head(struct sweep_text *t, const struct sweep_plan *p, bool kernels, bool failures)
 {
     put_field(t, true, "trace");
     put_field(t, false, "variant");
@@ -163,10 +127,10 @@ static void put_head(struct text *t, const struct sweep_plan *p, bool kernels, b
         for (size_t i = 0; i < NCOLUMNS; i++)
             put_field(t, false, columns[i].name);
     }
-    put(t, "\r\n");
+    sweep_put(t, "\r\n");
 }
 
-static void put_pair(struct text *t, const struct sweep_plan *p, size_t tr, size_t v)
+static void put_pair(struct sweep_text *t, const struct sweep_plan *p, size_t tr, size_t v)
 {
     const struct sweep_variant *var = &p->variants[v];
     put_field(t, true, p->traces[tr].id);
@@ -179,19 +143,19 @@ static void put_pair(struct text *t, const struct sweep_plan *p, size_t tr, size
     }
 }
 
-static void put_period(struct text *t, const json_t *period, bool kernel)
+static void put_period(struct sweep_text *t, const json_t *period, bool kernel)
 {
     for (size_t i = 0; i < NCOLUMNS; i++) {
         char buf[256];
         field(&columns[i], period, kernel, buf, sizeof buf);
         put_field(t, false, buf);
     }
-    put(t, "\r\n");
+    sweep_put(t, "\r\n");
 }
 
 /* ---- The summary -------------------------------------------------------------------------- */
 
-static void put_number(struct text *t, const struct column *c, double v, int width)
+static void put_number(struct sweep_text *t, const struct column *c, double v, int width)
 {
     if (c->kind == K_INT) {
         /* Thousands separated: counts of millions are read, not parsed. */
@@ -204,9 +168,9 @@ static void put_number(struct text *t, const struct column *c, double v, int wid
             grouped[k++] = digits[i];
         }
         grouped[k] = '\0';
-        put(t, "%*s", width, grouped);
+        sweep_put(t, "%*s", width, grouped);
     } else {
-        put(t, "%*.4f", width, v);
+        sweep_put(t, "%*.4f", width, v);
     }
 }
 
@@ -226,14 +190,14 @@ static void learn_classes(int known[NCLASSES], const json_t *report)
     }
 }
 
-static void put_classes(struct text *t, const int known[NCLASSES])
+static void put_classes(struct sweep_text *t, const int known[NCLASSES])
 {
     int shown = 0;
     for (size_t i = 0; i < NCLASSES; i++)
         if (known[i] == 1)
-            put(t, "%s%s", shown++ ? ", " : "", class_names[i]);
+            sweep_put(t, "%s%s", shown++ ? ", " : "", class_names[i]);
     if (!shown)
-        put(t, "none");
+        sweep_put(t, "none");
 }
 
 int sweep_collect(const struct sweep_plan *p, const char *dir, char **summary,
@@ -259,12 +223,12 @@ int sweep_collect(const struct sweep_plan *p, const char *dir, char **summary,
             order[k - 1] = x;
         }
 
-    struct text sum = {0}, ker = {0}, fail = {0}, txt = {0};
+    struct sweep_text sum = {0}, ker = {0}, fail = {0}, txt = {0};
     put_head(&sum, p, false, false);
     put_head(&ker, p, true, false);
     put_head(&fail, p, false, true);
     size_t done = 0, failed = 0, pending = 0;
-    struct text ranks = {0}, failed_lines = {0}, matrix = {0};
+    struct sweep_text ranks = {0}, failed_lines = {0}, matrix = {0};
     /* Each variant's figure, for the table of changes from the baseline. */
     size_t pairs = p->ntraces * p->nvariants;
     double *figure = malloc((pairs ? pairs : 1) * sizeof *figure);
@@ -282,7 +246,7 @@ int sweep_collect(const struct sweep_plan *p, const char *dir, char **summary,
         vw = strlen(p->variants[i].id) > vw ? strlen(p->variants[i].id) : vw;
     idw = idw > 40 ? 40 : idw;
     vw = vw > 48 ? 48 : vw;
-    put(&ranks, "%-*s  %-*s  %*s  %*s  %9s  %11s  %s\n", (int)idw, "trace", (int)vw,
+    sweep_put(&ranks, "%-*s  %-*s  %*s  %*s  %9s  %11s  %s\n", (int)idw, "trace", (int)vw,
         "best variant", width, p->rank_by, width, "baseline", "change", "copies/line",
         "classes");
 
@@ -359,8 +323,8 @@ int sweep_collect(const struct sweep_plan *p, const char *dir, char **summary,
                 const char *msg = json_string_value(json_object_get(f, "message"));
                 put_field(&fail, false, code);
                 put_field(&fail, false, msg ? msg : "");
-                put(&fail, "\r\n");
-                put(&failed_lines, "  %s / %s: %s\n", tid, p->variants[v].id,
+                sweep_put(&fail, "\r\n");
+                sweep_put(&failed_lines, "  %s / %s: %s\n", tid, p->variants[v].id,
                     msg ? msg : "(no message)");
                 json_decref(f);
             } else {
@@ -371,76 +335,76 @@ int sweep_collect(const struct sweep_plan *p, const char *dir, char **summary,
         }
         if (rc != 0)
             break;
-        put(&ranks, "%-*s  ", (int)idw, tid);
+        sweep_put(&ranks, "%-*s  ", (int)idw, tid);
         if (isnan(best)) {
-            put(&ranks, "%-*s  %*s  %*s  %9s  ", (int)vw, "-", width, "-", width, "-", "-");
-            put(&ranks, "%11s  ", "-");
+            sweep_put(&ranks, "%-*s  %*s  %*s  %9s  ", (int)vw, "-", width, "-", width, "-", "-");
+            sweep_put(&ranks, "%11s  ", "-");
         } else {
-            put(&ranks, "%-*s  ", (int)vw, p->variants[best_v].id);
+            sweep_put(&ranks, "%-*s  ", (int)vw, p->variants[best_v].id);
             put_number(&ranks, rank, best, width);
-            put(&ranks, "  ");
+            sweep_put(&ranks, "  ");
             if (isnan(base)) {
-                put(&ranks, "%*s  %9s  ", width, "-", "-");
+                sweep_put(&ranks, "%*s  %9s  ", width, "-", "-");
             } else {
                 put_number(&ranks, rank, base, width);
                 if (base != 0)
-                    put(&ranks, "  %+8.1f%%  ", 100.0 * (best - base) / base);
+                    sweep_put(&ranks, "  %+8.1f%%  ", 100.0 * (best - base) / base);
                 else
-                    put(&ranks, "  %9s  ", best == 0 ? "0" : "-");
+                    sweep_put(&ranks, "  %9s  ", best == 0 ? "0" : "-");
             }
             if (isnan(copies))
-                put(&ranks, "%11s  ", "-");
+                sweep_put(&ranks, "%11s  ", "-");
             else
-                put(&ranks, "%11.2f  ", copies);
+                sweep_put(&ranks, "%11.2f  ", copies);
         }
         if (any_report)
             put_classes(&ranks, classes);
         else
-            put(&ranks, "-");
-        put(&ranks, "\n");
+            sweep_put(&ranks, "-");
+        sweep_put(&ranks, "\n");
     }
 
-    put(&txt, "gcreplay sweep: %zu trace%s x %zu variant%s = %zu runs: %zu done, %zu failed",
+    sweep_put(&txt, "gcreplay sweep: %zu trace%s x %zu variant%s = %zu runs: %zu done, %zu failed",
         p->ntraces, p->ntraces == 1 ? "" : "s", p->nvariants, p->nvariants == 1 ? "" : "s",
         p->ntraces * p->nvariants, done, failed);
     if (pending)
-        put(&txt, ", %zu not run", pending);
-    put(&txt, "\nranked by %s (%s is better); the baseline is %s; change = best vs baseline\n\n",
+        sweep_put(&txt, ", %zu not run", pending);
+    sweep_put(&txt, "\nranked by %s (%s is better); the baseline is %s; change = best vs baseline\n\n",
         p->rank_by, lower ? "lower" : "higher", p->nvariants ? p->variants[0].id : "-");
-    put(&txt, "%s", ranks.s ? ranks.s : "");
+    sweep_put(&txt, "%s", ranks.s ? ranks.s : "");
     /* Every variant beside the baseline: the change, trace by trace. */
     if (p->nvariants > 1) {
-        put(&matrix, "\n%s of each variant, change from the baseline (%%):\n%-*s", p->rank_by,
+        sweep_put(&matrix, "\n%s of each variant, change from the baseline (%%):\n%-*s", p->rank_by,
             (int)idw, "trace");
         for (size_t v = 0; v < p->nvariants; v++)
-            put(&matrix, "  %7s%zu", "v", v + 1);
-        put(&matrix, "\n");
+            sweep_put(&matrix, "  %7s%zu", "v", v + 1);
+        sweep_put(&matrix, "\n");
         for (size_t oi = 0; oi < p->ntraces; oi++) {
-            put(&matrix, "%-*s", (int)idw, p->traces[order[oi]].id);
+            sweep_put(&matrix, "%-*s", (int)idw, p->traces[order[oi]].id);
             double base = figure[oi * p->nvariants];
             for (size_t v = 0; v < p->nvariants; v++) {
                 double x = figure[oi * p->nvariants + v];
                 if (isnan(x) || isnan(base) || (base == 0 && x != 0))
-                    put(&matrix, "  %8s", "-");
+                    sweep_put(&matrix, "  %8s", "-");
                 else
-                    put(&matrix, "  %+8.1f", base == 0 ? 0.0 : 100.0 * (x - base) / base);
+                    sweep_put(&matrix, "  %+8.1f", base == 0 ? 0.0 : 100.0 * (x - base) / base);
             }
-            put(&matrix, "\n");
+            sweep_put(&matrix, "\n");
         }
-        put(&matrix, "\nvariants:\n");
+        sweep_put(&matrix, "\nvariants:\n");
         for (size_t v = 0; v < p->nvariants; v++)
-            put(&matrix, "  v%-3zu %s%s\n", v + 1, p->variants[v].id, v ? "" : " (baseline)");
-        put(&txt, "%s", matrix.s);
+            sweep_put(&matrix, "  v%-3zu %s%s\n", v + 1, p->variants[v].id, v ? "" : " (baseline)");
+        sweep_put(&txt, "%s", matrix.s);
     }
     if (failed)
-        put(&txt, "\nfailed (failures.csv):\n%s", failed_lines.s);
+        sweep_put(&txt, "\nfailed (failures.csv):\n%s", failed_lines.s);
     bool oom = sum.failed || ker.failed || fail.failed || txt.failed || ranks.failed ||
                failed_lines.failed || matrix.failed;
     if (rc == 0 && oom)
         rc = gcr_fail(err, GCR_E_NOMEM, "out of memory");
     static const char *const names[] = {"summary.csv", "kernels.csv", "failures.csv",
                                         "summary.txt"};
-    const struct text *texts[] = {&sum, &ker, &fail, &txt};
+    const struct sweep_text *texts[] = {&sum, &ker, &fail, &txt};
     for (size_t i = 0; i < 4 && rc == 0; i++) {
         char *path = sweep_path(dir, names[i], NULL, NULL);
         rc = path ? sweep_write_text(path, texts[i]->s, err)

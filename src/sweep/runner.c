@@ -88,6 +88,23 @@ int sweep_forget_stale(const struct sweep_plan *now, const struct sweep_plan *be
     return 0;
 }
 
+int sweep_write_variants(const struct sweep_plan *p, const char *dir, bool only_missing,
+                         struct gcr_err *err)
+{
+    char *variants = sweep_path(dir, "variants", NULL, NULL);
+    int rc = variants ? sweep_mkdir(variants, err) : gcr_fail(err, GCR_E_NOMEM, "out of memory");
+    for (size_t v = 0; v < p->nvariants && rc == 0; v++) {
+        char *cfg = sweep_path(variants, p->variants[v].id, NULL, ".json");
+        if (!cfg)
+            rc = gcr_fail(err, GCR_E_NOMEM, "out of memory");
+        else if (!only_missing || !exists(cfg))
+            rc = sweep_write_json(cfg, p->variants[v].effective, JSON_INDENT(2), err);
+        free(cfg);
+    }
+    free(variants);
+    return rc;
+}
+
 /* The last line the child wrote to standard error, without its "gcreplay: " prefix. */
 static char *last_message(int fd)
 {
@@ -214,7 +231,7 @@ static int by_size(const void *a, const void *b)
 }
 
 int sweep_run(const struct sweep_plan *p, const char *dir, const struct sweep_run_opts *o,
-              struct gcr_err *err)
+              struct sweep_run_counts *counts, struct gcr_err *err)
 {
     char self[4096];
     ssize_t sn = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -227,17 +244,18 @@ int sweep_run(const struct sweep_plan *p, const char *dir, const struct sweep_ru
     char *variants = sweep_path(dir, "variants", NULL, NULL);
     int rc = runs && variants ? 0 : gcr_fail(err, GCR_E_NOMEM, "out of memory");
     if (rc == 0)
-        rc = sweep_mkdir(runs, err) || sweep_mkdir(variants, err) ? -1 : 0;
-    for (size_t v = 0; v < p->nvariants && rc == 0; v++) {
-        char *cfg = sweep_path(variants, p->variants[v].id, NULL, ".json");
-        rc = cfg ? sweep_write_json(cfg, p->variants[v].effective, JSON_INDENT(2), err)
-                 : gcr_fail(err, GCR_E_NOMEM, "out of memory");
-        free(cfg);
-    }
+        rc = sweep_mkdir(runs, err) ? -1 : sweep_write_variants(p, dir, o->shards != 0, err);
     size_t total = p->ntraces * p->nvariants, njobs = 0;
     struct job *jobs = rc == 0 ? calloc(total ? total : 1, sizeof *jobs) : NULL;
-    if (rc == 0 && !jobs)
+    unsigned *shard_of = rc == 0 && o->shards ? malloc((total ? total : 1) * sizeof *shard_of)
+                                              : NULL;
+    if (rc == 0 && (!jobs || (o->shards && !shard_of)))
         rc = gcr_fail(err, GCR_E_NOMEM, "out of memory");
+    if (rc == 0 && o->shards)
+        rc = sweep_shard_partition(p, o->shards, shard_of, err);
+    size_t mine = o->shards ? 0 : total; /* the pairs this call is for */
+    for (size_t i = 0; o->shards && rc == 0 && i < total; i++)
+        mine += shard_of[i] == o->shard;
     for (size_t t = 0; t < p->ntraces && rc == 0; t++) {
         char *tdir = sweep_path(runs, p->traces[t].id, NULL, NULL);
         if (!tdir || sweep_mkdir(tdir, err) != 0) {
@@ -246,6 +264,8 @@ int sweep_run(const struct sweep_plan *p, const char *dir, const struct sweep_ru
             break;
         }
         for (size_t v = 0; v < p->nvariants && rc == 0; v++) {
+            if (o->shards && shard_of[t * p->nvariants + v] != o->shard)
+                continue; /* another shard's */
             struct job *j = &jobs[njobs];
             const char *id = p->variants[v].id;
             j->trace = t;
@@ -271,9 +291,11 @@ int sweep_run(const struct sweep_plan *p, const char *dir, const struct sweep_ru
     /* A second thread per replay only while the CPUs are not all taken by replays. */
     unsigned cpus = (unsigned)gcr_cpus_usable();
     bool thread = o->jobs < cpus;
-    size_t next = 0, running = 0, finished = total - njobs, failed = 0;
+    size_t next = 0, running = 0, finished = mine - njobs, failed = 0;
     double t0 = now_s();
-    progress(o->progress && rc == 0, finished, total, failed, running, t0);
+    if (counts)
+        *counts = (struct sweep_run_counts){.pairs = mine, .done_before = mine - njobs};
+    progress(o->progress && rc == 0, finished, mine, failed, running, t0);
     while (rc == 0 && (next < njobs || running)) {
         while (next < njobs && running < o->jobs) {
             struct job *j = &jobs[next++];
@@ -312,16 +334,21 @@ int sweep_run(const struct sweep_plan *p, const char *dir, const struct sweep_ru
             close(j->messages);
             break;
         }
-        progress(o->progress, finished, total, failed, running, t0);
+        progress(o->progress, finished, mine, failed, running, t0);
     }
     /* Only when the sweep itself failed can replays still run: let them finish. */
     while (running && waitpid(-1, NULL, 0) > 0)
         running--;
     if (o->progress && rc == 0)
         fputs("\r\033[K", stderr);
+    if (counts) {
+        counts->replayed = finished - counts->done_before - failed;
+        counts->failed = failed;
+    }
     for (size_t k = 0; k < njobs; k++)
         job_free(&jobs[k]);
     free(jobs);
+    free(shard_of);
     free(runs);
     free(variants);
     return rc == 0 ? (int)failed : -1;

@@ -208,14 +208,8 @@ struct gcr_timing {
     uint64_t run_warp_insns;
 };
 
-struct gcr_timing *gcr_timing_of(void *observer_self)
+void gcr_timing_destroy(struct gcr_timing *t)
 {
-    return observer_self;
-}
-
-static void timing_destroy(void *self)
-{
-    struct gcr_timing *t = self;
     if (!t)
         return;
     for (int c = 0; c < RC_COUNT; c++)
@@ -269,10 +263,9 @@ static int chip_links_init(struct gcr_timing *t)
     return 0;
 }
 
-static int timing_create(void **self, const json_t *options, const struct gcr_sim_info *info,
-                         struct gcr_err *err)
+int gcr_timing_create(struct gcr_timing **out, const struct gcr_sim_info *info,
+                      struct gcr_err *err)
 {
-    (void)options;
     struct gcr_timing *t = calloc(1, sizeof *t);
     if (!t)
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
@@ -305,7 +298,7 @@ static int timing_create(void **self, const json_t *options, const struct gcr_si
     t->bank_free = calloc((size_t)channels * tc->dram_banks, sizeof *t->bank_free);
     bad = bad || class_init(t, RC_L1_TAGS, t->nl1, 1, tc->core_mhz);
     if (bad || !t->sm || !t->open_row || !t->bank_free) {
-        timing_destroy(t);
+        gcr_timing_destroy(t);
         return gcr_fail(err, GCR_E_NOMEM, "out of memory for the timing model");
     }
     for (size_t i = 0; i < (size_t)channels * tc->dram_banks; i++)
@@ -317,13 +310,13 @@ static int timing_create(void **self, const json_t *options, const struct gcr_si
             t->sm[s].amt = calloc((tc->vws_amt_entries + 63) / 64, sizeof(uint64_t));
         if (!t->sm[s].mshr || !t->sm[s].pend ||
             (t->cfg->warp_policy == GCR_WARP_VWS && !t->sm[s].amt)) {
-            timing_destroy(t);
+            gcr_timing_destroy(t);
             return gcr_fail(err, GCR_E_NOMEM, "out of memory for the timing model");
         }
         for (uint32_t i = 0; i < pend; i++)
             t->sm[s].pend[i].key = UINT64_MAX;
     }
-    *self = t;
+    *out = t;
     return 0;
 }
 
@@ -408,29 +401,31 @@ static double dram_access(struct gcr_timing *t, uint32_t slice, uint64_t line, d
     return serve(&t->cls[RC_DRAM].r[ch], arrive, bytes);
 }
 
-/* ------------------------------------------------------------- events */
+/* ------------------------------------------------------------- messages */
 
 static bool waits_for_data(const struct gcr_timing *t)
 {
     return t->op == GCR_OP_LOAD || t->op == GCR_OP_ATOMIC;
 }
 
-static void on_l1_access(struct gcr_timing *t, const struct gcr_event *ev)
+void gcr_timing_l1_lookup(struct gcr_timing *t, uint32_t unit, uint64_t line, uint32_t sectors,
+                          bool is_write, enum gcr_outcome outcome)
 {
     close_miss(t);
     if (!t->in_insn)
         return;
     double start = t->core_l1_start ? t->req_t : t->t_issue;
     t->core_l1_start = false;
-    uint32_t unit = ev->unit < t->nl1 ? ev->unit : 0;
+    if (unit >= t->nl1)
+        unit = 0;
     /* one request per cycle at each L1's tag port */
     start = serve(&t->cls[RC_L1_TAGS].r[unit], start, 1) - 1;
     t->insn_accesses++;
     uint64_t *amt = t->sm[t->sm_id].amt;
-    if (amt && !ev->is_write && ev->access->outcome != GCR_HIT) {
+    if (amt && !is_write && outcome != GCR_HIT) {
         /* VWS: a read miss to an address not yet in the table counts once
          * toward the warp's working set (aliasing tolerated, as proposed). */
-        uint64_t i = (ev->line_addr / t->cfg->line_bytes) % t->tc->vws_amt_entries;
+        uint64_t i = (line / t->cfg->line_bytes) % t->tc->vws_amt_entries;
         if (!(amt[i / 64] >> (i % 64) & 1)) {
             amt[i / 64] |= 1ull << (i % 64);
             t->insn_new_misses++;
@@ -441,10 +436,10 @@ static void on_l1_access(struct gcr_timing *t, const struct gcr_event *ev)
     t->req_leave = done;
     t->chain_t = done; /* a new request: nothing of the previous one carries over */
     t->at_l2 = false;
-    if (ev->is_write)
+    if (is_write)
         return;
-    uint64_t key = pend_key(t, ev->line_addr, ev->sector_mask);
-    if (ev->access->outcome == GCR_HIT) {
+    uint64_t key = pend_key(t, line, sectors);
+    if (outcome == GCR_HIT) {
         const struct pending *p = pend_slot(t, t->sm_id, key);
         if (p->key == key && p->ready > done) {
             done = p->ready; /* merged with the miss in flight */
@@ -469,19 +464,20 @@ static void on_l1_access(struct gcr_timing *t, const struct gcr_event *ev)
     t->miss_ready = done;
 }
 
-static void on_transfer(struct gcr_timing *t, const struct gcr_event *ev)
+void gcr_timing_send(struct gcr_timing *t, enum gcr_net net, uint32_t from, uint32_t to,
+                     uint32_t bytes, bool downstream, uint64_t line)
 {
     const struct gcr_timing_config *tc = t->tc;
-    uint32_t msg = ev->bytes + tc->header_bytes;
+    uint32_t msg = bytes + tc->header_bytes;
     double base = t->in_insn ? t->req_t : t->now;
-    switch (ev->net) {
+    switch (net) {
     case GCR_NET_L2:
-        if (ev->downstream) {
+        if (downstream) {
             struct res_class_state *in = &t->cls[RC_SM_INJECT];
-            double x = serve(&in->r[ev->from % in->n], base, msg) + tc->noc_latency;
-            x = serve(&t->cls[RC_SLICE_IN].r[ev->to], x, msg);
-            if (ev->bytes)
-                x = serve(&t->cls[RC_L2].r[ev->to], x, ev->bytes);
+            double x = serve(&in->r[from % in->n], base, msg) + tc->noc_latency;
+            x = serve(&t->cls[RC_SLICE_IN].r[to], x, msg);
+            if (bytes)
+                x = serve(&t->cls[RC_L2].r[to], x, bytes);
             t->chain_t = x + tc->l2_latency;
             t->chain_dram = false;
             t->at_l2 = true;
@@ -490,10 +486,10 @@ static void on_transfer(struct gcr_timing *t, const struct gcr_event *ev)
              * leaves from where this one did, not after its hops. */
             t->req_t = t->req_leave;
         } else {
-            double x = serve(&t->cls[RC_L2].r[ev->from], t->chain_t, ev->bytes);
-            x = serve(&t->cls[RC_SLICE_OUT].r[ev->from], x, msg);
+            double x = serve(&t->cls[RC_L2].r[from], t->chain_t, bytes);
+            x = serve(&t->cls[RC_SLICE_OUT].r[from], x, msg);
             struct res_class_state *out = &t->cls[RC_SM_EJECT];
-            x = serve(&out->r[ev->to % out->n], x, msg) + tc->noc_latency;
+            x = serve(&out->r[to % out->n], x, msg) + tc->noc_latency;
             t->chain_t = x;
             t->at_l2 = false;
             if (!t->in_insn)
@@ -508,45 +504,45 @@ static void on_transfer(struct gcr_timing *t, const struct gcr_event *ev)
         }
         break;
     case GCR_NET_DRAM:
-        if (ev->downstream) {
-            if (ev->bytes) /* written data occupies the channel; nobody waits for it */
-                dram_access(t, ev->from, ev->line_addr, t->chain_t, ev->bytes);
+        if (downstream) {
+            if (bytes) /* written data occupies the channel; nobody waits for it */
+                dram_access(t, from, line, t->chain_t, bytes);
         } else {
-            t->chain_t = dram_access(t, ev->from, ev->line_addr, t->chain_t, ev->bytes) +
+            t->chain_t = dram_access(t, from, line, t->chain_t, bytes) +
                          tc->dram_latency;
             t->chain_dram = true;
         }
         break;
     case GCR_NET_CORE_L1: {
         struct res_class_state *c = &t->cls[RC_CORE_L1];
-        if (ev->downstream) {
-            t->req_t = serve(&c->r[ev->to % c->n], t->in_insn ? t->t_issue : t->now, msg) +
+        if (downstream) {
+            t->req_t = serve(&c->r[to % c->n], t->in_insn ? t->t_issue : t->now, msg) +
                        tc->noc_latency;
             t->chain_t = t->req_t;
             t->core_l1_start = true;
         } else {
             double from = t->chain_t > t->req_t ? t->chain_t : t->req_t;
             c = &t->cls[RC_CORE_L1_UP];
-            t->chain_t = serve(&c->r[ev->to % c->n], from, msg) + tc->noc_latency;
+            t->chain_t = serve(&c->r[to % c->n], from, msg) + tc->noc_latency;
             if (t->in_insn && waits_for_data(t) && t->chain_t > t->completion)
                 t->completion = t->chain_t;
         }
         break;
     }
     case GCR_NET_CHIP_LINK: {
-        struct res_class_state *links = &t->cls[ev->downstream ? RC_CHIP_LINK
+        struct res_class_state *links = &t->cls[downstream ? RC_CHIP_LINK
                                                                : RC_CHIP_LINK_REPLY];
-        struct res *link = &links->r[ev->from % links->n];
+        struct res *link = &links->r[from % links->n];
         /* A request hop before any slice (memory-side: to the home chip's
          * slice, published before the slice is) delays the slice; one after
          * the requester's slice (SM-side: a miss going on to the home chip's
          * memory) delays the memory access. Written data leaving a slice for
          * its home memory occupies the link but nobody waits for it. */
-        if (ev->downstream && !t->at_l2) {
+        if (downstream && !t->at_l2) {
             t->req_t = serve(link, base, msg) + tc->noc_latency;
-        } else if (ev->downstream && ev->bytes) {
+        } else if (downstream && bytes) {
             serve(link, t->chain_t, msg);
-        } else if (ev->downstream) {
+        } else if (downstream) {
             t->chain_t = serve(link, t->chain_t, msg) + tc->noc_latency;
         } else {
             t->chain_t = serve(link, t->chain_t, msg) + tc->noc_latency;
@@ -556,15 +552,6 @@ static void on_transfer(struct gcr_timing *t, const struct gcr_event *ev)
         break;
     }
     }
-}
-
-static void timing_on_event(void *self, const struct gcr_event *ev)
-{
-    struct gcr_timing *t = self;
-    if (ev->kind == GCR_EV_L1_ACCESS)
-        on_l1_access(t, ev);
-    else if (ev->kind == GCR_EV_TRANSFER)
-        on_transfer(t, ev);
 }
 
 /* ------------------------------------------------------------- instructions */
@@ -737,13 +724,3 @@ json_t *gcr_timing_report_total(struct gcr_timing *t)
     return period(t, t->now, t->run_warp_insns, false);
 }
 
-const struct gcr_analysis_ops gcr_timing_observer = {
-    .name = "timing",
-    .summary = "the timing backend (src/timing)",
-    .subscribe = GCR_EV_L1_ACCESS | GCR_EV_TRANSFER,
-    .create = timing_create,
-    .on_event = timing_on_event,
-    .report_kernel = NULL,
-    .report_total = NULL,
-    .destroy = timing_destroy,
-};

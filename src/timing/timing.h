@@ -1,32 +1,44 @@
-/* The reduced timing backend: turns the message chain of each executed
- * instruction into a completion cycle through bandwidth-limited resources.
+/* The reduced timing backend: turns the messages of each executed instruction
+ * into a completion cycle through bandwidth-limited resources.
  *
- * The functional replay stays the single source of cache behaviour. When an
- * instruction issues, the engine calls gcr_timing_insn_begin, executes it
- * functionally (the L1 organisation and the memory system publish
- * GCR_EV_L1_ACCESS and GCR_EV_TRANSFER events, which reach the model through
- * gcr_timing_observer on the event bus), then asks gcr_timing_insn_end when
- * the warp may issue again. The model, its latencies and rates and its known
- * sources of error are described in src/timing/README.md. */
+ * The functional replay stays the single source of cache behaviour; the
+ * timing backend only times it. When an instruction issues, the timed issue
+ * driver (timed.c) calls gcr_timing_insn_begin and executes it functionally.
+ * Where the L1 organisation looks a request up in an L1, it calls
+ * gcr_timing_l1_lookup; where it or the memory system sends a message on a
+ * network, it calls gcr_timing_send (through the helpers of
+ * src/replay/l1org.h and memsys.c, which also publish the matching events to
+ * observers). The driver then asks gcr_timing_insn_end when the warp may issue
+ * again. The model, its latencies and rates and its known sources of error
+ * are described in src/timing/README.md.
+ *
+ * The calls of one instruction follow its requests, each in the order its
+ * messages flow: for each request, its core-to-L1 message (if the L1 is
+ * remote), its L1 lookup, then what the lookup sends below (request to the L2
+ * slice, DRAM, the reply back up), then the next request. The backend
+ * chains each message after the previous one of the same request; the
+ * organisation contract (src/replay/l1org.h) states this obligation and
+ * tests/unit/replay/message_order.c checks it for every organisation. */
 #ifndef GCREPLAY_TIMING_TIMING_H
 #define GCREPLAY_TIMING_TIMING_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "gcreplay/analysis.h"
+#include "gcreplay/cache.h"
 #include "gcreplay/config.h"
 #include "gcreplay/error.h"
 #include "gcreplay/record.h"
 
 struct gcr_timing;
 
-/* The bus subscriber: create() takes the sim info (options unused). Reports
- * go through gcr_timing_report, not through the analyses section. */
-extern const struct gcr_analysis_ops gcr_timing_observer;
-
-/* The model behind an observer created by gcr_timing_observer.create. */
-struct gcr_timing *gcr_timing_of(void *observer_self);
+/* The model of the GPU info->config describes (its timing section); reports
+ * go into each kernel's and the run's "timing" section, not "analyses". */
+int gcr_timing_create(struct gcr_timing **out, const struct gcr_sim_info *info,
+                      struct gcr_err *err);
+void gcr_timing_destroy(struct gcr_timing *t);
 
 /* A kernel starts: returns the cycle of its first possible issue (the end of
  * the previous kernel plus the launch latency). */
@@ -43,6 +55,19 @@ void gcr_timing_insn_begin(struct gcr_timing *t, uint32_t sm, double now, enum g
                            enum gcr_space space, uint32_t lane_bytes);
 /* The cycle at which the warp may issue its next instruction. */
 double gcr_timing_insn_end(struct gcr_timing *t);
+
+/* A request reaches the tags of L1 instance `unit` (sectors of line; a store
+ * when is_write) with the given outcome. The lookup takes the instance's tag
+ * port for a cycle; a read miss takes one of the requesting SM's MSHRs until
+ * its data arrives, and a hit on a line still in flight waits for it. */
+void gcr_timing_l1_lookup(struct gcr_timing *t, uint32_t unit, uint64_t line, uint32_t sectors,
+                          bool is_write, enum gcr_outcome outcome);
+/* A message of `bytes` data bytes (plus timing.header_bytes) goes from `from`
+ * to `to` on network `net` (gcreplay/analysis.h: endpoints per network), as
+ * a request (downstream) or a reply, for line. It occupies the resources on
+ * its way and moves the current request's time on. */
+void gcr_timing_send(struct gcr_timing *t, enum gcr_net net, uint32_t from, uint32_t to,
+                     uint32_t bytes, bool downstream, uint64_t line);
 
 /* VWS (scheduling.warp_policy "vws"): the instruction just executed made
  * `accesses` L1 accesses, `new_misses` of them read misses to an address the

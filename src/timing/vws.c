@@ -1,7 +1,11 @@
-/* IWL throttling of the versatile warp scheduler (seed 004, Eq 4.1-4.6). */
+/* The versatile warp scheduler (seed 004): IWL throttling (Eq 4.1-4.6) and the
+ * two-level scheduler that uses it (timed only). */
 #include "timing/vws.h"
 
 #include <math.h>
+
+#include "replay/engine.h"
+#include "timing/timing.h"
 
 void gcr_vws_kernel_begin(struct gcr_vws_sm *v, uint64_t warps_per_sm, double alpha)
 {
@@ -36,3 +40,114 @@ bool gcr_vws_warp_done(struct gcr_vws_sm *v, uint32_t misses, uint32_t accesses,
     }
     return v->finished % v->n_pred == 0;
 }
+
+/* ------------------------------------------------------------- the scheduler */
+
+/* VWS (seed 004, src/timing/README.md): IWL allows the oldest n_act warps
+ * (IntraCL: contiguous slots, so the fewest CTAs); of those, at most
+ * level1_warps form the first level of a two-level scheduler, issued
+ * greedy-then-oldest. A first-level warp that waits on memory is demoted;
+ * the warp promoted in its place belongs, by priority, to a CTA already in
+ * the first level, to its predecessor CTA, to its successor, else is the
+ * oldest (InterCL). */
+static uint32_t vws_pick_ready(struct gcr_replay *rp, struct sm *sm, double now, uint32_t max,
+                               uint32_t *picks, double *next_ready)
+{
+    uint32_t n = sm->nactive;
+    uint32_t nact = sm->vws.n_act < n ? sm->vws.n_act : n;
+    uint32_t cap = rp->cfg->timing.vws_level1_warps, in1 = 0;
+    uint32_t lo = UINT32_MAX, hi = 0; /* CTA ids present in the first level */
+    for (uint32_t i = 0; i < n; i++) {
+        struct warp *w = sm->active[i];
+        if (w->sched.level1 && (i >= nact || (w->sched.mem_wait && w->sched.ready_at > now)))
+            w->sched.level1 = false;
+        if (w->sched.level1) {
+            in1++;
+            lo = w->cta->id < lo ? w->cta->id : lo;
+            hi = w->cta->id > hi ? w->cta->id : hi;
+        }
+    }
+    while (in1 < cap) {
+        uint32_t best = UINT32_MAX, best_rank = 4;
+        for (uint32_t i = 0; i < nact && best_rank > 0; i++) {
+            struct warp *w = sm->active[i];
+            if (w->sched.level1 || (w->sched.mem_wait && w->sched.ready_at > now))
+                continue;
+            uint32_t id = w->cta->id, rank = 3;
+            if (in1 && id >= lo && id <= hi)
+                rank = 0; /* first-level CTAs are consecutive ids: lo..hi */
+            else if (in1 && id + 1 == lo)
+                rank = 1;
+            else if (in1 && id == hi + 1)
+                rank = 2;
+            if (rank < best_rank) {
+                best_rank = rank;
+                best = i;
+            }
+        }
+        if (best == UINT32_MAX)
+            break;
+        struct warp *w = sm->active[best];
+        w->sched.level1 = true;
+        in1++;
+        lo = w->cta->id < lo ? w->cta->id : lo;
+        hi = w->cta->id > hi ? w->cta->id : hi;
+    }
+    /* GTO inside the first level. The SM's next event: a first-level warp
+     * becoming ready or, while the level has room, any allowed warp. */
+    uint32_t got = 0, cur = UINT32_MAX;
+    double next = INFINITY;
+    for (uint32_t i = 0; i < nact; i++)
+        if (sm->active[i] == sm->current && sm->active[i]->sched.level1 &&
+            sm->active[i]->sched.ready_at <= now) {
+            cur = i;
+            picks[got++] = i;
+        }
+    for (uint32_t i = 0; i < nact; i++) {
+        struct warp *w = sm->active[i];
+        if (i == cur)
+            continue;
+        if (w->sched.level1 && w->sched.ready_at <= now && got < max)
+            picks[got++] = i;
+        else if ((w->sched.level1 || in1 < cap) && w->sched.ready_at < next)
+            next = w->sched.ready_at;
+    }
+    /* A picked warp that goes to memory is demoted at once, and a second-level
+     * warp may take its place next cycle. */
+    rp->vws_spare = in1 == cap && nact > cap;
+    *next_ready = next > now ? next : now + 1;
+    return got;
+}
+
+/* After a memory instruction: the warp's saturating counters, and whether it
+ * now waits on memory beyond an L1 hit. */
+static void vws_after_memory(struct gcr_replay *rp, struct sm *sm, struct warp *w, double now,
+                             double *next)
+{
+    (void)sm;
+    uint32_t acc, miss;
+    gcr_timing_insn_l1_counts(rp->timing, &acc, &miss);
+    struct gcr_warp_sched_state *st = &w->sched;
+    st->vws_accesses = st->vws_accesses + acc > GCR_VWS_COUNTER_MAX ? GCR_VWS_COUNTER_MAX
+                                                                    : st->vws_accesses + acc;
+    st->vws_misses = st->vws_misses + miss > GCR_VWS_COUNTER_MAX ? GCR_VWS_COUNTER_MAX
+                                                                 : st->vws_misses + miss;
+    st->mem_wait = st->ready_at > now + rp->cfg->timing.l1_latency;
+    if (st->mem_wait && rp->vws_spare)
+        *next = now + 1;
+}
+
+static void vws_warp_finished(struct gcr_replay *rp, uint32_t s, const struct warp *w)
+{
+    if (gcr_vws_warp_done(&rp->sms[s].vws, w->sched.vws_misses, w->sched.vws_accesses,
+                          rp->cfg->timing.vws_beta, rp->l1_blocks))
+        gcr_timing_amt_clear(rp->timing, s);
+}
+
+const struct gcr_warp_sched gcr_sched_vws = {
+    .policy = GCR_WARP_VWS,
+    .name = "vws",
+    .pick_ready = vws_pick_ready,
+    .after_memory = vws_after_memory,
+    .warp_finished = vws_warp_finished,
+};

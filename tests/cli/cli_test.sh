@@ -78,7 +78,8 @@ readme)
   done < <(grep -E '^\$ gcreplay ' README.md)
   [ "$n" -ge 5 ] || fail "README has only $n runnable examples"
   # Where a block of one command is followed at once by a block of output, the output is
-  # what the command prints (standard output and error, in a scratch folder of its own).
+  # what the command prints (standard output and error, in a scratch folder of its own, shown
+  # as /home/me/gcreplay).
   python3 - README.md "$work" <<'PY' >"$work/shown.tsv" || fail "README: reading the shown outputs"
 import re, sys
 text, work = open(sys.argv[1]).read(), sys.argv[2]
@@ -91,6 +92,8 @@ PY
     shown=$((shown + 1))
     rm -rf "$work/shown" && mkdir "$work/shown" && ln -s "$SRC/examples" "$work/shown/examples"
     (cd "$work/shown" && eval "\"$GCR\" $cmd") >"$work/got" 2>&1 || fail "gcreplay $cmd"
+    # Absolute paths the command prints show as the README's reader's folder.
+    sed -i "s#$work/shown#/home/me/gcreplay#g" "$work/got"
     cp "$work/want.$i" "$work/want"
     cmp -s "$work/got" "$work/want" ||
       { fail "README shows another output than gcreplay $cmd prints"; diff "$work/want" "$work/got" >&2; }
@@ -513,6 +516,58 @@ PY
   done
   expect_exit 0 "$GCR" sweep $(sweep_args "$work/s7" 2)
   [ "$(find "$work/s7/runs" -name '*.json' | wc -l)" -eq 20 ] || fail "the resumed sweep is incomplete"
+  # In shards, as the tasks of a Slurm job array run it (--shard I/K DIR, from the plan in
+  # DIR): the same bytes as one local sweep. --no-submit writes the job scripts and prints
+  # the commands that submit them; the collect step says what is missing until every shard
+  # has run.
+  expect_exit 0 "$GCR" sweep $(sweep_args "$work/s8" 2) --slurm --no-submit --shards 3 \
+    --max-running 2 --slurm-opt=--partition=gpu
+  contains "$work/out" "20 pairs in 3 shards, job array 0-2%2, not submitted; submit with:"
+  contains "$work/out" "array=\$(sbatch --parsable '$work/s8/slurm/sweep.sbatch')"
+  contains "$work/out" "sbatch --dependency=afterany:\"\${array%%;*}\" '$work/s8/slurm/collect.sbatch'"
+  for f in sweep collect; do
+    bash -n "$work/s8/slurm/$f.sbatch" || fail "$f.sbatch is not a shell script"
+    grep -qx '#SBATCH --partition=gpu' "$work/s8/slurm/$f.sbatch" || fail "$f.sbatch lacks --slurm-opt"
+  done
+  grep -qx '#SBATCH --array=0-2%2' "$work/s8/slurm/sweep.sbatch" || fail "sweep.sbatch: no array 0-2%2"
+  grep -qx '#SBATCH --cpus-per-task=2' "$work/s8/slurm/sweep.sbatch" || fail "sweep.sbatch: -j 2 is not --cpus-per-task=2"
+  contains "$work/s8/slurm/sweep.sbatch" "exec '$GCR' sweep --shard \"\$SLURM_ARRAY_TASK_ID/3\" -j \"\${SLURM_CPUS_PER_TASK:-1}\" '$work/s8'"
+  contains "$work/s8/slurm/collect.sbatch" "exec '$GCR' sweep --collect '$work/s8'"
+  expect_exit 0 "$GCR" sweep --status "$work/s8"
+  contains "$work/out" "20 pairs: 0 done, 0 failed, 0 running, 20 pending"
+  contains "$work/out" "no job id known"
+  expect_exit 0 "$GCR" sweep --shard 0/3 -j 2 "$work/s8"
+  contains "$work/out" "gcreplay sweep: shard 0/3 of $work/s8 on "
+  expect_exit 0 "$GCR" sweep --shard 2/3 -q "$work/s8"
+  expect_exit 1 "$GCR" sweep --collect "$work/s8"
+  contains "$work/err" "shard 1 of 3 left no marker ($work/s8/slurm/shards/1.json): it never started"
+  contains "$work/err" "pairs not run"
+  expect_exit 2 "$GCR" sweep --shard 1/4 "$work/s8"
+  contains "$work/err" "was split into 3 shards (slurm/submission.json)"
+  expect_exit 0 "$GCR" sweep --shard 1/3 "$work/s8"
+  expect_exit 0 "$GCR" sweep --shard 1/3 "$work/s8"
+  contains "$work/out" "pairs: 7 done before, 0 replayed, 0 failed"
+  expect_exit 0 "$GCR" sweep --collect "$work/s8"
+  for f in summary.csv kernels.csv failures.csv summary.txt; do
+    cmp -s "$work/s7/$f" "$work/s8/$f" || fail "sweep in shards: $f differs from one local sweep's"
+  done
+  expect_exit 0 "$GCR" sweep --status "$work/s8" --json
+  python3 - "$work/out" <<'PY' || fail "sweep --status --json"
+import json, sys
+st = json.load(open(sys.argv[1]))
+assert st["pairs"] == {"pairs": 20, "done": 20, "failed": 0, "running": 0, "pending": 0}, st
+shards = st["slurm"]["shard_states"]
+assert [s["shard"] for s in shards] == [0, 1, 2]
+assert sum(s["pairs"]["pairs"] for s in shards) == 20 and all(s["pairs"]["done"] == s["pairs"]["pairs"] for s in shards)
+assert max(s["pairs"]["pairs"] for s in shards) - min(s["pairs"]["pairs"] for s in shards) <= 2, shards
+assert all(s["marker"]["finished"] and s["marker"]["failed"] == 0 for s in shards), shards
+PY
+  expect_exit 0 "$GCR" sweep $(sweep_args "$work/s8" 2) --slurm
+  contains "$work/out" "every pair of $work/s8 is done: nothing to submit"
+  # Submitting needs sbatch.
+  mkdir "$work/nobin"
+  PATH=$work/nobin expect_exit 1 "$GCR" sweep $(sweep_args "$work/s9" 2) --slurm
+  contains "$work/err" "sbatch could not be run: is Slurm installed here, with sbatch on the PATH?"
   # What is refused.
   expect_exit 2 "$GCR" sweep -c "$work/volta80.json" -o "$work/s5" --rank-by speed "$work/traces"
   contains "$work/err" "--rank-by speed: not a metric that ranks"
@@ -596,6 +651,120 @@ HTML
   contains "$work/err" "not a sweep's folder"
   expect_exit 2 "$GCR" plot -o "$work/r.json" "$work/r.json"
   contains "$work/err" "exists and is not a folder"
+  ;;
+slurm)
+  # gcreplay sweep --slurm against a real Slurm: a one-node cluster on this machine
+  # (tests/cli/slurm_local.sh) runs the sweep as a job array of 3 shards, one of which is
+  # cancelled halfway; submitted again, the sweep completes, replaying only what was not
+  # done, and the collected tables are the bytes a local `sweep -j 2` writes. If Slurm
+  # cannot start here, the case fails and says why.
+  source tests/cli/slurm_local.sh
+  trap 'slurm_down; rm -rf "$work"' EXIT
+  slurm_up "$work/cluster" || { echo "FAIL: Slurm could not start on this machine (above)" >&2; exit 1; }
+  mkdir "$work/traces"
+  for t in bfs_csr histogram256 jacobi2d sgemm_tiled stream_triad; do
+    cp -r "../shared/traces/accelsim/$t" "$work/traces/"
+  done
+  cp examples/traces/*.txt "$work/traces/"
+  sweep_args() { # DIR: 8 traces x 4 variants, with the timing backend (slower pairs)
+    echo -q --timing --set 'analyses.replication={}' --vary l1d.ways=256,64 \
+      -c examples/configs/volta80.json -c examples/configs/volta80-shared.json -o "$1" "$work/traces"
+  }
+  slurm_args="--slurm --shards 3 --max-running 2 -j 1 --slurm-opt=--partition=debug --slurm-opt=--time=10:00"
+  expect_exit 0 "$GCR" sweep $(sweep_args "$work/local") -j 2
+  expect_exit 0 "$GCR" sweep $slurm_args $(sweep_args "$work/sw")
+  contains "$work/out" "32 pairs in 3 shards: submitted job array"
+  array=$(sed -n 's/.*submitted job array \([0-9]*\) .*/\1/p' "$work/out")
+  collect=$(sed -n 's/.* collect job \([0-9]*\) after it/\1/p' "$work/out")
+  [ -n "$array" ] && [ -n "$collect" ] || { fail "no job ids in: $(cat "$work/out")"; exit 1; }
+  grep -qx '#SBATCH --array=0-2%2' "$work/sw/slurm/sweep.sbatch" || fail "sweep.sbatch lacks the array 0-2%2"
+  grep -qx '#SBATCH --partition=debug' "$work/sw/slurm/collect.sbatch" || fail "collect.sbatch lacks --slurm-opt"
+
+  # wait_gone SECONDS JOB...: until squeue lists none of them, or fail saying where it stands.
+  wait_gone() {
+    local limit=$1; shift
+    local ids; ids=$(IFS=,; echo "$*")
+    slurm_wait_for "$limit" slurm_jobs_gone "$ids" && return 0
+    fail "jobs $ids still in the queue after $limit s:"
+    squeue -j "$ids" >&2
+    "$GCR" sweep --status "$work/sw" >&2
+    slurm_fail "(the cluster's logs)"
+    exit 1
+  }
+  # A shard's task is cancelled halfway: the first seen running with a pair done and at
+  # least three to go.
+  victim=
+  deadline=$((SECONDS + 120))
+  while [ "$SECONDS" -lt "$deadline" ]; do
+    "$GCR" sweep --status "$work/sw" --json >"$work/status.json" 2>/dev/null
+    victim=$(python3 - "$work/status.json" <<'PY'
+import json, sys
+st = json.load(open(sys.argv[1]))
+for s in st["slurm"]["shard_states"]:
+    p = s["pairs"]
+    if s["state"] == "RUNNING" and p["done"] >= 1 and p["pending"] + p["running"] >= 3:
+        print(s["shard"])
+        break
+PY
+)
+    [ -n "$victim" ] && break
+    slurm_jobs_gone "$array" && break
+    sleep 0.1
+  done
+  [ -n "$victim" ] ||
+    { fail "no shard was seen halfway in 120 s (they ran too fast to cancel one, or never ran)"
+      "$GCR" sweep --status "$work/sw" >&2; exit 1; }
+  scancel "${array}_$victim"
+  wait_gone 120 "$array" "$collect"
+  "$GCR" sweep --status "$work/sw" >"$work/status.txt"
+  grep -q '"finished"' "$work/sw/slurm/shards/$victim.json" && fail "the cancelled shard's marker says it ended"
+  "$GCR" sweep --status "$work/sw" --json >"$work/status.json"
+  python3 - "$work/status.json" "$victim" <<'PY' || { fail "after scancel"; cat "$work/status.txt" >&2; }
+import json, sys
+st = json.load(open(sys.argv[1]))
+victim = int(sys.argv[2])
+s = st["slurm"]["shard_states"][victim]
+assert s["pairs"]["done"] >= 1 and s["pairs"]["pending"] >= 1, s
+assert s["pairs"]["running"] == 0 and st["pairs"]["failed"] == 0, st["pairs"]
+assert st["pairs"]["pending"] == s["pairs"]["pending"], "only the cancelled shard has pairs left"
+assert "not ended" in s["summary"], s["summary"]
+PY
+  contains "$work/status.txt" "Slurm: job array $array, 3 shards, at most 2 at once"
+  [ -z "$(find "$work/sw" -name '*.tmp*')" ] || fail "the cancelled shard left temporary files: $(find "$work/sw" -name '*.tmp*')"
+  for f in $(find "$work/sw/runs" -name '*.json'); do check_report "$f"; done
+  scontrol show job "$collect" | grep -q 'ExitCode=1:0' || fail "the collect job of an incomplete sweep did not fail"
+  contains "$work/sw/slurm/logs/collect-job-$collect.out" "pairs not run"
+  find "$work/sw/runs" -name '*.json' -printf '%p %T@ %i\n' | sort >"$work/before"
+
+  # Submitted again: the cancelled shard's pairs, and only those, are replayed.
+  expect_exit 0 "$GCR" sweep $slurm_args $(sweep_args "$work/sw")
+  array2=$(sed -n 's/.*submitted job array \([0-9]*\) .*/\1/p' "$work/out")
+  collect2=$(sed -n 's/.* collect job \([0-9]*\) after it/\1/p' "$work/out")
+  [ -n "$array2" ] && [ -n "$collect2" ] || { fail "no job ids in: $(cat "$work/out")"; exit 1; }
+  wait_gone 120 "$array2" "$collect2"
+  scontrol show job "$collect2" | grep -q 'JobState=COMPLETED.*' || fail "the second collect job did not complete"
+  scontrol show job "$collect2" | grep -q 'ExitCode=0:0' ||
+    { fail "the second collect job failed"; cat "$work/sw/slurm/logs/collect-job-$collect2.out" >&2; }
+  find "$work/sw/runs" -name '*.json' -printf '%p %T@ %i\n' | sort >"$work/after"
+  [ -z "$(comm -23 "$work/before" "$work/after")" ] || fail "the resubmitted sweep replayed finished pairs"
+  [ "$(wc -l <"$work/after")" -eq 32 ] || fail "the resubmitted sweep is incomplete"
+  python3 - "$work/sw" "$victim" "$array2" <<'PY' || fail "the second array's shards"
+import json, sys
+sw, victim, array2 = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+for i in range(3):
+    m = json.load(open(f"{sw}/slurm/shards/{i}.json"))
+    assert m["job"] == f"{array2}_{i}" and m["finished"] and m["failed"] == 0, m
+    if i == victim:
+        assert m["done_before"] >= 1 and m["replayed"] >= 1, m
+    else:
+        assert m["replayed"] == 0 and m["done_before"] == m["pairs"], m
+PY
+  for f in summary.csv kernels.csv failures.csv summary.txt; do
+    cmp -s "$work/local/$f" "$work/sw/$f" || fail "$f of the Slurm sweep differs from the local one"
+  done
+  "$GCR" sweep --status "$work/sw" >"$work/status.txt"
+  contains "$work/status.txt" "32 pairs: 32 done, 0 failed, 0 running, 0 pending"
+  grep -c ' ended on ' "$work/status.txt" | grep -qx 3 || { fail "not every shard ended"; cat "$work/status.txt" >&2; }
   ;;
 usage)
   expect_exit 2 "$GCR"

@@ -277,11 +277,9 @@ static enum gcr_outcome serve_remote(struct colab *cb, struct cluster *cl,
     struct gcr_access a;
     /* A normal lookup at the owner: a hit, refreshing its replacement state. */
     gcr_cache_access(cb->bank.l1[owner], req->line_addr, req->sector_mask, false, &a);
-    if (gcr_bus_wants(cb->ctx.bus, GCR_EV_L1_ACCESS))
-        gcr_l1org_emit(cb->ctx.bus, GCR_EV_L1_ACCESS, owner, req, req->line_addr,
-                       req->sector_mask, false, &a);
-    if (gcr_bus_wants(cb->ctx.bus, GCR_EV_TRANSFER))
-        gcr_l1org_core_message(cb->ctx.bus, req, owner, s, requested * sb, false);
+    gcr_l1org_lookup(cb->ctx.mem, owner, req, req->line_addr, req->sector_mask, false, &a);
+    if (gcr_memsys_sends_messages(cb->ctx.mem))
+        gcr_l1org_core_message(cb->ctx.mem, req, owner, s, requested * sb, false);
     table_update(cb, cl, req->line_addr, owner);
 
     /* The owner's counters now include a lookup that was not its own. */
@@ -335,8 +333,8 @@ static enum gcr_outcome colab_access(void *self, const struct gcr_req *req)
         if (found && owner != s) {
             cb->c.table_hits++;
             cb->c.redirected++;
-            if (gcr_bus_wants(cb->ctx.bus, GCR_EV_TRANSFER))
-                gcr_l1org_core_message(cb->ctx.bus, req, s, owner, 0, true);
+            if (gcr_memsys_sends_messages(cb->ctx.mem))
+                gcr_l1org_core_message(cb->ctx.mem, req, s, owner, 0, true);
             if (holds_all(cb->bank.l1[owner], req->line_addr, req->sector_mask))
                 return serve_remote(cb, cl, req, owner, present, valid);
             cb->c.stale++;

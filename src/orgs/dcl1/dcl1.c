@@ -371,21 +371,19 @@ static enum gcr_outcome dcl1_access(void *self, const struct gcr_req *req)
     uint32_t sb = d->ctx.config->sector_bytes;
     uint32_t n = d->cluster_of[req->sm] * d->nodes_per_cluster + home_of(d, req->line_addr);
     struct dcl1_traffic *t = &d->node_traffic[n];
-    bool transfers = gcr_bus_wants(d->ctx.bus, GCR_EV_TRANSFER);
+    bool transfers = gcr_memsys_sends_messages(mem);
 
     /* NoC#1: the request, carrying store data. */
     uint32_t store_bytes = req->is_write ? req->bytes : 0;
     t->noc1_requests++;
     t->noc1_request_bytes += store_bytes;
     if (transfers)
-        gcr_l1org_core_message(d->ctx.bus, req, req->sm, n, store_bytes, true);
+        gcr_l1org_core_message(mem, req, req->sm, n, store_bytes, true);
 
     struct gcr_access a;
     gcr_cache_access(d->node[n], req->line_addr, req->sector_mask, req->is_write, &a);
     attribute(d, n, req->sm);
-    if (gcr_bus_wants(d->ctx.bus, GCR_EV_L1_ACCESS))
-        gcr_l1org_emit(d->ctx.bus, GCR_EV_L1_ACCESS, n, req, req->line_addr, req->sector_mask,
-                       req->is_write, &a);
+    gcr_l1org_lookup(mem, n, req, req->line_addr, req->sector_mask, req->is_write, &a);
     /* NoC#2 (memsys publishes its messages with port = node), in the same
      * order as private L1s so that PrX replays exactly like them. */
     if (a.evicted || a.invalidated) {
@@ -414,7 +412,7 @@ static enum gcr_outcome dcl1_access(void *self, const struct gcr_req *req)
         t->noc1_replies++;
         t->noc1_reply_bytes += reply;
         if (transfers)
-            gcr_l1org_core_message(d->ctx.bus, req, n, req->sm, reply, false);
+            gcr_l1org_core_message(mem, req, n, req->sm, reply, false);
     }
     return a.outcome;
 }

@@ -167,8 +167,7 @@ static enum gcr_outcome dsc_access(void *self, const struct gcr_req *req)
         a.forward_mask = want;
         a.invalidated = slot != UINT32_MAX &&
                         (d->evict_written_only ? (cached & want) != 0 : true);
-        if (gcr_bus_wants(d->ctx.bus, GCR_EV_L1_ACCESS))
-            gcr_l1org_emit(d->ctx.bus, GCR_EV_L1_ACCESS, sm, req, req->line_addr, want, true, &a);
+        gcr_l1org_lookup(d->ctx.mem, sm, req, req->line_addr, want, true, &a);
         if (a.invalidated)
             drop(d, sm, set, slot / d->k, slot % d->k,
                  d->evict_written_only ? cached & want : cached, true);
@@ -180,11 +179,9 @@ static enum gcr_outcome dsc_access(void *self, const struct gcr_req *req)
     }
 
     uint32_t missing = want & ~cached, lines = 0;
-    if (gcr_bus_wants(d->ctx.bus, GCR_EV_L1_ACCESS)) {
-        a.fetch_mask = missing;
-        a.allocated = missing && slot == UINT32_MAX;
-        gcr_l1org_emit(d->ctx.bus, GCR_EV_L1_ACCESS, sm, req, req->line_addr, want, false, &a);
-    }
+    a.fetch_mask = missing;
+    a.allocated = missing && slot == UINT32_MAX;
+    gcr_l1org_lookup(d->ctx.mem, sm, req, req->line_addr, want, false, &a);
     if (missing && slot == UINT32_MAX)
         slot = choose_tag(d, sm, set, missing, &lines);
     uint32_t f = slot / d->k, e = slot % d->k;

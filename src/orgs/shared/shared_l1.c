@@ -161,16 +161,14 @@ void gcr_shared_l1_serve(struct gcr_shared_l1 *s, const struct gcr_req *req, uin
     uint32_t r = req->sm;
     bool remote = u != r;
     int w = req->is_write ? 1 : 0;
-    bool messages = remote && gcr_bus_wants(bus, GCR_EV_TRANSFER);
+    bool messages = remote && gcr_memsys_sends_messages(mem);
     /* The requester's view is what this access adds to the serving cache's counters. */
     struct gcr_cache_stats before = *gcr_cache_stats(c);
 
     if (messages) /* the request goes to the home, with its store data */
-        gcr_l1org_core_message(bus, req, r, u, w ? req->bytes : 0, true);
+        gcr_l1org_core_message(mem, req, r, u, w ? req->bytes : 0, true);
     gcr_cache_access(c, req->line_addr, req->sector_mask, req->is_write, a);
-    if (gcr_bus_wants(bus, GCR_EV_L1_ACCESS))
-        gcr_l1org_emit(bus, GCR_EV_L1_ACCESS, u, req, req->line_addr, req->sector_mask,
-                       req->is_write, a);
+    gcr_l1org_lookup(mem, u, req, req->line_addr, req->sector_mask, req->is_write, a);
     if (a->evicted || a->invalidated) {
         if (gcr_bus_wants(bus, GCR_EV_L1_EVICT))
             gcr_l1org_emit(bus, GCR_EV_L1_EVICT, u, NULL, a->victim_line, a->victim_valid, false,
@@ -200,7 +198,7 @@ void gcr_shared_l1_serve(struct gcr_shared_l1 *s, const struct gcr_req *req, uin
             s->counts.line_bytes += s->ctx.config->line_bytes;
             s->counts.reply_bytes += bytes;
             if (messages) /* the home answers; the requester does not cache it */
-                gcr_l1org_core_message(bus, req, u, r, bytes, false);
+                gcr_l1org_core_message(mem, req, u, r, bytes, false);
         }
     }
     charge(&s->charged[r], gcr_cache_stats(c), &before);

@@ -182,9 +182,7 @@ static enum gcr_outcome tsc_write(struct tsc *t, const struct gcr_req *req, stru
     s->stats.sectors_missed[1] +=
         gcr_bits_popcount32(req->sector_mask & ~sectors_of(t, cached));
     s->stats.sectors_forwarded += gcr_bits_popcount32(req->sector_mask);
-    if (gcr_bus_wants(t->ctx.bus, GCR_EV_L1_ACCESS))
-        gcr_l1org_emit(t->ctx.bus, GCR_EV_L1_ACCESS, req->sm, req, req->line_addr,
-                       req->sector_mask, true, &a);
+    gcr_l1org_lookup(t->ctx.mem, req->sm, req, req->line_addr, req->sector_mask, true, &a);
     if (a.invalidated)
         leave(t, req->sm, &v, true);
     gcr_memsys_write(t->ctx.mem, req->sm, req->sm, req->line_addr, req->sector_mask, req->bytes,
@@ -238,9 +236,7 @@ static enum gcr_outcome tsc_access(void *self, const struct gcr_req *req)
         if (role)
             duel_count(t, role, gcr_bits_popcount32(missing));
     }
-    if (gcr_bus_wants(t->ctx.bus, GCR_EV_L1_ACCESS))
-        gcr_l1org_emit(t->ctx.bus, GCR_EV_L1_ACCESS, req->sm, req, req->line_addr,
-                       req->sector_mask, false, &a);
+    gcr_l1org_lookup(t->ctx.mem, req->sm, req, req->line_addr, req->sector_mask, false, &a);
     for (uint32_t i = 0; i < nv; i++)
         leave(t, req->sm, &s->store.victims[i], false);
     /* One request to L2 with the missing chunks' sectors: the L2 returns only
