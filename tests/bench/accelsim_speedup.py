@@ -8,7 +8,8 @@ the list made to name the plain files. Each build then replays every trace
 with the imported QV100 config (`gcreplay run -q --config
 examples/configs/qv100.json`), best of --runs, the builds alternating run by
 run so that the machine's drift slows them alike; wall times and peak RSS come
-from wait4 and cover the whole process, start-up included.
+from wait4 and cover the whole process, start-up included; peak RSS from one more run
+under GNU time (/usr/bin/time), as a child of Python would count the interpreter's memory.
 
 It prints, per trace: the warp instructions Accel-Sim counted, its wall time
 recorded on this project's 2-core machine (`accelsim_wall_seconds_on_a_2_core_vm`),
@@ -70,6 +71,18 @@ def plain_copy(src, dst):
             shutil.copy(path, dst)
 
 
+def peak_rss(gcreplay, cfg, trace):
+    """Peak RSS in MB of one replay, from GNU time: a child of this Python process would count
+    the interpreter's memory from before its exec. NaN without /usr/bin/time."""
+    if not os.access("/usr/bin/time", os.X_OK):
+        return float("nan")
+    r = subprocess.run(["/usr/bin/time", "-f", "%M", gcreplay, "run", "-q", "--config", cfg,
+                        trace], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        sys.exit(f"{WHO}: {gcreplay} run --config {cfg} {trace} failed:\n{r.stderr}")
+    return int(r.stderr.strip().splitlines()[-1]) / 1024.0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("builds", metavar="BUILD", nargs="*", default=["build/src/gcreplay"])
@@ -107,14 +120,13 @@ def main():
                 differ.append(name)
             walls = [[] for _ in bins]
             cpus = [[] for _ in bins]
-            rss = [0.0] * len(bins)
+            rss = [peak_rss(b, args.config, trace) for b in bins]
             for run in range(args.runs):
                 order = range(len(bins)) if run % 2 == 0 else reversed(range(len(bins)))
                 for i in order:
-                    wall, cpu, peak = timed_replay(WHO, bins[i], args.config, trace)
+                    wall, cpu, _ = timed_replay(WHO, bins[i], args.config, trace)
                     walls[i].append(wall)
                     cpus[i].append(cpu)
-                    rss[i] = max(rss[i], peak)
             best = [(min(w), min(c), r) for w, c, r in zip(walls, cpus, rss)]
             rows.append((name, ref["stats"]["gpgpu_n_tot_w_icount"],
                          ref["accelsim_wall_seconds_on_a_2_core_vm"], best))

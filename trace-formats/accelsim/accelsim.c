@@ -836,17 +836,36 @@ static int parse_addresses(struct accelsim_reader *r, struct gcr_err *err, const
             return 0;
         uint32_t m = mask;
         in->addr[gcr_bits_ctz32(m)] = base;
+        /* Up to 31 deltas a line, most of the bytes of a trace heavy in shared memory: each
+         * field is scanned once. Up to 18 digits are in range whatever the sign; anything else
+         * (more digits, junk, no digit) takes sdec_field, which rescans it and words the error. */
+        const char *q = *p;
         for (m &= m - 1; m; m &= m - 1) {
-            int64_t delta;
-            if (*blanks(*p) == '\n')
+            const char *t = blanks(q);
+            if (*t == '\n')
                 return lane_count_error(r, err, 2, mask, *listed);
-            if (sdec_field(r, err, p, "delta", (uint64_t)INT64_MAX + 1, INT64_MAX,
-                           "a 64-bit signed integer", &delta) != 0)
-                return -1;
-            base += (uint64_t)delta;
+            bool neg = *t == '-';
+            const char *digits = t + (neg || *t == '+');
+            uint64_t x = 0;
+            unsigned d;
+            for (q = digits; (d = (unsigned)(*q - '0')) < 10; q++)
+                x = x * 10 + d;
+            if (__builtin_expect(q == digits || q - digits > 18 || !separator[(unsigned char)*q],
+                                 0)) {
+                int64_t delta;
+                *p = t;
+                if (sdec_field(r, err, p, "delta", (uint64_t)INT64_MAX + 1, INT64_MAX,
+                               "a 64-bit signed integer", &delta) != 0)
+                    return -1;
+                q = *p; /* a long number with leading zeros: in range after all */
+                x = (uint64_t)delta;
+                neg = false;
+            }
+            base += neg ? 0 - x : x;
             in->addr[gcr_bits_ctz32(m)] = base;
             (*listed)++;
         }
+        *p = q;
         return 0;
     }
     default:
