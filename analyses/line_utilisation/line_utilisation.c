@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "gcreplay/analysis.h"
+#include "gcreplay/options.h"
 
 enum { BUCKETS = 5 };   /* 0 %, (0,25], (25,50], (50,75], (75,100] */
 enum { REASONS = 3 };   /* replaced, invalidated by a write, invalidated at a kernel's end */
@@ -130,11 +131,9 @@ static void destroy(void *self)
 static int create(void **self, const json_t *options, const struct gcr_sim_info *info,
                   struct gcr_err *err)
 {
-    if (options && json_object_size(options) > 0) {
-        const char *key = json_object_iter_key(json_object_iter((json_t *)options));
-        return gcr_fail(err, GCR_E_CONFIG, "%s: $.analyses.line_utilisation.%s: unknown key "
-                        "(line_utilisation has no options)", info->config->origin, key);
-    }
+    if (gcr_opts_keys(info->config->origin, "$.analyses.line_utilisation", options, NULL,
+                      err) != 0)
+        return -1;
     struct line_utilisation *u = calloc(1, sizeof *u);
     if (!u)
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");

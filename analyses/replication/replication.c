@@ -24,6 +24,7 @@
 #include "core/chunks.h"
 #include "core/table_memory.h"
 #include "gcreplay/analysis.h"
+#include "gcreplay/options.h"
 
 /* A line's record. */
 struct line_rec {
@@ -448,11 +449,8 @@ static void destroy(void *self)
 static int create(void **self, const json_t *options, const struct gcr_sim_info *info,
                   struct gcr_err *err)
 {
-    if (options && json_object_size(options) > 0) {
-        const char *key = json_object_iter_key(json_object_iter((json_t *)options));
-        return gcr_fail(err, GCR_E_CONFIG, "%s: $.analyses.replication.%s: unknown key "
-                        "(replication has no options)", info->config->origin, key);
-    }
+    if (gcr_opts_keys(info->config->origin, "$.analyses.replication", options, NULL, err) != 0)
+        return -1;
     /* Holder sets keep units in 16-bit lanes (the config allows far fewer
      * SMs, hence L1s, than that). */
     if (info->num_l1s > GCR_HOLDERS_MAX_INSTANCES)

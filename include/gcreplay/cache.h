@@ -64,6 +64,15 @@ struct gcr_cache_geometry {
      * strip_count <= 1 disables it. */
     uint64_t strip_bytes;
     uint32_t strip_count;
+    /* A write that covers only part of a sector leaves it partly valid: the
+     * written bytes are kept (gcr_cache_write_bytes names them), the sector
+     * stays not valid, and a read of it misses and fetches it, the written
+     * bytes merged in. False: a written sector becomes wholly valid. */
+    bool byte_masks;
+    /* Every write counts as a hit (a write never waits for data; Nsight
+     * Compute's L2 counters count writes so). False: a write hits only when
+     * its line and sectors are present (GPGPU-Sim's counting). */
+    bool writes_hit;
 };
 
 /* Returns 0 if the geometry is possible, else -1 with a reason in why. */
@@ -125,6 +134,25 @@ uint32_t gcr_cache_set_index(const struct gcr_cache *c, uint64_t line_addr);
 /* One request: line address plus the sectors it touches (bit i = sector i). */
 void gcr_cache_access(struct gcr_cache *c, uint64_t line_addr, uint32_t sector_mask, bool is_write,
                       struct gcr_access *out);
+
+/* A write of exactly the bytes set in bytes[] (bit i of word i / 64 is byte i
+ * of the line; line_bytes / 64 words, at least one) to the sectors of
+ * sector_mask: as gcr_cache_access's write, except that with
+ * geometry.byte_masks a sector the bytes cover only in part, and that was not
+ * valid, becomes partly valid instead of valid (src/cache/README.md,
+ * "Partly written sectors"). */
+void gcr_cache_write_bytes(struct gcr_cache *c, uint64_t line_addr, uint32_t sector_mask,
+                           const uint64_t *bytes, struct gcr_access *out);
+
+/* Drops sectors of a resident line (another copy of it was written), without
+ * counting an access and without writing anything back: for copies the caller
+ * knows hold no data of their own. The line stays resident, perhaps with no
+ * valid sector. */
+void gcr_cache_discard(struct gcr_cache *c, uint64_t line_addr, uint32_t sector_mask);
+
+/* Exchanges the cache's counters with *other: accesses made between two swaps
+ * are counted in *other (a second account for the same cache). */
+void gcr_cache_swap_stats(struct gcr_cache *c, struct gcr_cache_stats *other);
 
 /* A hint that line_addr will be accessed soon: no effect on results, only on
  * the host's caches. The state an access reads is a chain of dependent loads

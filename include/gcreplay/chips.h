@@ -2,7 +2,7 @@
  * Available Bandwidth (EAB) model that picks the LLC organisation per kernel.
  *
  * The replay of the chips themselves (first-touch pages, memory-side and
- * SM-side LLCs, links, the Chip Request Directory) lives in src/replay/chips.c;
+ * SM-side LLCs, links, the Chip Request Directory) lives in src/multichip/chips.c;
  * what is here is shared with analyses and tests. */
 #ifndef GCREPLAY_CHIPS_H
 #define GCREPLAY_CHIPS_H

@@ -6,6 +6,9 @@
 #ifndef GCREPLAY_CONFIG_H
 #define GCREPLAY_CONFIG_H
 
+/* Launches whose carve-out a config can fix (l1d.adaptive.carveout_bytes). */
+#define GCR_MAX_CARVEOUTS 64
+
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -121,12 +124,20 @@ struct gcr_config {
     uint64_t l1_unified_bytes;
     uint32_t l1_shmem_options[16]; /* bytes, ascending */
     uint32_t l1_shmem_option_count;
+    uint32_t l1_carveouts[GCR_MAX_CARVEOUTS]; /* l1d.adaptive.carveout_bytes, per launch */
+    uint32_t l1_carveout_count;
     json_t *l1_org_options;           /* l1d.<organization> object, or NULL */
     /* Fields a functional replay does not use, validated and kept for the
      * timing backend and for the report: {"allocation", "mshr"} per cache. */
     json_t *l1_kept, *l2_kept;
 
     uint32_t l2_slices;
+    /* Behaviours of real GPUs (off: GPGPU-Sim's L2). l2.byte_masks and the
+     * write-hit counting live in the l2 geometry. */
+    bool l2_counting_nsight;       /* l2.counting "nsight": atomics apart, writes hit */
+    uint32_t l2_merge_window;      /* l2.request_coalescer.window_requests; 0 = no coalescer */
+    uint32_t l2_partitions;        /* l2.partitions.count (1: one L2) */
+    bool l2_partition_interleaved; /* SM s in partition s mod count, else contiguous ranges */
     uint64_t l2_interleave_bytes;
     unsigned l2_interleave_log2;  /* derived: interleave_bytes is a power of two */
     uint32_t l2_slice_mask;       /* derived: slices - 1 when a power of two, else 0 */
@@ -180,9 +191,12 @@ int gcr_config_from_json_overridden(struct gcr_config *cfg, json_t *root, const 
                                     struct gcr_err *err);
 void gcr_config_free(struct gcr_config *cfg);
 
-/* L1 ways for a kernel whose CTAs on one SM use shmem_per_sm bytes of shared
- * memory (unified L1/shared carve-out; the configured ways when not unified). */
-uint32_t gcr_config_l1_ways_for(const struct gcr_config *cfg, uint64_t shmem_per_sm);
+/* L1 ways for launch `launch` (0 = the first replayed) whose CTAs on one SM
+ * use shmem_per_sm bytes of shared memory (unified L1/shared carve-out: the
+ * launch's l1d.adaptive.carveout_bytes if given, else GPGPU-Sim's rule; the
+ * configured ways when not unified). */
+uint32_t gcr_config_l1_ways_for(const struct gcr_config *cfg, uint64_t launch,
+                                uint64_t shmem_per_sm);
 
 /* Builds a gcreplay config (JSON) from GPGPU-Sim / Accel-Sim option files
  * (gpgpusim.config, then trace.config...; later settings override earlier

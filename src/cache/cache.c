@@ -56,6 +56,8 @@ struct gcr_cache {
     bool sectored;
     uint8_t write_policy;  /* enum gcr_write_policy */
     uint8_t write_alloc;   /* enum gcr_write_alloc */
+    bool track_bytes;      /* geometry.byte_masks: partly written sectors (bytes below) */
+    bool writes_hit;       /* geometry.writes_hit */
     /* The line of the last gcr_cache_prefetch, its bucket and set: the access
      * that usually follows takes them from here instead of working them out
      * again. UINT64_MAX (not line-aligned) before any. */
@@ -71,6 +73,7 @@ struct gcr_cache {
     uint64_t *ref_bits;   /* NRU: sets x words; pad bits always set */
     uint32_t *ref_count;
     uint64_t rng;         /* RANDOM: splitmix64 state */
+    struct gcr_byte_masks bytes; /* written bytes of partly written sectors (track_bytes) */
 };
 _Static_assert(offsetof(struct gcr_cache, hint_line) <= 64,
                "the fields every access reads should share one host cache line");
@@ -279,6 +282,8 @@ static void remove_line(struct gcr_cache *c, uint32_t set, uint32_t way)
         nru_forget(c, set, way);
     c->valid_bits[(size_t)set * c->words + (way >> 6)] &= ~(UINT64_C(1) << (way & 63));
     c->set[set].valid_count--;
+    if (c->track_bytes)
+        gcr_byte_masks_clear(&c->bytes, idx, c->full_mask);
 }
 
 static void report_victim(struct gcr_cache *c, const struct cache_line *l, struct gcr_access *out)
@@ -337,6 +342,8 @@ allocate(struct gcr_cache *c, uint64_t line_addr, uint32_t b, struct gcr_access 
     l->valid = 0;
     l->dirty = 0;
     l->used = 0;
+    if (c->track_bytes) /* the victim's partly written sectors leave with it */
+        gcr_byte_masks_clear(&c->bytes, idx, c->full_mask);
     hash_insert(c, idx, b);
     return idx;
 }
@@ -356,6 +363,8 @@ static void reset_state(struct gcr_cache *c)
         c->set[s].head = NO_WAY;
         c->set[s].tail = NO_WAY;
     }
+    if (c->track_bytes)
+        gcr_byte_masks_reset(&c->bytes);
 }
 
 struct gcr_cache *gcr_cache_create(const struct gcr_cache_geometry *g, struct gcr_err *err)
@@ -375,6 +384,8 @@ struct gcr_cache *gcr_cache_create(const struct gcr_cache_geometry *g, struct gc
     c->sectored = g->sectored;
     c->write_policy = (uint8_t)g->write_policy;
     c->write_alloc = (uint8_t)g->write_alloc;
+    c->track_bytes = g->byte_masks;
+    c->writes_hit = g->writes_hit;
     c->ways = g->ways;
     c->words = (g->ways + 63) / 64;
     c->pad_mask = g->ways % 64 ? ~UINT64_C(0) << (g->ways % 64) : 0;
@@ -409,6 +420,8 @@ struct gcr_cache *gcr_cache_create(const struct gcr_cache_geometry *g, struct gc
         c->ref_count = gcr_small_table_alloc((size_t)g->sets * sizeof *c->ref_count);
         ok = ok && c->ref_bits && c->ref_count;
     }
+    if (g->byte_masks)
+        ok = ok && gcr_byte_masks_init(&c->bytes, nlines, g->line_bytes, g->sector_bytes) == 0;
     if (!ok) {
         gcr_cache_destroy(c);
         gcr_fail(err, GCR_E_NOMEM, "out of memory for a cache of %u sets x %u ways", g->sets,
@@ -430,6 +443,7 @@ void gcr_cache_destroy(struct gcr_cache *c)
     gcr_small_table_free(c->set, (size_t)c->geo.sets * sizeof *c->set);
     gcr_small_table_free(c->ref_bits, nwords * sizeof *c->ref_bits);
     gcr_small_table_free(c->ref_count, (size_t)c->geo.sets * sizeof *c->ref_count);
+    gcr_byte_masks_free(&c->bytes);
     gcr_small_table_free(c, sizeof *c);
 }
 
@@ -471,6 +485,8 @@ read_access(struct gcr_cache *c, uint32_t idx, uint64_t line_addr, uint32_t b, u
         out->outcome = GCR_MISS_SECTOR;
         out->fetch_mask = fetch;
         l->valid |= fetch;
+        if (c->track_bytes) /* the fetch completes partly written sectors */
+            gcr_byte_masks_clear(&c->bytes, idx, fetch);
         st->outcomes[0][GCR_MISS_SECTOR]++;
         st->sectors_missed[0] += gcr_bits_popcount32(missing);
         st->sectors_fetched += gcr_bits_popcount32(fetch);
@@ -548,6 +564,15 @@ static void write_access(struct gcr_cache *c, uint32_t idx, uint64_t line_addr, 
     }
 }
 
+/* The sectors of sector_mask were written whole: their line (if the write
+ * left it resident) keeps no partly written bytes for them. */
+static void written_whole(struct gcr_cache *c, uint64_t line_addr, uint32_t sector_mask)
+{
+    uint32_t idx = lookup(c, line_addr);
+    if (idx != NO_LINE)
+        gcr_byte_masks_clear(&c->bytes, idx, sector_mask);
+}
+
 /* Inline at every caller when the program is linked with link-time
  * optimisation (release builds): an L1 or L2 access is the replay's commonest
  * call (several per warp memory instruction, from only 8 call sites), and a
@@ -582,6 +607,12 @@ gcr_cache_access(struct gcr_cache *c, uint64_t line_addr, uint32_t sector_mask, 
     uint32_t missed = sector_mask & ~valid_before;
     out->outcome = idx == NO_LINE ? GCR_MISS_LINE : missed ? GCR_MISS_SECTOR : GCR_HIT;
     write_access(c, idx, line_addr, b, sector_mask, out);
+    if (c->writes_hit) {
+        out->outcome = GCR_HIT;
+        missed = 0;
+    }
+    if (c->track_bytes) /* whole sectors written: nothing of them is partly written now */
+        written_whole(c, line_addr, sector_mask);
 
     struct gcr_cache_stats *st = &c->stats;
     st->accesses[1]++;
@@ -638,6 +669,59 @@ void gcr_cache_fill(struct gcr_cache *c, uint64_t line_addr, uint32_t sector_mas
     l->valid |= install;
     if (dirty)
         l->dirty |= sector_mask;
+    if (c->track_bytes)
+        gcr_byte_masks_clear(&c->bytes, idx, install);
+}
+
+void gcr_cache_write_bytes(struct gcr_cache *c, uint64_t line_addr, uint32_t sector_mask,
+                           const uint64_t *bytes, struct gcr_access *out)
+{
+    line_addr &= c->line_mask;
+    sector_mask &= c->full_mask;
+    if (!c->track_bytes) {
+        gcr_cache_access(c, line_addr, sector_mask, true, out);
+        return;
+    }
+    /* The sectors written in part, and what they held before: the write
+     * below makes every written sector valid, which is then undone for those
+     * that neither were valid nor become whole with these bytes. */
+    uint32_t whole = gcr_byte_masks_whole(&c->bytes, bytes, sector_mask);
+    uint32_t idx = lookup(c, line_addr);
+    uint32_t valid_before = idx != NO_LINE ? c->lines[idx].valid : 0;
+    uint64_t held[4] = {0}; /* up to 256-byte lines */
+    if (idx != NO_LINE)
+        memcpy(held, &c->bytes.bytes[(size_t)idx * c->bytes.words],
+               c->bytes.words * sizeof *held);
+    gcr_cache_access(c, line_addr, sector_mask, true, out);
+    uint32_t part = sector_mask & ~whole & ~valid_before & ~out->fetch_mask;
+    if (!part || (idx = lookup(c, line_addr)) == NO_LINE)
+        return; /* whole sectors only, or nothing allocated (write-around, evict) */
+    if (out->allocated)
+        memset(held, 0, sizeof held); /* a new line: nothing was written before */
+    /* The slot holds what was written before, plus these bytes. */
+    gcr_byte_masks_add(&c->bytes, idx, part, held);
+    uint32_t complete = gcr_byte_masks_add(&c->bytes, idx, part, bytes);
+    c->lines[idx].valid &= ~(part & ~complete);
+}
+
+void gcr_cache_discard(struct gcr_cache *c, uint64_t line_addr, uint32_t sector_mask)
+{
+    line_addr &= c->line_mask;
+    uint32_t idx = lookup(c, line_addr);
+    if (idx == NO_LINE)
+        return;
+    struct cache_line *l = &c->lines[idx];
+    l->valid &= ~sector_mask;
+    l->dirty &= ~sector_mask;
+    if (c->track_bytes)
+        gcr_byte_masks_clear(&c->bytes, idx, sector_mask);
+}
+
+void gcr_cache_swap_stats(struct gcr_cache *c, struct gcr_cache_stats *other)
+{
+    struct gcr_cache_stats mine = c->stats;
+    c->stats = *other;
+    *other = mine;
 }
 
 int gcr_cache_probe(const struct gcr_cache *c, uint64_t line_addr, uint32_t *valid)

@@ -116,4 +116,29 @@ static inline uint32_t gcr_set_index_of(const struct gcr_set_index *ix, uint64_t
 /* Index-function constraints of a geometry (index.c); 0 if fine, else -1 with
  * the reason in why. Called by gcr_cache_geometry_check. */
 
+/* Written bytes of partly written sectors (byte_masks.c), one slot of `words`
+ * 64-bit words per line record (slot = the line's index in the cache). A
+ * sector's bytes are kept only while it is partly written: a sector that
+ * becomes valid, or whose line leaves, is cleared. */
+struct gcr_byte_masks {
+    uint64_t *bytes; /* NULL: the cache does not track bytes */
+    size_t lines;
+    uint32_t words, sector_bytes, sectors;
+};
+int gcr_byte_masks_init(struct gcr_byte_masks *m, size_t lines, uint32_t line_bytes,
+                        uint32_t sector_bytes);
+void gcr_byte_masks_free(struct gcr_byte_masks *m);
+void gcr_byte_masks_reset(struct gcr_byte_masks *m);
+/* Forgets the written bytes of sector_mask's sectors of slot idx. */
+void gcr_byte_masks_clear(struct gcr_byte_masks *m, uint32_t idx, uint32_t sector_mask);
+/* The sectors of sector_mask that bytes[] covers whole. */
+uint32_t gcr_byte_masks_whole(const struct gcr_byte_masks *m, const uint64_t *bytes,
+                              uint32_t sector_mask);
+/* Adds bytes[] of sector_mask's sectors to slot idx; returns the sectors this
+ * completes (which are cleared: they become valid). */
+uint32_t gcr_byte_masks_add(struct gcr_byte_masks *m, uint32_t idx, uint32_t sector_mask,
+                            const uint64_t *bytes);
+/* The sectors of slot idx with written bytes. */
+uint32_t gcr_byte_masks_sectors(const struct gcr_byte_masks *m, uint32_t idx);
+
 #endif

@@ -383,6 +383,47 @@ static int parse_timing(struct jobj *top, struct gcr_config *cfg, struct gcr_err
     return 0;
 }
 
+static const char *const counting_names[] = {"gpgpusim", "nsight"};
+static const char *counting_name_i(int i) { return counting_names[i]; }
+static const char *const sm_assignment_names[] = {"contiguous", "interleaved"};
+static const char *sm_assignment_name_i(int i) { return sm_assignment_names[i]; }
+
+/* The L2 behaviours of real GPUs that GPGPU-Sim lacks (README, "Agreeing with
+ * silicon"), each off unless asked for: l2.counting, l2.byte_masks,
+ * l2.request_coalescer {"window_requests"}, l2.partitions {"count",
+ * "sm_assignment"}. */
+static int parse_l2_silicon(struct jobj *l2, struct gcr_config *cfg, struct gcr_err *err)
+{
+    int e = 0;
+    if (get_enum(l2, "counting", 0, 2, counting_name_i, &e, err) ||
+        get_bool(l2, "byte_masks", false, &cfg->l2.byte_masks, err))
+        return -1;
+    cfg->l2_counting_nsight = e == 1;
+    cfg->l2.writes_hit = cfg->l2_counting_nsight;
+    struct jobj rc, parts;
+    if (jobj_sub(l2, "request_coalescer", &rc, err))
+        return -1;
+    if (rc.obj && (get_u32(&rc, "window_requests", 0, 1, 1u << 20, &cfg->l2_merge_window, err) ||
+                   jobj_finish(&rc, err)))
+        return -1;
+    if (rc.obj && !cfg->l2_merge_window)
+        return fail_at(&rc, "window_requests", err, "required: the requests a merge may span");
+    cfg->l2_partitions = 1;
+    if (jobj_sub(l2, "partitions", &parts, err))
+        return -1;
+    if (!parts.obj)
+        return 0;
+    if (get_u32(&parts, "count", 2, 1, 64, &cfg->l2_partitions, err) ||
+        get_enum(&parts, "sm_assignment", 0, 2, sm_assignment_name_i, &e, err) ||
+        jobj_finish(&parts, err))
+        return -1;
+    cfg->l2_partition_interleaved = e == 1;
+    if (cfg->l2_slices % cfg->l2_partitions)
+        return fail_at(&parts, "count", err, "must divide l2.slices (%u), got %u", cfg->l2_slices,
+                       cfg->l2_partitions);
+    return 0;
+}
+
 /* l1d.adaptive: {"unified_bytes": N, "shmem_options_bytes": [ascending...]} */
 static int parse_adaptive(struct jobj *l1, struct gcr_config *cfg, struct gcr_err *err)
 {
@@ -413,6 +454,29 @@ static int parse_adaptive(struct jobj *l1, struct gcr_config *cfg, struct gcr_er
         cfg->l1_shmem_options[i] = (uint32_t)x;
     }
     cfg->l1_shmem_option_count = (uint32_t)json_array_size(opts);
+    /* The carve-out the driver chose for each launch, as a profiler reports
+     * it (Nsight Compute's launch__shared_mem_config_size): one of the
+     * options, per launch in replay order; later launches take the rule. */
+    json_t *fixed = jobj_get(&a, "carveout_bytes");
+    if (fixed) {
+        if (!json_is_array(fixed) || json_array_size(fixed) > GCR_MAX_CARVEOUTS)
+            return fail_at(&a, "carveout_bytes", err,
+                           "expected an array of at most %d shared-memory sizes in bytes, one "
+                           "per launch", GCR_MAX_CARVEOUTS);
+        json_array_foreach(fixed, i, v) {
+            json_int_t x = json_is_integer(v) ? json_integer_value(v) : -1;
+            uint32_t k = 0;
+            while (k < cfg->l1_shmem_option_count && cfg->l1_shmem_options[k] != x)
+                k++;
+            if (k == cfg->l1_shmem_option_count) {
+                char key[64];
+                snprintf(key, sizeof key, "carveout_bytes[%zu]", i);
+                return fail_at(&a, key, err, "expected one of shmem_options_bytes");
+            }
+            cfg->l1_carveouts[i] = (uint32_t)x;
+        }
+        cfg->l1_carveout_count = (uint32_t)json_array_size(fixed);
+    }
     return jobj_finish(&a, err);
 }
 
@@ -604,7 +668,14 @@ static int from_json(struct gcr_config *cfg, json_t *root, struct gcr_err *err)
         parse_adaptive(&l1, cfg, err) || parse_kept(&l1, &cfg->l1_kept, err))
         return -1;
     /* Organisation-specific options live in l1d.<organization>; the
-     * organisation checks them itself when it is created. */
+     * organisation checks them itself when it is created. A name that is one
+     * of l1d's own keys would make that object ambiguous (and the effective
+     * config would not read back). */
+    for (int i = 0; i < l1.nknown; i++)
+        if (strcmp(l1.known[i], cfg->l1_organization) == 0)
+            return fail_at(&l1, "organization", err,
+                           "\"%s\" is one of l1d's own keys, not an organisation",
+                           cfg->l1_organization);
     json_t *org_opts = jobj_get(&l1, cfg->l1_organization);
     if (org_opts && !json_is_object(org_opts))
         return fail_at(&l1, cfg->l1_organization, err, "expected an object, got %s",
@@ -632,6 +703,7 @@ static int from_json(struct gcr_config *cfg, json_t *root, struct gcr_err *err)
     if (parse_cache(&l2, &l2_def, cfg->line_bytes, cfg->sector_bytes, cfg->seed ^ 0x9e3779b9u,
                     &cfg->l2, err) ||
         get_bool(&l2, "prefill_memcpy", false, &cfg->l2_prefill_memcpy, err) ||
+        parse_l2_silicon(&l2, cfg, err) ||
         parse_kept(&l2, &cfg->l2_kept, err) || jobj_finish(&l2, err))
         return -1;
     if (!gcr_is_pow2(cfg->l2_interleave_bytes) || cfg->l2_interleave_bytes < cfg->line_bytes)
@@ -655,6 +727,12 @@ static int from_json(struct gcr_config *cfg, json_t *root, struct gcr_err *err)
 
     if (parse_chips(&top, &l2, cfg, err))
         return -1;
+    if (cfg->chips.count > 1 && (cfg->l2_counting_nsight || cfg->l2.byte_masks ||
+                                 cfg->l2_merge_window || cfg->l2_partitions > 1))
+        return fail_at(&l2, cfg->l2_partitions > 1 ? "partitions" : cfg->l2_merge_window
+                                ? "request_coalescer" : cfg->l2.byte_masks ? "byte_masks"
+                                : "counting", err,
+                       "models one chip's L2; not with chips.count > 1");
 
     json_t *an = jobj_get(&top, "analyses");
     if (an && !json_is_object(an))
@@ -760,10 +838,16 @@ json_t *gcr_config_to_json(const struct gcr_config *cfg)
         json_t *opts = json_array();
         for (uint32_t i = 0; i < cfg->l1_shmem_option_count; i++)
             json_array_append_new(opts, json_integer(cfg->l1_shmem_options[i]));
-        json_object_set_new(l1, "adaptive",
-                            json_pack("{s:I, s:o}", "unified_bytes",
-                                      (json_int_t)cfg->l1_unified_bytes, "shmem_options_bytes",
-                                      opts));
+        json_t *adaptive = json_pack("{s:I, s:o}", "unified_bytes",
+                                     (json_int_t)cfg->l1_unified_bytes, "shmem_options_bytes",
+                                     opts);
+        if (cfg->l1_carveout_count) {
+            json_t *fixed = json_array();
+            for (uint32_t i = 0; i < cfg->l1_carveout_count; i++)
+                json_array_append_new(fixed, json_integer(cfg->l1_carveouts[i]));
+            json_object_set_new(adaptive, "carveout_bytes", fixed);
+        }
+        json_object_set_new(l1, "adaptive", adaptive);
     }
     json_object_update(l1, cfg->l1_kept);
     if (cfg->l1_org_options)
@@ -773,6 +857,20 @@ json_t *gcr_config_to_json(const struct gcr_config *cfg)
     json_object_set_new(l2, "interleave_bytes", json_integer((json_int_t)cfg->l2_interleave_bytes));
     json_object_set_new(l2, "slice_hash", json_string(gcr_slice_hash_name(cfg->l2_slice_hash)));
     json_object_set_new(l2, "prefill_memcpy", json_boolean(cfg->l2_prefill_memcpy));
+    /* Echoed only when on, so that reports of configs without them stay as they were. */
+    if (cfg->l2_counting_nsight)
+        json_object_set_new(l2, "counting", json_string("nsight"));
+    if (cfg->l2.byte_masks)
+        json_object_set_new(l2, "byte_masks", json_true());
+    if (cfg->l2_merge_window)
+        json_object_set_new(l2, "request_coalescer",
+                            json_pack("{s:I}", "window_requests",
+                                      (json_int_t)cfg->l2_merge_window));
+    if (cfg->l2_partitions > 1)
+        json_object_set_new(l2, "partitions",
+                            json_pack("{s:I, s:s}", "count", (json_int_t)cfg->l2_partitions,
+                                      "sm_assignment",
+                                      sm_assignment_names[cfg->l2_partition_interleaved]));
     json_object_update(l2, cfg->l2_kept);
     json_t *root = json_pack(
         "{s:s, s:I, s:{s:I, s:I, s:I, s:I, s:I}, s:{s:s, s:s, s:I}, s:{s:I, s:I, s:s}, "
@@ -834,10 +932,17 @@ json_t *gcr_timing_config_to_json(const struct gcr_timing_config *t)
         (json_int_t)t->vws_level1_warps);
 }
 
-uint32_t gcr_config_l1_ways_for(const struct gcr_config *cfg, uint64_t shmem_per_sm)
+uint32_t gcr_config_l1_ways_for(const struct gcr_config *cfg, uint64_t launch,
+                                uint64_t shmem_per_sm)
 {
     if (!cfg->l1_unified_bytes)
         return cfg->l1.ways;
+    uint64_t way_bytes = (uint64_t)cfg->l1.sets * cfg->line_bytes;
+    if (launch < cfg->l1_carveout_count) {
+        uint64_t ways = (cfg->l1_unified_bytes - cfg->l1_carveouts[launch] + way_bytes / 2) /
+                        way_bytes;
+        return ways ? (uint32_t)ways : 1;
+    }
     /* GPGPU-Sim (shader_core_config::max_cta): the smallest option that holds
      * the shared memory of the CTAs resident on an SM; the L1 keeps the rest of
      * the unified array, in ways of the configured sets and line size, rounded
@@ -848,7 +953,6 @@ uint32_t gcr_config_l1_ways_for(const struct gcr_config *cfg, uint64_t shmem_per
             option = cfg->l1_shmem_options[i];
             break;
         }
-    uint64_t way_bytes = (uint64_t)cfg->l1.sets * cfg->line_bytes;
     uint64_t ways = (cfg->l1_unified_bytes - option + way_bytes / 2) / way_bytes;
     return ways ? (uint32_t)ways : 1;
 }

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "replay/chips.h"
+#include "multichip/chips.h"
 #include "replay/engine.h"
 
 static struct cta *cta_get(struct gcr_replay *rp, uint32_t id, uint32_t nwarps)

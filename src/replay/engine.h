@@ -168,6 +168,7 @@ struct gcr_replay {
     struct gcr_cache_stats *l1_stats;   /* per SM, cumulative, as collected for a report */
     struct gcr_cache_stats *l1_then, *l2_then, *l2_now;
     struct gcr_traffic traffic_then;
+    struct gcr_l2_extra l2_extra_then;
     uint64_t memcpy_bytes;
     json_t *kernels;     /* finished kernels' reports, unless a sink takes them */
     uint64_t nkernels;   /* kernels finished */

@@ -79,7 +79,8 @@ static inline __attribute__((always_inline)) bool gcr_execute(struct gcr_replay 
     } else if (shape->strided)
         n = gcr_coalesce_strided(in->active_mask, shape->base, shape->stride, in->width, unit,
                                  cfg->sector_bytes, rp->reqs);
-    if (n == GCR_COALESCE_NOT_CONTIGUOUS) {
+    if (n == GCR_COALESCE_NOT_CONTIGUOUS || (cfg->l2.byte_masks && in->op == GCR_OP_STORE)) {
+        /* The L2 keeps a store's bytes (l2.byte_masks): it reads every lane. */
         gcr_lane_shape_expand(shape, in);
         n = gcr_coalesce(in, unit, cfg->sector_bytes, rp->reqs);
     }

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core/bits.h"
-#include "core/json_kind.h"
+#include "gcreplay/options.h"
 #include "timing/timing.h"
 
 void gcr_l1org_emit(struct gcr_bus *bus, enum gcr_event_kind kind, uint32_t unit,
@@ -170,56 +170,31 @@ void gcr_l1org_serve(struct gcr_cache *c, uint32_t unit, uint32_t port,
                          req->insn);
 }
 
-/* ---- options of l1d.<org> ---- */
+/* ---- options of l1d.<org>: gcreplay/options.h at $.l1d.<org> ---- */
+
+#define WHERE(org)                                                                           \
+    char where[96];                                                                          \
+    snprintf(where, sizeof where, "$.l1d.%s", org)
 
 int gcr_l1org_opt_uint(const char *origin, const char *org, const char *key, const json_t *v,
                        uint64_t min, uint64_t max, uint64_t *out, struct gcr_err *err)
 {
-    if (!json_is_integer(v))
-        return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.%s.%s: expected an integer between %llu "
-                        "and %llu, got %s", origin, org, key, (unsigned long long)min,
-                        (unsigned long long)max, gcr_json_kind(v));
-    json_int_t x = json_integer_value(v);
-    if (x < 0 || (uint64_t)x < min || (uint64_t)x > max)
-        return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.%s.%s: expected an integer between %llu "
-                        "and %llu, got %lld", origin, org, key, (unsigned long long)min,
-                        (unsigned long long)max, (long long)x);
-    *out = (uint64_t)x;
-    return 0;
+    WHERE(org);
+    return gcr_opt_uint(origin, where, key, v, min, max, out, err);
 }
 
 int gcr_l1org_opt_real(const char *origin, const char *org, const char *key, const json_t *v,
                        double min, double max, double *out, struct gcr_err *err)
 {
-    if (!json_is_number(v))
-        return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.%s.%s: expected a number between %g and "
-                        "%g, got %s", origin, org, key, min, max, gcr_json_kind(v));
-    double x = json_number_value(v);
-    if (!(x >= min && x <= max))
-        return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.%s.%s: expected a number between %g and "
-                        "%g, got %g", origin, org, key, min, max, x);
-    *out = x;
-    return 0;
+    WHERE(org);
+    return gcr_opt_real(origin, where, key, v, min, max, out, err);
 }
 
 int gcr_l1org_opt_enum(const char *origin, const char *org, const char *key, const json_t *v,
                        const char *const *names, int count, int *out, struct gcr_err *err)
 {
-    char known[256] = "";
-    for (int i = 0; i < count; i++) {
-        size_t u = strlen(known);
-        snprintf(known + u, sizeof known - u, "%s\"%s\"", i ? ", " : "", names[i]);
-    }
-    if (!json_is_string(v))
-        return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.%s.%s: expected one of %s, got %s", origin,
-                        org, key, known, gcr_json_kind(v));
-    for (int i = 0; i < count; i++)
-        if (strcmp(json_string_value(v), names[i]) == 0) {
-            *out = i;
-            return 0;
-        }
-    return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.%s.%s: unknown value \"%s\" (known: %s)",
-                    origin, org, key, json_string_value(v), known);
+    WHERE(org);
+    return gcr_opt_enum(origin, where, key, v, names, count, out, err);
 }
 
 int gcr_l1org_unknown_key(const char *origin, const char *org, const char *key,

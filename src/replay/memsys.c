@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "core/bits.h"
-#include "replay/chips.h"
+#include "multichip/chips.h"
 #include "timing/timing.h"
 
 static inline uint32_t popcount32(uint32_t x) { return gcr_bits_popcount32(x); }
@@ -13,6 +13,11 @@ int gcr_memsys_init(struct gcr_memsys *m, const struct gcr_config *cfg, struct g
 {
     *m = (struct gcr_memsys){.cfg = cfg, .nslices = cfg->l2_slices, .bus = bus,
                              .num_ports = cfg->num_sms};
+    m->silicon = cfg->l2_counting_nsight || cfg->l2.byte_masks || cfg->l2_merge_window ||
+                 cfg->l2_partitions > 1;
+    if (cfg->l2_merge_window &&
+        gcr_request_coalescer_init(&m->coalescer, cfg->l2_merge_window) != 0)
+        return gcr_fail(err, GCR_E_NOMEM, "out of memory for the L2 request coalescer");
     m->slices = calloc(cfg->l2_slices, sizeof *m->slices);
     if (!m->slices)
         return gcr_fail(err, GCR_E_NOMEM, "out of memory for %u L2 slices", cfg->l2_slices);
@@ -21,6 +26,8 @@ int gcr_memsys_init(struct gcr_memsys *m, const struct gcr_config *cfg, struct g
         g.seed = cfg->l2.seed + i; /* independent random streams per slice */
         if (cfg->chips.count > 1) /* a slice sees every spc-th granule of its chip's lines */
             g.strip_count = cfg->chips.slices_per_chip;
+        else if (cfg->l2_partitions > 1) /* ... every slices-per-partition-th granule */
+            g.strip_count = cfg->l2_slices / cfg->l2_partitions;
         m->slices[i] = gcr_cache_create(&g, err);
         if (!m->slices[i]) {
             gcr_memsys_fini(m);
@@ -43,6 +50,7 @@ void gcr_memsys_fini(struct gcr_memsys *m)
             gcr_cache_destroy(m->slices[i]);
     free(m->slices);
     m->slices = NULL;
+    gcr_request_coalescer_fini(&m->coalescer);
 }
 
 static void emit(struct gcr_memsys *m, enum gcr_event_kind kind, uint32_t slice, uint32_t sm,
@@ -66,23 +74,16 @@ void gcr_memsys_send(struct gcr_memsys *m, enum gcr_net net, uint32_t from, uint
     }
 }
 
-/* One access to the slice owning the line, with everything it sends to DRAM.
- * The request and its reply cross the L2 network between port and slice.
- * Inline in each kind of request (l2_request): an L1 miss's read is the
- * commonest, and the call with its nine arguments cost about a third as much
- * as the work. */
+/* What an access of slice sends on: to DRAM (from_dram: the sectors read
+ * there; the access's write-arounds and dirty victim), the reply to a read,
+ * and the events observers asked for. Inline in both kinds of access. */
 static inline __attribute__((always_inline)) void
-slice_access(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t line, uint32_t sectors,
-             bool is_write, uint32_t write_bytes, const struct gcr_warp_insn *insn,
-             struct gcr_access *a)
+after_access(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint32_t slice, uint64_t line,
+             uint32_t sectors, bool is_write, const struct gcr_warp_insn *insn,
+             const struct gcr_access *a, uint32_t from_dram, bool timed)
 {
-    uint32_t slice = gcr_config_slice_of(m->cfg, line);
-    bool timed = gcr_memsys_sends_messages(m);
-    if (timed)
-        gcr_memsys_send(m, GCR_NET_L2, port, slice, is_write ? write_bytes : 0, true, sm, insn, line);
-    gcr_cache_access(m->slices[slice], line, sectors, is_write, a);
     uint32_t sb = m->cfg->sector_bytes;
-    uint32_t dram_read = popcount32(a->fetch_mask) * sb;
+    uint32_t dram_read = popcount32(from_dram) * sb;
     uint32_t dram_write = (popcount32(a->forward_mask) + popcount32(a->victim_dirty)) * sb;
     m->traffic.dram_read_bytes += dram_read;
     m->traffic.dram_write_bytes += dram_write;
@@ -94,7 +95,8 @@ slice_access(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t line, ui
             gcr_memsys_send(m, GCR_NET_DRAM, slice, slice, dram_read, false, sm, insn, line);
         }
         if (!is_write) /* reads (and atomics) are answered with their sectors */
-            gcr_memsys_send(m, GCR_NET_L2, slice, port, popcount32(sectors) * sb, false, sm, insn, line);
+            gcr_memsys_send(m, GCR_NET_L2, slice, port, popcount32(sectors) * sb, false, sm,
+                            insn, line);
     }
     /* Observers are handed a copy, so *a never escapes and stays in registers. */
     struct gcr_access seen;
@@ -106,6 +108,134 @@ slice_access(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t line, ui
         seen = *a;
         emit(m, GCR_EV_L2_EVICT, slice, sm, a->victim_line, a->victim_valid, false, NULL, &seen);
     }
+}
+
+/* The bytes of the line that insn's active lanes write, bit i of words[i / 64]
+ * = byte i; every byte of the line for a write without an instruction (an L1
+ * write-back holds whole sectors). */
+static void written_bytes(const struct gcr_memsys *m, uint64_t line,
+                          const struct gcr_warp_insn *insn, uint64_t words[4])
+{
+    uint32_t lb = m->cfg->line_bytes;
+    for (uint32_t w = 0; w < 4; w++)
+        words[w] = 0;
+    if (!insn) {
+        for (uint32_t b = 0; b < lb; b += 64)
+            words[b / 64] = lb - b >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << (lb - b)) - 1;
+        return;
+    }
+    /* Every lane's address is there: the engine expands stores' addresses
+     * when l2.byte_masks is on (execute.h). */
+    for (uint32_t rest = insn->active_mask; rest; rest &= rest - 1) {
+        uint64_t a = insn->addr[__builtin_ctz(rest)];
+        for (uint32_t i = 0; i < insn->width; i++)
+            if (a + i - line < lb)
+                words[(a + i - line) / 64] |= UINT64_C(1) << ((a + i - line) % 64);
+    }
+}
+
+/* The L2 partition of a port: ports (SMs) in contiguous ranges or interleaved. */
+static inline uint32_t partition_of_port(const struct gcr_memsys *m, uint32_t port)
+{
+    uint32_t p = m->cfg->l2_partitions;
+    if (p <= 1)
+        return 0;
+    return m->cfg->l2_partition_interleaved ? port % p
+                                            : (uint32_t)((uint64_t)port * p / m->num_ports);
+}
+
+/* slice_access with the L2 behaviours of real GPUs (m->silicon):
+ * - partitions: the request goes to the slice of the line in the requester's
+ *   partition (the near one); sectors it misses, when the line's home (the
+ *   partition of its slice in one L2) is another partition, are looked up
+ *   there across the fabric, and only what the home misses comes from DRAM.
+ *   Writes and atomics complete at the near partition, and the copies of
+ *   the written sectors in other partitions are dropped;
+ * - byte masks: a store writes only its bytes (gcr_cache_write_bytes);
+ * - nsight counting: writes count as hits (in the geometry) and atomics are
+ *   counted apart (the caller swaps the account). */
+static void slice_access_silicon(struct gcr_memsys *m, uint32_t sm, uint32_t port,
+                                 uint64_t line, uint32_t sectors, bool is_write,
+                                 uint32_t write_bytes, const struct gcr_warp_insn *insn,
+                                 struct gcr_access *a)
+{
+    const struct gcr_config *cfg = m->cfg;
+    uint32_t global = gcr_config_slice_of(cfg, line);
+    uint32_t per_part = cfg->l2_slices / cfg->l2_partitions;
+    uint32_t home = global / per_part, near = partition_of_port(m, port);
+    uint32_t slice = near * per_part + global % per_part;
+    bool timed = gcr_memsys_sends_messages(m);
+    if (timed)
+        gcr_memsys_send(m, GCR_NET_L2, port, slice, is_write ? write_bytes : 0, true, sm, insn,
+                        line);
+    if (is_write && cfg->l2.byte_masks && (!insn || insn->op == GCR_OP_STORE)) {
+        uint64_t bytes[4];
+        written_bytes(m, line, insn, bytes);
+        gcr_cache_write_bytes(m->slices[slice], line, sectors, bytes, a);
+    } else {
+        gcr_cache_access(m->slices[slice], line, sectors, is_write, a);
+    }
+    uint32_t sb = cfg->sector_bytes;
+    uint32_t from_dram = a->fetch_mask;
+    if (is_write && cfg->l2_partitions > 1) {
+        for (uint32_t p = 0; p < cfg->l2_partitions; p++)
+            if (p != near)
+                gcr_cache_discard(m->slices[p * per_part + global % per_part], line, sectors);
+    } else if (a->fetch_mask && cfg->l2_partitions > 1) {
+        /* Missed near: the other partitions answer across the fabric, each
+         * looked up for what is still missing. Written data lives where it
+         * was written, so every partition is asked; the home partition, which
+         * the line's DRAM sits behind, keeps a copy of what it reads. */
+        uint32_t missing = a->fetch_mask;
+        for (uint32_t p = 0; p < cfg->l2_partitions && missing; p++) {
+            uint32_t valid;
+            if (p == near || p == home ||
+                !gcr_cache_probe(m->slices[p * per_part + global % per_part], line, &valid))
+                continue;
+            m->extra.far_lookups += popcount32(missing);
+            m->extra.far_hits += popcount32(missing & valid);
+            missing &= ~valid;
+        }
+        if (missing && home != near) {
+            struct gcr_cache_stats far = {0};
+            struct gcr_cache *hs = m->slices[home * per_part + global % per_part];
+            struct gcr_access fa;
+            gcr_cache_swap_stats(hs, &far); /* the fabric's lookups, not the SMs' */
+            gcr_cache_access(hs, line, missing, false, &fa);
+            gcr_cache_swap_stats(hs, &far);
+            m->extra.far_lookups += popcount32(missing);
+            m->extra.far_hits += popcount32(missing & ~fa.fetch_mask);
+            m->traffic.dram_write_bytes +=
+                (uint64_t)(popcount32(fa.forward_mask) + popcount32(fa.victim_dirty)) * sb;
+            missing = fa.fetch_mask;
+        }
+        m->extra.fabric_bytes += (uint64_t)popcount32(a->fetch_mask & ~missing) * sb;
+        from_dram = missing;
+    }
+    after_access(m, sm, port, slice, line, sectors, is_write, insn, a, from_dram, timed);
+}
+
+/* One access to the slice owning the line, with everything it sends to DRAM.
+ * The request and its reply cross the L2 network between port and slice.
+ * Inline in each kind of request (l2_request): an L1 miss's read is the
+ * commonest, and the call with its nine arguments cost about a third as much
+ * as the work. */
+static inline __attribute__((always_inline)) void
+slice_access(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t line, uint32_t sectors,
+             bool is_write, uint32_t write_bytes, const struct gcr_warp_insn *insn,
+             struct gcr_access *a)
+{
+    if (m->silicon) {
+        slice_access_silicon(m, sm, port, line, sectors, is_write, write_bytes, insn, a);
+        return;
+    }
+    uint32_t slice = gcr_config_slice_of(m->cfg, line);
+    bool timed = gcr_memsys_sends_messages(m);
+    if (timed)
+        gcr_memsys_send(m, GCR_NET_L2, port, slice, is_write ? write_bytes : 0, true, sm, insn,
+                        line);
+    gcr_cache_access(m->slices[slice], line, sectors, is_write, a);
+    after_access(m, sm, port, slice, line, sectors, is_write, insn, a, a->fetch_mask, timed);
 }
 
 void gcr_memsys_prefetch(const struct gcr_memsys *m, uint64_t line, struct gcr_cache_hint *h)
@@ -120,9 +250,25 @@ void gcr_memsys_prefetch(const struct gcr_memsys *m, uint64_t line, struct gcr_c
  * breaks L1 misses into 32-B sector requests at the memory partition. */
 static inline __attribute__((always_inline)) void
 l2_request(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t line, uint32_t sectors,
-           bool is_write, uint32_t write_bytes, const struct gcr_warp_insn *insn)
+           bool is_write, uint32_t write_bytes, const struct gcr_warp_insn *insn, bool atomic)
 {
     struct gcr_access a;
+    if (m->coalescer.table) {
+        /* Reads the coalescer answers never reach a slice; writes and atomics
+         * end what is in flight for their sectors. */
+        uint32_t sb = m->cfg->sector_bytes, part = partition_of_port(m, port), left = sectors;
+        for (uint32_t rest = sectors; rest; rest &= rest - 1) {
+            uint64_t sector_addr = line + (uint64_t)__builtin_ctz(rest) * sb;
+            if (is_write || atomic)
+                gcr_request_coalescer_write(&m->coalescer, sector_addr);
+            else if (gcr_request_coalescer_read(&m->coalescer, sector_addr, sm, part))
+                left &= ~(rest & -rest);
+        }
+        m->extra.merged_sectors += popcount32(sectors & ~left);
+        sectors = left;
+        if (!sectors)
+            return;
+    }
     if (m->cfg->granularity == GCR_GRAN_LINE) {
         slice_access(m, sm, port, line, sectors, is_write, write_bytes, insn, &a);
         return;
@@ -148,7 +294,7 @@ void gcr_memsys_read(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t 
     if (m->chips)
         gcr_chips_request(m->chips, sm, port, line, sectors, GCR_CHIPS_READ, 0, insn);
     else
-        l2_request(m, sm, port, line, sectors, false, 0, insn);
+        l2_request(m, sm, port, line, sectors, false, 0, insn, false);
 }
 
 void gcr_memsys_write(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t line,
@@ -158,7 +304,7 @@ void gcr_memsys_write(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t
     if (m->chips)
         gcr_chips_request(m->chips, sm, port, line, sectors, GCR_CHIPS_WRITE, bytes, insn);
     else
-        l2_request(m, sm, port, line, sectors, true, bytes, insn);
+        l2_request(m, sm, port, line, sectors, true, bytes, insn, false);
 }
 
 void gcr_memsys_writeback(struct gcr_memsys *m, uint32_t port, uint64_t line, uint32_t dirty)
@@ -168,7 +314,7 @@ void gcr_memsys_writeback(struct gcr_memsys *m, uint32_t port, uint64_t line, ui
     if (m->chips)
         gcr_chips_request(m->chips, UINT32_MAX, port, line, dirty, GCR_CHIPS_WRITE, bytes, NULL);
     else
-        l2_request(m, UINT32_MAX, port, line, dirty, true, bytes, NULL);
+        l2_request(m, UINT32_MAX, port, line, dirty, true, bytes, NULL, false);
 }
 
 void gcr_memsys_atomic(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t line,
@@ -181,8 +327,20 @@ void gcr_memsys_atomic(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_
         return;
     }
     uint32_t slice = gcr_config_slice_of(m->cfg, line);
+    if (m->cfg->l2_partitions > 1) { /* the near copy, as slice_access_silicon */
+        uint32_t per_part = m->cfg->l2_slices / m->cfg->l2_partitions;
+        slice = partition_of_port(m, port) * per_part + slice % per_part;
+    }
     struct gcr_access a;
-    l2_request(m, sm, port, line, sectors, false, 0, insn);
+    struct gcr_cache_stats apart = {0};
+    if (m->cfg->l2_counting_nsight) /* counted as atomics, not as reads */
+        gcr_cache_swap_stats(m->slices[slice], &apart);
+    l2_request(m, sm, port, line, sectors, false, 0, insn, true);
+    if (m->cfg->l2_counting_nsight) {
+        gcr_cache_swap_stats(m->slices[slice], &apart);
+        m->extra.atomic_sectors += apart.sectors_requested[0];
+        m->extra.atomic_hits += apart.sectors_requested[0] - apart.sectors_missed[0];
+    }
     if (m->cfg->l2.write_policy == GCR_WRITE_BACK) {
         gcr_cache_fill(m->slices[slice], line, sectors, true, &a);
     } else {
@@ -226,6 +384,8 @@ void gcr_memsys_prefill(struct gcr_memsys *m, uint64_t dst, uint64_t bytes)
 
 void gcr_memsys_kernel_begin(struct gcr_memsys *m)
 {
+    if (m->coalescer.table)
+        gcr_request_coalescer_drain(&m->coalescer);
     if (m->chips)
         gcr_chips_kernel_begin(m->chips);
 }

@@ -5,6 +5,7 @@
 #include "gcreplay/cache.h"
 #include "gcreplay/config.h"
 #include "gcreplay/record.h"
+#include "l2/request_coalescer.h"
 #include "replay/bus.h"
 
 /* Bytes crossing each boundary, cumulative. */
@@ -17,12 +18,23 @@ struct gcr_traffic {
     uint64_t dram_write_bytes;     /* L2 write-backs and write-arounds */
 };
 
+/* Figures of the L2 behaviours that GPGPU-Sim lacks (config l2.counting,
+ * l2.request_coalescer, l2.partitions), cumulative; zero when they are off. */
+struct gcr_l2_extra {
+    uint64_t merged_sectors;   /* read sectors the request coalescer answered */
+    uint64_t atomic_sectors;   /* l2.counting "nsight": atomics, counted apart from reads */
+    uint64_t atomic_hits;
+    uint64_t far_lookups;      /* sectors missed in the near partition, looked up at home */
+    uint64_t far_hits;         /* ... and found there */
+    uint64_t fabric_bytes;     /* data crossing between partitions */
+};
+
 struct gcr_chips;
 struct gcr_timing;
 
 struct gcr_memsys {
     const struct gcr_config *cfg;
-    struct gcr_chips *chips; /* several chips (replay/chips.c), else NULL */
+    struct gcr_chips *chips; /* several chips (multichip/chips.c), else NULL */
     struct gcr_cache **slices;
     uint32_t nslices;
     struct gcr_bus *bus;
@@ -30,6 +42,11 @@ struct gcr_memsys {
      * message sent (gcr_memsys_send) and every L1 lookup (l1org.h) is timed. */
     struct gcr_timing *timing;
     struct gcr_traffic traffic;
+    struct gcr_l2_extra extra;
+    /* Any of the behaviours above is on: accesses take the slower path that
+     * models them (slice_access_silicon). */
+    bool silicon;
+    struct gcr_request_coalescer coalescer; /* table NULL: none */
     /* Memory ports of the L1 organisation (its L1 instances; num_sms until the
      * organisation is created). With several chips, port p sits on chip
      * p * chips / num_ports, the way SMs are split: it places write-backs,

@@ -221,7 +221,7 @@ static int replay_kernel(struct gcr_replay *rp, struct gcr_reader *r,
     /* The L1 size for this kernel: with a unified L1/shared array, what its
      * resident CTAs' shared memory leaves (GPGPU-Sim's per-kernel carve-out). */
     struct gcr_cache_geometry l1 = cfg->l1;
-    l1.ways = gcr_config_l1_ways_for(cfg, (uint64_t)kb->shmem_bytes * ks.fit);
+    l1.ways = gcr_config_l1_ways_for(cfg, rp->nkernels, (uint64_t)kb->shmem_bytes * ks.fit);
     if (rp->org->kernel_begin && rp->org->kernel_begin(rp->org_self, &l1, err) != 0)
         goto out;
 

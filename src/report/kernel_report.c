@@ -3,7 +3,7 @@
  * the multi-chip section and each analysis's section. */
 #include <string.h>
 
-#include "replay/chips.h"
+#include "multichip/chips.h"
 #include "replay/engine.h"
 #include "report/kernel_report.h"
 #include "report/report.h"
@@ -14,6 +14,7 @@ void gcr_report_period_begin(struct gcr_replay *rp)
     for (uint32_t i = 0; i < rp->cfg->l2_slices; i++)
         rp->l2_then[i] = *gcr_cache_stats(rp->mem.slices[i]);
     rp->traffic_then = rp->mem.traffic;
+    rp->l2_extra_then = rp->mem.extra;
     memset(&rp->kernel_counts, 0, sizeof rp->kernel_counts);
 }
 
@@ -51,6 +52,28 @@ static json_t *traffic_json(const struct gcr_traffic *now, const struct gcr_traf
 #undef D
 }
 
+/* The figures of the L2 behaviours that are on (config l2.counting,
+ * l2.request_coalescer, l2.partitions) into the L2 section. */
+static void l2_extra_json(const struct gcr_config *cfg, const struct gcr_l2_extra *now,
+                          const struct gcr_l2_extra *then, json_t *l2)
+{
+    static const struct gcr_l2_extra zero;
+    if (!then)
+        then = &zero;
+#define D(f) (json_int_t)(now->f - then->f)
+    if (cfg->l2_counting_nsight)
+        json_object_set_new(l2, "atomics", json_pack("{s:I, s:I}", "sectors", D(atomic_sectors),
+                                                     "hits", D(atomic_hits)));
+    if (cfg->l2_merge_window)
+        json_object_set_new(l2, "request_coalescer",
+                            json_pack("{s:I}", "merged_sectors", D(merged_sectors)));
+    if (cfg->l2_partitions > 1)
+        json_object_set_new(l2, "fabric",
+                            json_pack("{s:I, s:I, s:I}", "far_lookups", D(far_lookups),
+                                      "far_hits", D(far_hits), "bytes", D(fabric_bytes)));
+#undef D
+}
+
 /* The statistics of a period (kernel or whole run) as a report object. */
 json_t *gcr_report_period(struct gcr_replay *rp, const struct insn_counts *counts, bool kernel)
 {
@@ -68,6 +91,8 @@ json_t *gcr_report_period(struct gcr_replay *rp, const struct insn_counts *count
                         gcr_report_level(rp->l2_now, kernel ? rp->l2_then : NULL,
                                          rp->cfg->l2_slices, "per_slice", counts->warp_insns,
                                          rp->cfg->sector_bytes));
+    l2_extra_json(rp->cfg, &rp->mem.extra, kernel ? &rp->l2_extra_then : NULL,
+                  json_object_get(o, "L2"));
     json_object_set_new(o, "traffic",
                         traffic_json(&rp->mem.traffic, kernel ? &rp->traffic_then : NULL));
     if (rp->mem.chips)

@@ -986,6 +986,14 @@ fidelity)
   [ "$n" -ge 5 ] || fail "found only $n reference traces under $shared/traces/accelsim"
   cat "$work/fidelity.txt"
   ;;
+silicon-h200)
+  # examples/configs/h200.json against the counters an H200 measured for the
+  # kernels behind five reference traces (tests/cli/silicon_h200.py: per launch,
+  # L1 load/store sectors and hit rate, L2 read sectors and hit rate, DRAM reads).
+  python3 tests/cli/silicon_h200.py "$GCR" examples/configs/h200.json ../shared --check \
+    >"$work/silicon.txt" || { cat "$work/silicon.txt" >&2; fail "silicon-h200 tolerances"; }
+  cat "$work/silicon.txt"
+  ;;
 progress)
   # Progress goes to stderr only when it is a terminal (script gives a pseudo-terminal).
   script -qec "\"$GCR\" run --config examples/configs/volta80.json examples/traces/vecadd.txt" \

@@ -13,7 +13,7 @@
 
 #include "cache/cache_internal.h"
 #include "core/bits.h"
-#include "orgs/granularity/granularity.h"
+#include "orgs/common/granularity.h"
 #include "replay/l1org.h"
 
 #define DSC_NO_LINE UINT64_MAX

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "orgs/shared/shared_l1.h"
+#include "orgs/common/shared_l1.h"
 
 enum { MODE_PRIVATE = 0, MODE_SHARED = 1 }; /* also the sampling halves: even, odd sets */
 

@@ -4,7 +4,7 @@
  * in at most one L1. The machinery lives in shared_l1.c. */
 #include <stdlib.h>
 
-#include "orgs/shared/shared_l1.h"
+#include "orgs/common/shared_l1.h"
 
 static void shared_destroy(void *self)
 {

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "core/bits.h"
-#include "orgs/granularity/granularity.h"
+#include "orgs/common/granularity.h"
 #include "orgs/tsc/chunk_store.h"
 #include "replay/l1org.h"
 

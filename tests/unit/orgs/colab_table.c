@@ -21,6 +21,7 @@ extern const struct gcr_l1org_ops gcr_l1org_colab;
 
 struct seen {
     struct gcr_event ev[64];
+    struct gcr_access access[64]; /* ev[i].access points here: the event's lives only as long */
     int n;
 };
 
@@ -30,8 +31,14 @@ static void on_event(void *self, const struct gcr_event *ev)
     /* L2-network transfers of fills are the memory system's, not COLAB's. */
     if (ev->kind == GCR_EV_TRANSFER && ev->net != GCR_NET_CORE_L1)
         return;
-    if (s->n < 64)
-        s->ev[s->n++] = *ev;
+    if (s->n < 64) {
+        s->ev[s->n] = *ev;
+        if (ev->access) {
+            s->access[s->n] = *ev->access;
+            s->ev[s->n].access = &s->access[s->n];
+        }
+        s->n++;
+    }
 }
 
 static const struct gcr_analysis_ops observer = {

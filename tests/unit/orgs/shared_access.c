@@ -4,7 +4,7 @@
  * statistics charged to each requesting SM. */
 #include <math.h>
 
-#include "orgs/shared/shared_l1.h"
+#include "orgs/common/shared_l1.h"
 #include "shared_util.h"
 
 extern const struct gcr_l1org_ops gcr_l1org_shared;

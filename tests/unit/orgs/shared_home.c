@@ -3,7 +3,7 @@
  * onto a core count that is not a power of two, and option errors. */
 #include <math.h>
 
-#include "orgs/shared/shared_l1.h"
+#include "orgs/common/shared_l1.h"
 #include "shared_util.h"
 
 extern const struct gcr_l1org_ops gcr_l1org_shared;

@@ -4,7 +4,7 @@
 #include "replay_util.h"
 
 #include "gcreplay/chips.h"
-#include "replay/chips.h"
+#include "multichip/chips.h"
 #include "replay/memsys.h"
 
 #define EPS 1e-9

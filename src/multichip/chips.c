@@ -7,7 +7,7 @@
  * publishes events and counts the traffic section); the other, when
  * chips.shadow is on, is replayed beside it on its own slices and only shows
  * in the "multichip" section. */
-#include "replay/chips.h"
+#include "multichip/chips.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,8 +2,8 @@
  * directory that predicts the SM-side LLC hit rate while another organisation
  * runs. Where the directories sit and which requests they see is the chips'
  * business (chips.c); this is one directory. */
-#ifndef GCREPLAY_REPLAY_CRD_H
-#define GCREPLAY_REPLAY_CRD_H
+#ifndef GCREPLAY_MULTICHIP_CRD_H
+#define GCREPLAY_MULTICHIP_CRD_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /* Figures shared by the fine-grained L1 organisations (see granularity.h). */
-#include "orgs/granularity/granularity.h"
+#include "orgs/common/granularity.h"
 #include "replay/l1org.h"
 
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* Figures shared by the fine-grained L1 organisations (tsc, dsc): the
  * Tag-Split Cache paper's metrics, and reference caches replayed beside the
  * organisation so its figures can be normalised to the 128-B baseline of the
- * same run (src/orgs/granularity/README.md defines every figure). */
+ * same run (src/orgs/common/granularity.md defines every figure). */
 #ifndef GCREPLAY_ORGS_GRANULARITY_H
 #define GCREPLAY_ORGS_GRANULARITY_H
 

@@ -5,8 +5,8 @@
  * consecutive pages, so most look-ups hit the leaf of the one before (kept
  * aside) or one that is still in the CPU cache, where a table of single pages
  * would miss on nearly every new page. */
-#ifndef GCREPLAY_REPLAY_PAGES_H
-#define GCREPLAY_REPLAY_PAGES_H
+#ifndef GCREPLAY_MULTICHIP_PAGES_H
+#define GCREPLAY_MULTICHIP_PAGES_H
 
 #include <stdint.h>
 

@@ -1,5 +1,5 @@
 /* First-touch page placement: see pages.h. */
-#include "replay/pages.h"
+#include "multichip/pages.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* Shared-L1 machinery (see shared_l1.h). */
-#include "orgs/shared/shared_l1.h"
+#include "orgs/common/shared_l1.h"
 
 #include <stdlib.h>
 #include <string.h>

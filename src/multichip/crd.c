@@ -1,5 +1,5 @@
 /* The Chip Request Directory (SAC §3.4): see crd.h. */
-#include "replay/crd.h"
+#include "multichip/crd.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,8 +2,8 @@
  * and SM-side LLC organisations, inter-chip ring links, the Chip Request
  * Directory and the counters the EAB model needs. The memory system hands
  * every L1 -> LLC request here when the config has more than one chip. */
-#ifndef GCREPLAY_REPLAY_CHIPS_H
-#define GCREPLAY_REPLAY_CHIPS_H
+#ifndef GCREPLAY_MULTICHIP_CHIPS_H
+#define GCREPLAY_MULTICHIP_CHIPS_H
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -14,8 +14,8 @@
 #include "gcreplay/config.h"
 #include "gcreplay/error.h"
 #include "gcreplay/record.h"
-#include "replay/crd.h"
-#include "replay/pages.h"
+#include "multichip/crd.h"
+#include "multichip/pages.h"
 
 struct gcr_memsys;
 
