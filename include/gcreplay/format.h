@@ -33,8 +33,10 @@ struct gcr_trace_format {
      * assigning both); otherwise the core clears the hint after each record. */
     bool sets_stride_hint;
 
-    /* Is this file ours? head holds the first bytes of a regular file (len may be
-     * less than requested for small files; len is 0 for a directory). 1 = yes, 0 = no. */
+    /* Is this file ours? head holds the first bytes of a regular file's content,
+     * decompressed when the file is xz, gzip or zstd (src/io/bytesrc.h), so that
+     * every format reads compressed files: up to 4096, fewer for small files, 0 for
+     * a directory. 1 = yes, 0 = no. */
     int (*probe)(const struct gcr_files *files, const char *path, const unsigned char *head,
                  size_t len);
 

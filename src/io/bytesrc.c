@@ -134,7 +134,11 @@ static int fill_input(struct gcr_bytesrc *s, struct gcr_err *err)
 static ptrdiff_t read_plain(struct gcr_bytesrc *s, unsigned char *buf, size_t cap,
                             struct gcr_err *err)
 {
-    if (s->in_pos < s->in_len) { /* bytes read while looking for a magic number */
+    /* Small reads (a binary format's headers) go through the input buffer, one read(2) per
+     * chunk rather than per call; large ones straight into the caller's buffer. */
+    if (s->in_pos == s->in_len && cap < IN_CHUNK / 4 && fill_input(s, err) != 0)
+        return -1;
+    if (s->in_pos < s->in_len) { /* bytes read ahead: for a magic number, or buffered */
         size_t n = s->in_len - s->in_pos;
         if (n > cap)
             n = cap;

@@ -94,10 +94,3 @@ FILE *gcr_files_fopen(const struct gcr_files *fs, const char *path)
     static char no_bytes[1];
     return fmemopen(f->size ? (void *)f->data : no_bytes, f->size, "r");
 }
-
-int gcr_files_fstat(const struct gcr_files *fs, const char *path, FILE *f, struct stat *st)
-{
-    if (!fs)
-        return fstat(fileno(f), st);
-    return gcr_files_stat(fs, path, st); /* a memory stream has no descriptor */
-}

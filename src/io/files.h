@@ -31,7 +31,4 @@ int gcr_files_stat(const struct gcr_files *fs, const char *path, struct stat *st
 /* fopen(path, "rb"); for a set, a stream reading the file's buffer. NULL with errno. */
 FILE *gcr_files_fopen(const struct gcr_files *fs, const char *path);
 
-/* fstat(2) of a stream that gcr_files_fopen opened on path. */
-int gcr_files_fstat(const struct gcr_files *fs, const char *path, FILE *f, struct stat *st);
-
 #endif

@@ -120,6 +120,11 @@ static int load_cta(struct gcr_replay *rp, struct cta **out, struct gcr_err *err
      * byte pointers, after which fields of *ks would have to be read again. */
     const uint64_t nctas = ks->nctas;
     const uint32_t wpc = ks->wpc;
+    /* Shared-memory and constant accesses end at issue (gcr_execute): their lane addresses
+     * matter only to instruction observers. Without one they are queued without them, which
+     * keeps a tiled kernel's queues (mostly shared-memory loads, 31 deltas a line) a fraction
+     * of the size, and so the fresh memory the kernel must zero for them. */
+    const bool onchip_lanes = gcr_bus_wants(&rp->bus, GCR_EV_INSN);
     for (;;) {
         if (read_record(rp, &rec, err) != 1)
             goto fail;
@@ -175,8 +180,10 @@ static int load_cta(struct gcr_replay *rp, struct cta **out, struct gcr_err *err
                 goto done; /* the next CTA's first record, left for the next call */
             }
             struct gcr_warpq *q = &c->warps[warp].q;
-            int rc = insn ? gcr_warpq_push_insn(q, &rec->u.insn)
-                          : gcr_warpq_push_nonmem(q, rec->u.nonmem.count);
+            int rc = !insn ? gcr_warpq_push_nonmem(q, rec->u.nonmem.count)
+                     : rec->u.insn.space > GCR_SPACE_LOCAL && !onchip_lanes
+                         ? gcr_warpq_push_unaddressed(q, &rec->u.insn)
+                         : gcr_warpq_push_insn(q, &rec->u.insn);
             if (rc != 0) {
                 gcr_fail(err, GCR_E_NOMEM, "out of memory loading CTA %u", cta);
                 goto fail;

@@ -160,6 +160,13 @@ static inline int gcr_warpq_push_insn(struct gcr_warpq *q, const struct gcr_warp
     return 0;
 }
 
+/* Appends an instruction whose lane addresses nobody will read (an on-chip access when no
+ * observer takes instructions): as a strided item from address 0, the smallest there is. */
+static inline int gcr_warpq_push_unaddressed(struct gcr_warpq *q, const struct gcr_warp_insn *in)
+{
+    return gcr_warpq_push_strided(q, in, 0, 0);
+}
+
 /* Appends a run of count non-memory instructions; 0, or -1 when out of memory. */
 static inline int gcr_warpq_push_nonmem(struct gcr_warpq *q, uint32_t count)
 {

@@ -66,6 +66,36 @@ static int unknown_format(const char *name, int need_writer, struct gcr_err *err
     return gcr_fail(err, GCR_E_USAGE, "unknown trace format '%s' (known: %s)", name, known);
 }
 
+/* How many bytes of a file's content the probes see: enough for every format's magic, and for
+ * the first line of an Accel-Sim kernel file or list (a kernel name may be long). */
+#define HEAD_BYTES 4096
+
+/* The head of a regular file's content, decompressed (src/io/bytesrc.h): what the probes look
+ * at, so that every format reads compressed files. A decoder error met within it is kept in
+ * *damage (status GCR_OK if none) and only reported when no format recognises what came
+ * before it: a damaged file whose first bytes are a trace's goes to its reader, which reports
+ * the damage where it meets it. */
+static int read_head(const struct gcr_files *files, const char *path, unsigned char *head,
+                     size_t *len, enum gcr_codec *codec, struct gcr_err *damage,
+                     struct gcr_err *err)
+{
+    struct gcr_bytesrc *src;
+    *len = 0;
+    *codec = GCR_CODEC_NONE;
+    damage->status = GCR_OK;
+    if (gcr_bytesrc_open(&src, files, path, err) != 0)
+        return -1;
+    *codec = gcr_bytesrc_codec(src);
+    while (*len < HEAD_BYTES) {
+        ptrdiff_t n = gcr_bytesrc_read(src, head + *len, HEAD_BYTES - *len, damage);
+        if (n <= 0)
+            break;
+        *len += (size_t)n;
+    }
+    gcr_bytesrc_close(src);
+    return 0;
+}
+
 /* The format of the trace at path: the one named, or the first whose probe accepts it. */
 static int find_format(const struct gcr_files *files, const char *path, const struct stat *st,
                        const char *format, const struct gcr_trace_format **out,
@@ -76,18 +106,12 @@ static int find_format(const struct gcr_files *files, const char *path, const st
     const struct gcr_trace_format *forced = NULL;
     if (format && !(forced = gcr_trace_format_find(format)))
         return unknown_format(format, 0, err);
-    unsigned char head[64];
+    unsigned char head[HEAD_BYTES];
     size_t len = 0;
-    if (S_ISREG(st->st_mode)) {
-        FILE *f = gcr_files_fopen(files, path);
-        if (!f)
-            return gcr_fail(err, GCR_E_IO, "%s: %s", path, strerror(errno));
-        len = fread(head, 1, sizeof head, f);
-        int bad = ferror(f);
-        fclose(f);
-        if (bad)
-            return gcr_fail(err, GCR_E_IO, "%s: read error", path);
-    }
+    enum gcr_codec codec = GCR_CODEC_NONE;
+    struct gcr_err damage = {GCR_OK, ""};
+    if (S_ISREG(st->st_mode) && read_head(files, path, head, &len, &codec, &damage, err) != 0)
+        return -1;
     /* A named format overrides detection (a file its probe does not recognise may still be
      * one), but not when the content is plainly another format's. */
     if (forced && forced->probe(files, path, head, len) == 1) {
@@ -113,20 +137,15 @@ static int find_format(const struct gcr_files *files, const char *path, const st
                             "directory holds one; traces of the other formats are files)", path);
         /* A compressed file no format recognised may be damaged: the decoder's error says where,
          * which "not a trace" would hide. */
-        enum gcr_codec codec = gcr_codec_detect(head, len);
-        if (codec != GCR_CODEC_NONE) {
-            struct gcr_bytesrc *src;
-            unsigned char buf[4096];
-            if (gcr_bytesrc_open(&src, files, path, err) != 0)
-                return -1;
-            ptrdiff_t n = gcr_bytesrc_read(src, buf, sizeof buf, err);
-            gcr_bytesrc_close(src);
-            if (n < 0)
-                return -1;
+        if (damage.status != GCR_OK) {
+            if (err)
+                *err = damage;
+            return -1;
+        }
+        if (codec != GCR_CODEC_NONE)
             return gcr_fail(err, GCR_E_FORMAT, "%s: %s-compressed, but what it holds is not a "
                             "trace in any known format (known: %s)", path, gcr_codec_name(codec),
                             known);
-        }
         return gcr_fail(err, GCR_E_FORMAT,
                         "%s: not a trace in any known format (known: %s)", path, known);
     }

@@ -7,6 +7,8 @@ import subprocess
 import sys
 import time
 
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
 
 def bench_traces(gcreplay, instructions, work, config=None):
     """Writes the typical bench trace of `instructions` warp memory instructions
@@ -46,3 +48,35 @@ def callgrind_events(who, cmd, work, valgrind_options=()):
     if not m:
         sys.exit(f"{who}: callgrind printed no event counts for {' '.join(cmd)}")
     return [int(x) for x in m.group(1).split()]
+
+
+def binary_of(who, spec, label, work, buildtype="release"):
+    """A gcreplay binary for spec: the file itself, or the build of a git revision
+    of this repository (exported with `git archive` into work and built there, so
+    the work tree is not touched)."""
+    if os.path.isfile(spec):
+        if not os.access(spec, os.X_OK):
+            sys.exit(f"{who}: {label}: {spec} is not executable")
+        return os.path.abspath(spec)
+    rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "--verify", "--quiet",
+                          spec + "^{commit}"], capture_output=True, text=True)
+    if rev.returncode != 0:
+        sys.exit(f"{who}: {label}: {spec} is neither a file nor a git revision of {ROOT}")
+    commit = rev.stdout.strip()
+    src = os.path.join(work, f"src-{label}")
+    bld = os.path.join(work, f"build-{label}")
+    os.makedirs(src)
+    archive = subprocess.Popen(["git", "-C", ROOT, "archive", commit], stdout=subprocess.PIPE)
+    untar = subprocess.run(["tar", "-x", "-C", src], stdin=archive.stdout)
+    archive.stdout.close()
+    if archive.wait() != 0 or untar.returncode != 0:
+        sys.exit(f"{who}: {label}: could not export revision {spec}")
+    print(f"building {label} = {spec} ({commit[:10]}), --buildtype {buildtype} ...",
+          file=sys.stderr, flush=True)
+    for cmd in (["meson", "setup", bld, src, f"--buildtype={buildtype}"],
+                ["ninja", "-C", bld, "src/gcreplay"]):
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.exit(f"{who}: {label}: {' '.join(cmd)} failed:\n{r.stdout[-2000:]}"
+                     f"{r.stderr[-2000:]}")
+    return os.path.join(bld, "src", "gcreplay")

@@ -42,44 +42,14 @@ import subprocess
 import sys
 import tempfile
 
-from bench_util import bench_traces, callgrind_events, timed_replay
+from bench_util import bench_traces, binary_of, callgrind_events, timed_replay
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # What `gcreplay bench` replays without --config.
 BUILTIN_CONFIG = {"name": "bench-default", "gpu": {"sms": 80}}
 
 
 def fail(msg):
     sys.exit(f"compare_builds: {msg}")
-
-
-def binary_of(spec, label, work, buildtype):
-    """A gcreplay binary for spec: the file itself, or the build of a git revision."""
-    if os.path.isfile(spec):
-        if not os.access(spec, os.X_OK):
-            fail(f"{label}: {spec} is not executable")
-        return os.path.abspath(spec)
-    rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "--verify", "--quiet",
-                          spec + "^{commit}"], capture_output=True, text=True)
-    if rev.returncode != 0:
-        fail(f"{label}: {spec} is neither a file nor a git revision of {ROOT}")
-    commit = rev.stdout.strip()
-    src = os.path.join(work, f"src-{label}")
-    bld = os.path.join(work, f"build-{label}")
-    os.makedirs(src)
-    archive = subprocess.Popen(["git", "-C", ROOT, "archive", commit], stdout=subprocess.PIPE)
-    untar = subprocess.run(["tar", "-x", "-C", src], stdin=archive.stdout)
-    archive.stdout.close()
-    if archive.wait() != 0 or untar.returncode != 0:
-        fail(f"{label}: could not export revision {spec}")
-    print(f"building {label} = {spec} ({commit[:10]}), --buildtype {buildtype} ...",
-          file=sys.stderr, flush=True)
-    for cmd in (["meson", "setup", bld, src, f"--buildtype={buildtype}"],
-                ["ninja", "-C", bld, "src/gcreplay"]):
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        if r.returncode != 0:
-            fail(f"{label}: {' '.join(cmd)} failed:\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
-    return os.path.join(bld, "src", "gcreplay")
 
 
 def total_of(binary, cfg, trace, work, label):
@@ -120,8 +90,8 @@ def main():
         fail("--instructions must be at least 4 and --pairs at least 1")
 
     with tempfile.TemporaryDirectory(prefix="gcreplay-compare-") as work:
-        a = binary_of(args.a, "A", work, args.buildtype)
-        b = binary_of(args.b, "B", work, args.buildtype)
+        a = binary_of("compare_builds", args.a, "A", work, args.buildtype)
+        b = binary_of("compare_builds", args.b, "B", work, args.buildtype)
         cfg = os.path.abspath(args.config) if args.config else os.path.join(work, "builtin.json")
         if not args.config:
             with open(cfg, "w") as f:

@@ -219,6 +219,31 @@ trace-errors)
   expect_exit 1 "$GCR" run --config examples/configs/volta80.json "$work/unknown.dat"
   contains "$work/err" "not a trace in any known format"
   ;;
+compressed)
+  # Every format reads gzip, xz and zstd files (src/io/bytesrc.h), detected from the
+  # decompressed content, to the same report as the plain file (the files share one name, in
+  # folders of their own, so that the reports name the same path).
+  mkdir "$work/plain"
+  cp examples/traces/stencil.txt "$work/plain/t.txt"
+  expect_exit 0 "$GCR" convert "$work/plain/t.txt" "$work/plain/t.gcrt"
+  for tool in gzip xz zstd; do
+    command -v "$tool" >/dev/null || { [ "$tool" != gzip ] && continue; fail "no gzip"; }
+    mkdir "$work/$tool"
+    for t in t.txt t.gcrt; do
+      "$tool" -c "$work/plain/$t" >"$work/$tool/$t" || fail "$tool $t"
+    done
+  done
+  for dir in gzip xz zstd; do
+    [ -d "$work/$dir" ] || continue
+    for t in t.txt t.gcrt; do
+      (cd "$work/plain" && "$GCR" run -q --config "$SRC/examples/configs/volta80.json" \
+         --json a.json "$t") || fail "plain $t"
+      (cd "$work/$dir" && "$GCR" run -q --config "$SRC/examples/configs/volta80.json" \
+         --json a.json "$t") || fail "$dir $t"
+      cmp -s "$work/plain/a.json" "$work/$dir/a.json" || fail "$dir-compressed $t: another report"
+    done
+  done
+  ;;
 json-atomic)
   # A report that cannot be written: error, and nothing claimed on stdout.
   expect_exit 1 "$GCR" run --config examples/configs/volta80.json --json "$work/no/such/dir/r.json" examples/traces/vecadd.txt
@@ -1281,6 +1306,17 @@ analyses-cost)
   for v in plain sharing "reuse_distance@1%" "all, rd@1%"; do
     contains "$work/out" "$v "
   done
+  ;;
+accelsim-speedup)
+  # The comparison with Accel-Sim's recorded times runs end to end (one run each; figures are
+  # not judged): two builds (the same binary twice) give byte-identical reports, and every
+  # reference trace gets a row.
+  expect_exit 0 python3 tests/bench/accelsim_speedup.py --runs 1 "$GCR" "$GCR"
+  contains "$work/out" "same reports"
+  for t in "$SRC"/../shared/traces/accelsim/*/accelsim-qv100.json; do
+    contains "$work/out" "$(basename "$(dirname "$t")") "
+  done
+  contains "$work/out" "build 1: median ratio"
   ;;
 compare-builds)
   # The A/B comparison of two builds runs end to end (tiny size; figures are

@@ -836,17 +836,36 @@ static int parse_addresses(struct accelsim_reader *r, struct gcr_err *err, const
             return 0;
         uint32_t m = mask;
         in->addr[gcr_bits_ctz32(m)] = base;
+        /* Up to 31 deltas a line, most of the bytes of a trace heavy in shared memory: each
+         * field is scanned once. Up to 18 digits are in range whatever the sign; anything else
+         * (more digits, junk, no digit) takes sdec_field, which rescans it and words the error. */
+        const char *q = *p;
         for (m &= m - 1; m; m &= m - 1) {
-            int64_t delta;
-            if (*blanks(*p) == '\n')
+            const char *t = blanks(q);
+            if (*t == '\n')
                 return lane_count_error(r, err, 2, mask, *listed);
-            if (sdec_field(r, err, p, "delta", (uint64_t)INT64_MAX + 1, INT64_MAX,
-                           "a 64-bit signed integer", &delta) != 0)
-                return -1;
-            base += (uint64_t)delta;
+            bool neg = *t == '-';
+            const char *digits = t + (neg || *t == '+');
+            uint64_t x = 0;
+            unsigned d;
+            for (q = digits; (d = (unsigned)(*q - '0')) < 10; q++)
+                x = x * 10 + d;
+            if (__builtin_expect(q == digits || q - digits > 18 || !separator[(unsigned char)*q],
+                                 0)) {
+                int64_t delta;
+                *p = t;
+                if (sdec_field(r, err, p, "delta", (uint64_t)INT64_MAX + 1, INT64_MAX,
+                               "a 64-bit signed integer", &delta) != 0)
+                    return -1;
+                q = *p; /* a long number with leading zeros: in range after all */
+                x = (uint64_t)delta;
+                neg = false;
+            }
+            base += neg ? 0 - x : x;
             in->addr[gcr_bits_ctz32(m)] = base;
             (*listed)++;
         }
+        *p = q;
         return 0;
     }
     default:
@@ -1682,16 +1701,21 @@ static int list_next(struct accelsim_reader *r, struct gcr_record *rec, struct g
 
 /* ---- The format's entry points -------------------------------------------------------------- */
 
-/* The first non-blank line of up to 4 KiB of content (decompressed), for detection. */
-static size_t first_line(const struct gcr_files *files, const char *path, char *buf, size_t cap,
-                         const char **line)
+/* Where the first non-blank line of buf[0..n) starts; returns the bytes from there on. */
+static size_t skip_to_text(const char *buf, size_t n, const char **line)
 {
-    size_t n = gcr_bytesrc_peek(files, path, buf, cap);
     const char *p = buf, *end = buf + n;
     while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
         p++;
     *line = p;
     return (size_t)(end - p);
+}
+
+/* The first non-blank line of up to 4 KiB of content (decompressed). */
+static size_t first_line(const struct gcr_files *files, const char *path, char *buf, size_t cap,
+                         const char **line)
+{
+    return skip_to_text(buf, gcr_bytesrc_peek(files, path, buf, cap), line);
 }
 
 static bool starts_with(const char *p, size_t n, const char *s)
@@ -1714,8 +1738,6 @@ static bool is_dir_with_list(const struct gcr_files *files, const char *path)
 static int accelsim_probe(const struct gcr_files *files, const char *path,
                           const unsigned char *head, size_t len)
 {
-    (void)head;
-    (void)len;
     struct stat st;
     if (is_dir_with_list(files, path))
         return 1;
@@ -1725,9 +1747,8 @@ static int accelsim_probe(const struct gcr_files *files, const char *path,
     base = base ? base + 1 : path;
     if (strcmp(base, "kernelslist.g") == 0)
         return 1;
-    char buf[4096];
     const char *line;
-    size_t n = first_line(files, path, buf, sizeof buf, &line);
+    size_t n = skip_to_text((const char *)head, len, &line);
     return starts_with(line, n, "-kernel name") || starts_with(line, n, "MemcpyHtoD") ||
            starts_with(line, n, "kernel-");
 }

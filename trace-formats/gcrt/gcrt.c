@@ -4,6 +4,9 @@
  * (optionally zstd-compressed) and a trailer. The reader streams: it holds one
  * block in memory at a time, decodes records straight from that buffer and
  * reuses every buffer, so memory is bounded by the largest block, not the file.
+ * It reads through a byte source (src/io/bytesrc.h), so a whole file compressed
+ * with xz, gzip or zstd reads too; offsets are then those of the decompressed
+ * content, and messages say so.
  *
  * Decoding speed matters (the replayer wants well over 10 M records/s), so the
  * record decoder does not bounds-check every byte. Instead the decode buffer
@@ -32,6 +35,7 @@
 #include "gcreplay/error.h"
 #include "gcreplay/format.h"
 #include "gcreplay/record.h"
+#include "io/bytesrc.h"
 #include "io/files.h"
 
 /* ---- Layout constants (see README.md) ------------------------------------------------------ */
@@ -393,11 +397,12 @@ decode_insn(const unsigned char *p, struct gcr_warp_insn *in, bool lazy, const c
 /* ---- Reader ------------------------------------------------------------------------------- */
 
 struct gcrt_reader {
-    FILE *f;
+    struct gcr_bytesrc *src;
     char *path;
-    bool size_known;    /* a regular file: payload sizes are checked against its size */
+    const char *of_content; /* after an offset in messages: "" or " of the decompressed content" */
+    bool size_known;    /* an uncompressed regular file: payload sizes are checked against it */
     uint64_t file_size;
-    uint64_t offset;    /* input bytes consumed */
+    uint64_t offset;    /* content bytes consumed */
 
     /* Current block. */
     uint64_t block_no;    /* ordinal of the current (or next) block */
@@ -444,7 +449,7 @@ static int header_fail(struct gcrt_reader *r, struct gcr_err *err, enum gcr_stat
                        const char *fmt, ...)
 {
     char prefix[GCR_ERR_MSG_MAX];
-    snprintf(prefix, sizeof prefix, "%s: header (byte offset 0): ", r->path);
+    snprintf(prefix, sizeof prefix, "%s: header (byte offset 0%s): ", r->path, r->of_content);
     va_list ap;
     va_start(ap, fmt);
     reader_vfail(r, err, status, prefix, fmt, ap);
@@ -458,8 +463,8 @@ static int block_fail(struct gcrt_reader *r, struct gcr_err *err, enum gcr_statu
                       const char *fmt, ...)
 {
     char prefix[GCR_ERR_MSG_MAX];
-    snprintf(prefix, sizeof prefix, "%s: block %llu (byte offset %llu): ", r->path,
-             (unsigned long long)r->block_no, (unsigned long long)r->block_off);
+    snprintf(prefix, sizeof prefix, "%s: block %llu (byte offset %llu%s): ", r->path,
+             (unsigned long long)r->block_no, (unsigned long long)r->block_off, r->of_content);
     va_list ap;
     va_start(ap, fmt);
     reader_vfail(r, err, status, prefix, fmt, ap);
@@ -473,8 +478,8 @@ static int trailer_fail(struct gcrt_reader *r, struct gcr_err *err, enum gcr_sta
                         const char *fmt, ...)
 {
     char prefix[GCR_ERR_MSG_MAX];
-    snprintf(prefix, sizeof prefix, "%s: trailer (byte offset %llu): ", r->path,
-             (unsigned long long)r->block_off);
+    snprintf(prefix, sizeof prefix, "%s: trailer (byte offset %llu%s): ", r->path,
+             (unsigned long long)r->block_off, r->of_content);
     va_list ap;
     va_start(ap, fmt);
     reader_vfail(r, err, status, prefix, fmt, ap);
@@ -490,9 +495,9 @@ static int record_fail(struct gcrt_reader *r, struct gcr_err *err, enum gcr_stat
 {
     char prefix[GCR_ERR_MSG_MAX];
     uint64_t index = r->first_index + (r->block_records - r->left);
-    snprintf(prefix, sizeof prefix, "%s: block %llu (byte offset %llu), record %llu: ", r->path,
-             (unsigned long long)r->block_no, (unsigned long long)r->block_off,
-             (unsigned long long)index);
+    snprintf(prefix, sizeof prefix, "%s: block %llu (byte offset %llu%s), record %llu: ",
+             r->path, (unsigned long long)r->block_no, (unsigned long long)r->block_off,
+             r->of_content, (unsigned long long)index);
     va_list ap;
     va_start(ap, fmt);
     reader_vfail(r, err, status, prefix, fmt, ap);
@@ -500,15 +505,34 @@ static int record_fail(struct gcrt_reader *r, struct gcr_err *err, enum gcr_stat
     return -1;
 }
 
-/* Reads exactly n bytes. Returns n, or the (smaller) count read at end of file, or -1 on an
- * I/O error (errno-based message left to the caller via ferror). */
+/* Reads exactly n bytes. Returns n, or the (smaller) count read at the end of the content, or
+ * -1 when the byte source fails (a read error, damaged compressed data): its message, which
+ * names the file and the offset, becomes the reader's error (source_fail). */
 static long long read_exact(struct gcrt_reader *r, void *buf, size_t n)
 {
-    size_t got = fread(buf, 1, n, r->f);
+    size_t got = 0;
+    while (got < n) {
+        ptrdiff_t k = gcr_bytesrc_read(r->src, (unsigned char *)buf + got, n - got, NULL);
+        if (k < 0)
+            return -1;
+        if (k == 0)
+            break;
+        got += (size_t)k;
+    }
     r->offset += got;
-    if (got < n && ferror(r->f))
-        return -1;
     return (long long)got;
+}
+
+/* The byte source's error (read_exact returned -1), as the reader's. */
+static int source_fail(struct gcrt_reader *r, struct gcr_err *err)
+{
+    unsigned char byte;
+    gcr_bytesrc_read(r->src, &byte, 1, &r->saved); /* a failed source repeats its error */
+    r->failed = true;
+    r->left = 0;
+    if (err)
+        *err = r->saved;
+    return -1;
 }
 
 static int grow(unsigned char **buf, size_t *cap, size_t need)
@@ -528,8 +552,7 @@ static void gcrt_reader_close(void *state)
     struct gcrt_reader *r = state;
     if (!r)
         return;
-    if (r->f)
-        fclose(r->f);
+    gcr_bytesrc_close(r->src);
     ZSTD_freeDCtx(r->dctx);
     gcr_stream_rules_free(&r->rules);
     free(r->raw);
@@ -543,7 +566,7 @@ static int read_header(struct gcrt_reader *r, struct gcr_err *err)
     unsigned char h[GCRT_HEADER_BYTES];
     long long got = read_exact(r, h, sizeof h);
     if (got < 0)
-        return header_fail(r, err, GCR_E_IO, "read failed: %s", strerror(errno));
+        return source_fail(r, err);
     size_t n = (size_t)got;
     size_t cmp = n < GCRT_MAGIC_BYTES ? n : GCRT_MAGIC_BYTES;
     if (memcmp(h, gcrt_magic, cmp) != 0)
@@ -588,7 +611,7 @@ static int read_header(struct gcrt_reader *r, struct gcr_err *err)
         size_t chunk = skip < sizeof tmp ? skip : sizeof tmp;
         got = read_exact(r, tmp, chunk);
         if (got < 0)
-            return header_fail(r, err, GCR_E_IO, "read failed: %s", strerror(errno));
+            return source_fail(r, err);
         if ((size_t)got < chunk)
             return header_fail(r, err, GCR_E_TRUNCATED, "file ends inside the %u-byte header",
                                header_bytes);
@@ -610,14 +633,14 @@ static int gcrt_reader_open(void **state, const struct gcr_files *files, const c
         gcrt_reader_close(r);
         return gcr_fail(err, GCR_E_NOMEM, "%s: out of memory", path);
     }
-    r->f = gcr_files_fopen(files, path);
-    if (!r->f) {
-        int e = errno;
+    if (gcr_bytesrc_open(&r->src, files, path, err) != 0) {
         gcrt_reader_close(r);
-        return gcr_fail(err, GCR_E_IO, "%s: cannot open: %s", path, strerror(e));
+        return -1;
     }
+    bool plain = gcr_bytesrc_codec(r->src) == GCR_CODEC_NONE;
+    r->of_content = plain ? "" : " of the decompressed content";
     struct stat st;
-    if (gcr_files_fstat(files, path, r->f, &st) == 0 && S_ISREG(st.st_mode)) {
+    if (plain && gcr_files_stat(files, path, &st) == 0 && S_ISREG(st.st_mode)) {
         r->size_known = true;
         r->file_size = (uint64_t)st.st_size;
     }
@@ -646,7 +669,7 @@ static int read_trailer(struct gcrt_reader *r, const unsigned char *magic4,
     memcpy(t, magic4, 4);
     long long got = read_exact(r, t + 4, sizeof t - 4);
     if (got < 0)
-        return trailer_fail(r, err, GCR_E_IO, "read failed: %s", strerror(errno));
+        return source_fail(r, err);
     if ((size_t)got < sizeof t - 4)
         return trailer_fail(r, err, GCR_E_TRUNCATED, "file ends inside the %u-byte trailer",
                             GCRT_TRAILER_BYTES);
@@ -666,13 +689,14 @@ static int read_trailer(struct gcrt_reader *r, const unsigned char *magic4,
     enum gcr_status st = gcr_stream_rules_finish(&r->rules, why, sizeof why);
     if (st != GCR_OK)
         return trailer_fail(r, err, st, "%s", why);
-    int c = fgetc(r->f);
-    if (c != EOF)
+    unsigned char c;
+    got = read_exact(r, &c, 1);
+    if (got < 0)
+        return source_fail(r, err);
+    if (got > 0)
         return trailer_fail(r, err, GCR_E_FORMAT,
-                            "unexpected data after the trailer at byte offset %llu",
-                            (unsigned long long)r->offset);
-    if (ferror(r->f))
-        return trailer_fail(r, err, GCR_E_IO, "read failed: %s", strerror(errno));
+                            "unexpected data after the trailer at byte offset %llu%s",
+                            (unsigned long long)(r->offset - 1), r->of_content);
     r->done = true;
     return 0;
 }
@@ -684,7 +708,7 @@ static int load_block(struct gcrt_reader *r, struct gcr_err *err)
     r->block_off = r->offset;
     long long got = read_exact(r, h, 4);
     if (got < 0)
-        return block_fail(r, err, GCR_E_IO, "read failed: %s", strerror(errno));
+        return source_fail(r, err);
     if (got == 0)
         return block_fail(r, err, GCR_E_TRUNCATED,
                           "file ends without a trailer (truncated at a block boundary)");
@@ -701,7 +725,7 @@ static int load_block(struct gcrt_reader *r, struct gcr_err *err)
                           h[0], h[1], h[2], h[3]);
     got = read_exact(r, h + 4, sizeof h - 4);
     if (got < 0)
-        return block_fail(r, err, GCR_E_IO, "read failed: %s", strerror(errno));
+        return source_fail(r, err);
     if ((size_t)got < sizeof h - 4)
         return block_fail(r, err, GCR_E_TRUNCATED, "file ends inside the %u-byte block header",
                           GCRT_BLOCK_HEADER_BYTES);
@@ -757,11 +781,11 @@ static int load_block(struct gcrt_reader *r, struct gcr_err *err)
     }
     got = read_exact(r, payload, stored_bytes);
     if (got < 0)
-        return block_fail(r, err, GCR_E_IO, "read failed: %s", strerror(errno));
+        return source_fail(r, err);
     if ((size_t)got < stored_bytes)
         return block_fail(r, err, GCR_E_TRUNCATED,
-                          "file ends inside the block payload (%llu of %u bytes present)",
-                          (unsigned long long)got, stored_bytes);
+                          "file ends inside the block payload (%u bytes declared, %llu left)",
+                          stored_bytes, (unsigned long long)got);
     crc = crc32_of(payload, stored_bytes);
     if (CRC_MISMATCH(payload_crc, crc))
         return block_fail(r, err, GCR_E_CHECKSUM,
@@ -1028,10 +1052,11 @@ static int gcrt_reader_next_run(void *state, struct gcr_record *recs, size_t max
     return (int)n;
 }
 
+/* Bytes of the file (compressed or not) consumed: what gcr_reader_bytes_total measures. */
 static uint64_t gcrt_reader_bytes_done(void *state)
 {
     const struct gcrt_reader *r = state;
-    return r->offset;
+    return gcr_bytesrc_file_bytes(r->src);
 }
 
 /* ---- Writer ------------------------------------------------------------------------------- */

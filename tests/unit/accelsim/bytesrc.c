@@ -3,17 +3,15 @@
  * longer than the buffer, NUL bytes, empty files), and errors for missing files, directories,
  * truncated, corrupt and trailing data, each naming the path and a byte offset. */
 #include <errno.h>
-#include <lzma.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
-#include <zstd.h>
 
 #include "check.h"
+#include "compress_util.h"
 #include "io/bytesrc.h"
 
 static char tmpdir[256];
@@ -33,82 +31,6 @@ static void put(const char *name, const void *data, size_t len)
         exit(2);
     }
 }
-
-/* Growable byte buffer. */
-struct buf {
-    unsigned char *p;
-    size_t len, cap;
-};
-
-static void buf_add(struct buf *b, const void *data, size_t n)
-{
-    if (b->len + n > b->cap) {
-        b->cap = (b->len + n) * 2 + 64;
-        b->p = realloc(b->p, b->cap);
-        if (!b->p)
-            exit(2);
-    }
-    memcpy(b->p + b->len, data, n);
-    b->len += n;
-}
-
-static void gzip_into(struct buf *out, const unsigned char *data, size_t len)
-{
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    if (deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-        exit(2);
-    size_t cap = deflateBound(&z, (uLong)len) + 64;
-    unsigned char *tmp = malloc(cap);
-    z.next_in = (unsigned char *)data;
-    z.avail_in = (uInt)len;
-    z.next_out = tmp;
-    z.avail_out = (uInt)cap;
-    if (!tmp || deflate(&z, Z_FINISH) != Z_STREAM_END)
-        exit(2);
-    buf_add(out, tmp, cap - z.avail_out);
-    deflateEnd(&z);
-    free(tmp);
-}
-
-static void xz_into(struct buf *out, const unsigned char *data, size_t len)
-{
-    size_t cap = lzma_stream_buffer_bound(len), pos = 0;
-    unsigned char *tmp = malloc(cap);
-    if (!tmp || lzma_easy_buffer_encode(1, LZMA_CHECK_CRC64, NULL, data, len, tmp, &pos, cap) !=
-                    LZMA_OK)
-        exit(2);
-    buf_add(out, tmp, pos);
-    free(tmp);
-}
-
-static void zstd_into(struct buf *out, const unsigned char *data, size_t len)
-{
-    size_t cap = ZSTD_compressBound(len);
-    unsigned char *tmp = malloc(cap);
-    ZSTD_CCtx *c = ZSTD_createCCtx();
-    if (!tmp || !c)
-        exit(2);
-    ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
-    size_t n = ZSTD_compress2(c, tmp, cap, data, len);
-    if (ZSTD_isError(n))
-        exit(2);
-    buf_add(out, tmp, n);
-    ZSTD_freeCCtx(c);
-    free(tmp);
-}
-
-typedef void (*compress_fn)(struct buf *, const unsigned char *, size_t);
-
-static const struct {
-    const char *ext;
-    compress_fn fn;
-    enum gcr_codec codec;
-} codecs[] = {
-    {"gz", gzip_into, GCR_CODEC_GZIP},
-    {"xz", xz_into, GCR_CODEC_XZ},
-    {"zst", zstd_into, GCR_CODEC_ZSTD},
-};
 
 /* Reads the whole content of path in chunks of cap bytes. */
 static int slurp(const char *path, size_t cap, struct buf *out, struct gcr_err *err)

@@ -2,8 +2,10 @@
  * as the same files read from the file system: the same records, the same end, the same error
  * message (the buffers carry the files' paths as names), the same sizes and description. Every
  * fixture of every format is read both ways, detected and with its format named; directories
- * (Accel-Sim kernel lists) go into memory file by file. Then what only memory has: a name
- * missing from the set, even one the file system holds, and an empty buffer. */
+ * (Accel-Sim kernel lists) go into memory file by file. Every fixture that is one file also
+ * reads the same compressed with each codec (src/io/bytesrc.h): every format reads compressed
+ * input. Then what only memory has: a name missing from the set, even one the file system
+ * holds, and an empty buffer. */
 #include <dirent.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -14,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "check.h"
+#include "compress_util.h"
 #include "gcreplay/trace.h"
 
 /* Everything a reader said, as text: one line per record, then the end or the error, the
@@ -72,15 +75,18 @@ static void say_record(struct outcome *o, const struct gcr_record *r)
     }
 }
 
-/* Reads a trace opened (or not) by open_rc to its end or first error. */
+/* Reads a trace opened (or not) by open_rc to its end or first error. Without sizes, what
+ * depends on the file's bytes rather than its content (sizes, the description) is left out. */
 static void read_all(struct outcome *o, int open_rc, struct gcr_reader *r,
-                     const struct gcr_err *open_err)
+                     const struct gcr_err *open_err, bool sizes)
 {
     if (open_rc != 0) {
         say(o, "open failed: %s: %s\n", gcr_status_name(open_err->status), open_err->msg);
         return;
     }
-    say(o, "format %s, %" PRIu64 " bytes\n", gcr_reader_format_name(r), gcr_reader_bytes_total(r));
+    say(o, "format %s\n", gcr_reader_format_name(r));
+    if (sizes)
+        say(o, "%" PRIu64 " bytes\n", gcr_reader_bytes_total(r));
     struct gcr_record rec;
     struct gcr_err err = {GCR_OK, ""};
     int rc;
@@ -90,6 +96,10 @@ static void read_all(struct outcome *o, int open_rc, struct gcr_reader *r,
         say(o, "error: %s: %s\n", gcr_status_name(err.status), err.msg);
     else
         say(o, "end\n");
+    if (!sizes) {
+        gcr_reader_close(r);
+        return;
+    }
     say(o, "%" PRIu64 " bytes read\n", gcr_reader_bytes_done(r));
     json_t *info = json_object();
     gcr_reader_describe(r, info);
@@ -156,7 +166,7 @@ static void compare(const char *path, const char *format)
     struct gcr_reader *r;
     struct gcr_err err = {GCR_OK, ""};
     int rc = gcr_reader_open(&r, path, format, &err);
-    read_all(&disk, rc, r, &err);
+    read_all(&disk, rc, r, &err, true);
 
     struct stat st;
     CHECK(stat(path, &st) == 0);
@@ -164,14 +174,14 @@ static void compare(const char *path, const char *format)
         struct memdir m;
         memdir_load(&m, path);
         rc = gcr_reader_open_memory_files(&r, path, m.files, m.count, format, &err);
-        read_all(&mem, rc, r, &err);
+        read_all(&mem, rc, r, &err, true);
         memdir_free(&m);
     } else {
         size_t size = 0;
         void *data = slurp(path, &size);
         CHECK(data != NULL);
         rc = gcr_reader_open_memory(&r, path, data, size, format, &err);
-        read_all(&mem, rc, r, &err);
+        read_all(&mem, rc, r, &err, true);
         free(data);
     }
     if (strcmp(disk.text, mem.text) != 0) {
@@ -181,6 +191,59 @@ static void compare(const char *path, const char *format)
     }
     free(disk.text);
     free(mem.text);
+}
+
+/* A message of a compressed file's reader as the plain file's reader words it: offsets of the
+ * decompressed content are offsets of the content, and "<codec>-compressed, but what it holds is
+ * not a trace" is "not a trace". */
+static void as_plain(char *text)
+{
+    static const char *const drop[] = {
+        " of the decompressed content",
+        "gzip-compressed, but what it holds is ",
+        "xz-compressed, but what it holds is ",
+        "zstd-compressed, but what it holds is ",
+    };
+    for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++) {
+        size_t n = strlen(drop[i]);
+        for (char *p; (p = strstr(text, drop[i])) != NULL;)
+            memmove(p, p + n, strlen(p + n) + 1);
+    }
+}
+
+/* A fixture of one file, compressed in memory with each codec, reads as the plain one does. */
+static void compare_compressed(const char *path, const char *format)
+{
+    size_t size = 0;
+    unsigned char *data = slurp(path, &size);
+    CHECK(data != NULL);
+    if (!data || size == 0 || gcr_codec_detect(data, size) != GCR_CODEC_NONE) {
+        free(data); /* an empty file compresses to a non-empty one; compressed ones are */
+        return;     /* compared as they are */
+    }
+    struct outcome plain = {0};
+    struct gcr_reader *r;
+    struct gcr_err err = {GCR_OK, ""};
+    int rc = gcr_reader_open_memory(&r, path, data, size, format, &err);
+    read_all(&plain, rc, r, &err, false);
+    for (size_t c = 0; c < sizeof codecs / sizeof codecs[0]; c++) {
+        struct buf z = {0};
+        struct outcome packed = {0};
+        codecs[c].fn(&z, data, size);
+        rc = gcr_reader_open_memory(&r, path, z.p, z.len, format, &err);
+        read_all(&packed, rc, r, &err, false);
+        as_plain(packed.text);
+        if (strcmp(plain.text, packed.text) != 0) {
+            fprintf(stderr, "%s (format %s, compressed with %s) reads differently:\n--- plain\n"
+                    "%s--- compressed\n%s", path, format ? format : "detected", codecs[c].ext,
+                    plain.text, packed.text);
+            check_failures++;
+        }
+        free(packed.text);
+        free(z.p);
+    }
+    free(plain.text);
+    free(data);
 }
 
 static int fixtures_compared;
@@ -197,6 +260,11 @@ static void compare_dir(const char *dir, const char *format)
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         compare(path, NULL);
         compare(path, format);
+        struct stat st;
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+            compare_compressed(path, NULL);
+            compare_compressed(path, format);
+        }
         fixtures_compared++;
     }
     if (d)

@@ -11,7 +11,7 @@ static void header(struct buf *b, unsigned major, unsigned minor, uint32_t bom,
 {
     static const unsigned char magic[8] = {0x89, 'G', 'C', 'R', 'T', '\r', '\n', '\n'};
     size_t start = b->len;
-    buf_put(b, magic, 8);
+    buf_add(b, magic, 8);
     buf_le(b, major, 2);
     buf_le(b, minor, 2);
     buf_le(b, bom, 4);
@@ -226,7 +226,7 @@ static void container(void)
 
     b = (struct buf){0};
     enc_header(&b);
-    buf_put(&b, "GBLX", 4);
+    buf_add(&b, "GBLX", 4);
     expect("block magic", b, -1, GCR_E_FORMAT, "block 0 (byte offset 32)", "bad block magic");
     b = (struct buf){0};
     enc_header(&b);
@@ -247,7 +247,7 @@ static void container(void)
     b = (struct buf){0};
     expect("empty file", b, -1, GCR_E_TRUNCATED, "header (byte offset 0)", "0 bytes long");
     b = (struct buf){0};
-    buf_put(&b, "hello, world\n", 13);
+    buf_add(&b, "hello, world\n", 13);
     expect("text file", b, -1, GCR_E_FORMAT, "header (byte offset 0)", "bad magic");
 
     /* A missing file. */

@@ -85,7 +85,7 @@ struct fixture {
     size_t records;    /* records yielded before the error (or in total) */
 };
 
-#define MAX_FIXTURES 32
+#define MAX_FIXTURES 40
 static struct fixture fixtures[MAX_FIXTURES];
 static size_t nfixtures;
 
@@ -98,7 +98,14 @@ static void add(const char *name, struct buf b, int status, const char *where, c
 static struct buf copy_of(const unsigned char *p, size_t len)
 {
     struct buf b = {0};
-    buf_put(&b, p, len);
+    buf_add(&b, p, len);
+    return b;
+}
+
+static struct buf gzipped(const unsigned char *p, size_t len, int level)
+{
+    struct buf b = {0};
+    gzip_level_into(&b, p, len, level);
     return b;
 }
 
@@ -164,7 +171,7 @@ static void build(void)
         nsmall);
 
     b = copy_of(s, slen);
-    buf_put(&b, "junk", 4);
+    buf_add(&b, "junk", 4);
     add("trailing-data.gcrt", b, GCR_E_FORMAT, "trailer (byte offset 261)",
         "unexpected data after the trailer at byte offset 289", nsmall);
 
@@ -248,6 +255,28 @@ static void build(void)
     add("unclosed-kernel.gcrt", b, GCR_E_FORMAT, "trailer (byte offset 84)",
         "trace ends inside kernel 1", 1);
 
+    /* A whole file compressed (src/io/bytesrc.h): it reads the same, and places are offsets of
+     * the decompressed content, or, for damaged compressed data, of the file. */
+    add("ok-small.gcrt.gz", gzipped(s, slen, 9), GCR_OK, NULL, NULL, nsmall);
+    b = copy_of(s, slen);
+    b.p[b1 + 40 + 2] ^= 0x10;
+    struct buf gz = gzipped(b.p, b.len, 9);
+    free(b.p);
+    add("bad-checksum.gcrt.gz", gz, GCR_E_CHECKSUM,
+        "block 1 (byte offset 128 of the decompressed content)", "payload checksum mismatch",
+        records_b0);
+    /* Stored: cut 165 bytes in, the content stops 150 bytes in, inside block 1's payload. */
+    gz = gzipped(s, slen, 0);
+    gz.len = 165;
+    add("truncated.gcrt.gz", gz, GCR_E_TRUNCATED, "truncated gzip data",
+        "the file ends at byte offset 165 inside a member", records_b0);
+    /* Stored, with the gzip trailer's CRC-32 of the content damaged: the gcrt content is
+     * whole, and the decompressor finds the damage as the reader looks past the trailer. */
+    gz = gzipped(s, slen, 0);
+    gz.p[gz.len - 8] ^= 0x01;
+    add("bad-gzip-crc.gcrt.gz", gz, GCR_E_FORMAT, "corrupt gzip data at compressed byte offset",
+        "incorrect data check", nsmall);
+
     free(s);
     free(z);
 }
@@ -261,11 +290,13 @@ static void check_fixture(const struct fixture *fx)
     size_t len;
     unsigned char *committed = slurp(path, &len);
     if (len != fx->len || memcmp(committed, fx->bytes, len) != 0) {
-        /* zstd output may change between library versions: for compressed fixtures only the
-         * reading checks below count. */
-        bool compressed = len > 36 && committed[36] == 1;
+        /* zstd and zlib output may change between library versions: for compressed fixtures
+         * only the reading checks below count. */
+        size_t n = strlen(fx->name);
+        bool compressed = (len > 36 && committed[36] == 1) ||
+                          (n > 3 && strcmp(fx->name + n - 3, ".gz") == 0);
         fprintf(stderr, "%s differs from what gcrt_fixtures generates%s\n", path,
-                compressed ? " (zstd output of another library version?)"
+                compressed ? " (compressed output of another library version?)"
                            : " (regenerate with --write)");
         if (!compressed)
             check_failures++;
@@ -281,7 +312,7 @@ static void check_fixture(const struct fixture *fx)
             fprintf(stderr, "%s: %s\n", fx->name, res.err.msg);
         CHECK_EQ_U(res.rc, 0);
         CHECK_EQ_U(res.bytes_done, len);
-        const struct gcr_record *want = strcmp(fx->name, "ok-small.gcrt") == 0 ? small : zrec;
+        const struct gcr_record *want = strncmp(fx->name, "ok-small.", 9) == 0 ? small : zrec;
         for (size_t i = 0; i < res.count && i < MAX_RECS; i++)
             CHECK_EQ_U(record_diff(&want[i], &back[i], i), 0);
         return;

@@ -13,6 +13,7 @@
 #include <zlib.h>
 
 #include "check.h"
+#include "compress_util.h"
 #include "gcreplay/format.h"
 
 extern const struct gcr_trace_format gcr_format_gcrt;
@@ -261,27 +262,12 @@ static inline int record_diff(const struct gcr_record *a, const struct gcr_recor
 
 /* ---- An independent encoder of the container layout (README.md) --------------------------- */
 
-struct buf {
-    unsigned char *p;
-    size_t len, cap;
-};
-
-static inline void buf_put(struct buf *b, const void *data, size_t n)
-{
-    if (b->len + n > b->cap) {
-        b->cap = (b->len + n) * 2 + 64;
-        b->p = realloc(b->p, b->cap);
-        if (!b->p)
-            exit(2);
-    }
-    memcpy(b->p + b->len, data, n);
-    b->len += n;
-}
+/* struct buf and buf_add come from compress_util.h. */
 
 static inline void buf_u8(struct buf *b, unsigned v)
 {
     unsigned char c = (unsigned char)v;
-    buf_put(b, &c, 1);
+    buf_add(b, &c, 1);
 }
 
 static inline void buf_le(struct buf *b, uint64_t v, int bytes)
@@ -335,7 +321,7 @@ static inline void enc_header(struct buf *b)
 {
     static const unsigned char magic[8] = {0x89, 'G', 'C', 'R', 'T', '\r', '\n', '\n'};
     size_t start = b->len;
-    buf_put(b, magic, 8);
+    buf_add(b, magic, 8);
     buf_le(b, 1, 2);
     buf_le(b, 0, 2);
     buf_le(b, 0x01020304, 4);
@@ -350,7 +336,7 @@ static inline void enc_block(struct buf *b, uint32_t index, const unsigned char 
                              uint32_t len, uint32_t count, uint64_t first)
 {
     size_t start = b->len;
-    buf_put(b, "GBLK", 4);
+    buf_add(b, "GBLK", 4);
     buf_le(b, 0, 4); /* codec none + reserved */
     buf_le(b, index, 4);
     buf_le(b, len, 4);
@@ -359,13 +345,13 @@ static inline void enc_block(struct buf *b, uint32_t index, const unsigned char 
     buf_le(b, first, 8);
     buf_le(b, test_crc(payload, len), 4);
     buf_le(b, test_crc(b->p + start, 36), 4);
-    buf_put(b, payload, len);
+    buf_add(b, payload, len);
 }
 
 static inline void enc_trailer(struct buf *b, uint64_t records, uint64_t blocks)
 {
     size_t start = b->len;
-    buf_put(b, "GEND", 4);
+    buf_add(b, "GEND", 4);
     buf_le(b, 0, 4);
     buf_le(b, records, 8);
     buf_le(b, blocks, 8);

@@ -623,10 +623,27 @@ static void test_probe(void)
     CHECK(strcmp(gcr_format_text.extension, ".txt") == 0);
 }
 
+/* The same trace gzipped reads to the same records; progress counts the file's bytes. */
+static void test_compressed(void)
+{
+    char path[4096];
+    struct readout o;
+    size_t len;
+    snprintf(path, sizeof path, "%s%s", FIXTURES, "valid-forms.txt.gz");
+    read_all(path, &o);
+    if (o.rc != 0)
+        fprintf(stderr, "valid-forms.txt.gz: %s\n", o.err.msg);
+    check_forms_records(&o);
+    free(slurp(path, &len));
+    CHECK_EQ_U(o.bytes_done, len);
+    readout_free(&o);
+}
+
 int main(void)
 {
     test_fixture("valid-example.txt", check_example_records);
     test_fixture("valid-forms.txt", check_forms_records);
+    test_compressed();
     test_address_forms();
     test_names();
     test_long_lines();
