@@ -13,6 +13,7 @@
 #include "../common/holders.h"
 #include "core/bits.h"
 #include "gcreplay/analysis.h"
+#include "gcreplay/options.h"
 
 #define NO_SM UINT32_MAX     /* installed by a write-back: no requesting SM */
 #define MAX_CLUSTER 64       /* members of a cluster are bits of one word */
@@ -49,19 +50,14 @@ static void locality_destroy(void *self)
 static int locality_create(void **self, const json_t *options, const struct gcr_sim_info *info,
                            struct gcr_err *err)
 {
-    const char *key;
+    static const char *const known[] = {"cluster_size", NULL};
+    const char *origin = info->config->origin, *where = "$.analyses.locality";
     const json_t *v;
     uint64_t cluster_size = 4;
-    json_object_foreach((json_t *)options, key, v) {
-        if (strcmp(key, "cluster_size") != 0)
-            return gcr_fail(err, GCR_E_CONFIG, "%s: $.analyses.locality.%s: unknown key "
-                            "(known: cluster_size)", info->config->origin, key);
-        if (!json_is_integer(v) || json_integer_value(v) < 1 ||
-            json_integer_value(v) > MAX_CLUSTER)
-            return gcr_fail(err, GCR_E_CONFIG, "%s: $.analyses.locality.cluster_size: expected "
-                            "an integer from 1 to %d", info->config->origin, MAX_CLUSTER);
-        cluster_size = (uint64_t)json_integer_value(v);
-    }
+    if (gcr_opts_keys(origin, where, options, known, err) != 0 ||
+        ((v = json_object_get(options, "cluster_size")) &&
+         gcr_opt_uint(origin, where, "cluster_size", v, 1, MAX_CLUSTER, &cluster_size, err) != 0))
+        return -1;
     struct locality *lo = calloc(1, sizeof *lo);
     if (!lo)
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");

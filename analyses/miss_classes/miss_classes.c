@@ -23,6 +23,7 @@
 
 #include "core/bits.h"
 #include "gcreplay/analysis.h"
+#include "gcreplay/options.h"
 
 enum { MC_COMPULSORY, MC_CAPACITY, MC_CONFLICT, MC_3C };
 enum { MC_INTRA_WARP = 1, MC_INTRA_CTA, MC_INTER_CTA, MC_INTER_KERNEL, MC_LOC };
@@ -453,13 +454,8 @@ static int level_init(struct mc_level *lv, uint32_t units, const struct gcr_cach
 static int mc_create(void **self, const json_t *options, const struct gcr_sim_info *info,
                      struct gcr_err *err)
 {
-    const char *key;
-    json_t *v;
-    json_object_foreach((json_t *)options, key, v) {
-        return gcr_fail(err, GCR_E_CONFIG,
-                        "%s: $.analyses.miss_classes.%s: unknown option (miss_classes has none)",
-                        info->config->origin, key);
-    }
+    if (gcr_opts_keys(info->config->origin, "$.analyses.miss_classes", options, NULL, err) != 0)
+        return -1;
     struct miss_classes *mc = calloc(1, sizeof *mc);
     if (!mc)
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");

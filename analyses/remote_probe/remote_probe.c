@@ -12,6 +12,7 @@
 
 #include "core/bits.h"
 #include "gcreplay/analysis.h"
+#include "gcreplay/options.h"
 
 #define MAX_PROBES 32 /* S: probes per miss */
 
@@ -395,54 +396,43 @@ static void destroy(void *self)
 }
 
 #define OPT "%s: $.analyses.remote_probe."
+#define WHERE "$.analyses.remote_probe"
 
-static int get_uint(const json_t *v, const char *origin, const char *path, uint64_t lo,
-                    uint64_t hi, uint32_t *out, struct gcr_err *err)
+static int get_uint(const json_t *v, const char *origin, const char *where, const char *key,
+                    uint64_t lo, uint64_t hi, uint32_t *out, struct gcr_err *err)
 {
-    if (!json_is_integer(v) || json_integer_value(v) < (json_int_t)lo ||
-        json_integer_value(v) > (json_int_t)hi)
-        return gcr_fail(err, GCR_E_CONFIG, OPT "%s: expected an integer between %llu and %llu",
-                        origin, path, (unsigned long long)lo, (unsigned long long)hi);
-    *out = (uint32_t)json_integer_value(v);
+    uint64_t x;
+    if (gcr_opt_uint(origin, where, key, v, lo, hi, &x, err) != 0)
+        return -1;
+    *out = (uint32_t)x;
     return 0;
 }
 
 static int parse_policy(struct remote_probe *rp, const json_t *o, size_t idx, const char *origin,
                         struct gcr_err *err)
 {
+    static const char *const known[] = {"C", "S", "P", "selector", NULL};
+    static const char *const selectors[] = {"index", "random"}; /* enum selector */
     struct policy *pol = &rp->policies[idx];
-    char path[64];
+    char where[64];
     if (!json_is_object(o))
         return gcr_fail(err, GCR_E_CONFIG, OPT "policies[%zu]: expected an object like "
                         "{\"C\": 15, \"S\": 2, \"P\": 0.2}", origin, idx);
-    const char *key;
-    json_t *v;
-    json_object_foreach((json_t *)o, key, v) {
-        snprintf(path, sizeof path, "policies[%zu].%s", idx, key);
-        if (strcmp(key, "C") == 0) {
-            if (get_uint(v, origin, path, 1, 65536, &pol->targets, err))
-                return -1;
-        } else if (strcmp(key, "S") == 0) {
-            if (get_uint(v, origin, path, 1, MAX_PROBES, &pol->probes, err))
-                return -1;
-        } else if (strcmp(key, "P") == 0) {
-            if (!json_is_number(v) || json_number_value(v) < 0 || json_number_value(v) > 1)
-                return gcr_fail(err, GCR_E_CONFIG, OPT "%s: expected a probability from 0 to 1",
-                                origin, path);
-            pol->p = json_number_value(v);
-        } else if (strcmp(key, "selector") == 0) {
-            const char *s = json_string_value(v);
-            if (s && strcmp(s, "index") == 0)
-                pol->selector = SELECT_INDEX;
-            else if (s && strcmp(s, "random") == 0)
-                pol->selector = SELECT_RANDOM;
-            else
-                return gcr_fail(err, GCR_E_CONFIG, OPT "%s: expected \"index\" or \"random\"",
-                                origin, path);
-        } else {
-            return gcr_fail(err, GCR_E_CONFIG, OPT "%s: unknown key (known: C, S, P, selector)",
-                            origin, path);
-        }
+    snprintf(where, sizeof where, WHERE ".policies[%zu]", idx);
+    if (gcr_opts_keys(origin, where, o, known, err) != 0)
+        return -1;
+    const json_t *v;
+    int sel;
+    if (((v = json_object_get(o, "C")) &&
+         get_uint(v, origin, where, "C", 1, 65536, &pol->targets, err)) ||
+        ((v = json_object_get(o, "S")) &&
+         get_uint(v, origin, where, "S", 1, MAX_PROBES, &pol->probes, err)) ||
+        ((v = json_object_get(o, "P")) && gcr_opt_real(origin, where, "P", v, 0, 1, &pol->p, err)))
+        return -1;
+    if ((v = json_object_get(o, "selector"))) {
+        if (gcr_opt_enum(origin, where, "selector", v, selectors, 2, &sel, err) != 0)
+            return -1;
+        pol->selector = (enum selector)sel;
     }
     return 0;
 }
@@ -450,13 +440,18 @@ static int parse_policy(struct remote_probe *rp, const json_t *o, size_t idx, co
 static int parse_options(struct remote_probe *rp, const json_t *options, const char *origin,
                          struct gcr_err *err)
 {
+    static const char *const known[] = {"group_size", "policies", "probe_bytes", "nack_bytes",
+                                        "reply_header_bytes", "reply_data", NULL};
+    static const char *const reply_data[] = {"sectors", "line"};
+    if (gcr_opts_keys(origin, WHERE, options, known, err) != 0)
+        return -1;
     const char *key;
     json_t *v;
     const json_t *policies = NULL;
     json_object_foreach((json_t *)options, key, v) {
         uint32_t *dst = NULL;
         if (strcmp(key, "group_size") == 0) {
-            if (get_uint(v, origin, key, 1, 1u << 20, &rp->group_size, err))
+            if (get_uint(v, origin, WHERE, key, 1, 1u << 20, &rp->group_size, err))
                 return -1;
         } else if (strcmp(key, "probe_bytes") == 0) {
             dst = &rp->probe_bytes;
@@ -465,22 +460,17 @@ static int parse_options(struct remote_probe *rp, const json_t *options, const c
         } else if (strcmp(key, "reply_header_bytes") == 0) {
             dst = &rp->reply_header_bytes;
         } else if (strcmp(key, "reply_data") == 0) {
-            const char *s = json_string_value(v);
-            if (!s || (strcmp(s, "sectors") != 0 && strcmp(s, "line") != 0))
-                return gcr_fail(err, GCR_E_CONFIG, OPT "reply_data: expected \"sectors\" or "
-                                "\"line\"", origin);
-            rp->reply_whole_line = strcmp(s, "line") == 0;
+            int r;
+            if (gcr_opt_enum(origin, WHERE, key, v, reply_data, 2, &r, err) != 0)
+                return -1;
+            rp->reply_whole_line = r == 1;
         } else if (strcmp(key, "policies") == 0) {
             if (!json_is_array(v) || json_array_size(v) == 0 || json_array_size(v) > 64)
                 return gcr_fail(err, GCR_E_CONFIG, OPT "policies: expected an array of 1 to 64 "
                                 "policies", origin);
             policies = v;
-        } else {
-            return gcr_fail(err, GCR_E_CONFIG, OPT "%s: unknown key (known: group_size, "
-                            "policies, probe_bytes, nack_bytes, reply_header_bytes, "
-                            "reply_data)", origin, key);
         }
-        if (dst && get_uint(v, origin, key, 0, 1u << 16, dst, err))
+        if (dst && get_uint(v, origin, WHERE, key, 0, 1u << 16, dst, err))
             return -1;
     }
     /* A group larger than the instances is all of them. */

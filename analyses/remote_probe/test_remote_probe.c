@@ -193,7 +193,7 @@ static void bad_options(void)
     expect_error("{\"policies\": [{}, {\"S\": 0}]}",
                  "$.analyses.remote_probe.policies[1].S: expected an integer between 1 and 32");
     expect_error("{\"policies\": [{\"P\": 1.5}]}",
-                 "$.analyses.remote_probe.policies[0].P: expected a probability");
+                 "$.analyses.remote_probe.policies[0].P: expected a number between 0 and 1");
     expect_error("{\"policies\": [{\"C\": 0}]}", "$.analyses.remote_probe.policies[0].C");
     expect_error("{\"policies\": [{\"selector\": \"supplier\"}]}",
                  "$.analyses.remote_probe.policies[0].selector");

@@ -27,6 +27,7 @@
 #include "core/bits.h"
 #include "core/table_memory.h"
 #include "gcreplay/analysis.h"
+#include "gcreplay/options.h"
 
 #define RD_EXACT_MAX 16     /* distances 0..15 are counted one by one */
 #define RD_LOG2_BUCKETS 65  /* bucket 0: d = 0; bucket k: 2^(k-1) <= d < 2^k */
@@ -562,15 +563,21 @@ static int opt_fail(struct gcr_err *err, const struct gcr_sim_info *info, const 
 static int parse_options(struct reuse_distance *rd, const json_t *options,
                          const struct gcr_sim_info *info, struct gcr_err *err)
 {
+    static const char *const known[] = {"granularity", "sampling_rate", "mrc_lines",
+                                        "reset_at_kernel", NULL};
+    static const char *const granularities[] = {"line", "sector"};
+    const char *origin = info->config->origin, *where = "$.analyses.reuse_distance";
+    if (gcr_opts_keys(origin, where, options, known, err) != 0)
+        return -1;
     const char *key;
     json_t *v;
     double rate = 1.0;
     json_object_foreach((json_t *)options, key, v) {
         if (strcmp(key, "granularity") == 0) {
-            const char *s = json_string_value(v);
-            if (!s || (strcmp(s, "line") != 0 && strcmp(s, "sector") != 0))
-                return opt_fail(err, info, key, "expected \"line\" or \"sector\"");
-            rd->sector = strcmp(s, "sector") == 0;
+            int g;
+            if (gcr_opt_enum(origin, where, key, v, granularities, 2, &g, err) != 0)
+                return -1;
+            rd->sector = g == 1;
         } else if (strcmp(key, "sampling_rate") == 0) {
             if (!json_is_number(v) || !(json_number_value(v) > 0) || json_number_value(v) > 1)
                 return opt_fail(err, info, key, "expected a number in (0, 1]");
@@ -593,10 +600,6 @@ static int parse_options(struct reuse_distance *rd, const json_t *options,
                 rd->mrc_lines[i] = (uint64_t)json_integer_value(x);
             }
             rd->nmrc = (uint32_t)n;
-        } else {
-            return opt_fail(err, info, key,
-                            "unknown option (known: granularity, sampling_rate, mrc_lines, "
-                            "reset_at_kernel)");
         }
     }
     rd->threshold = (uint64_t)llround(rate * (double)(1u << RD_SAMPLE_BITS));

@@ -37,6 +37,7 @@
 #include "core/chunks.h"
 #include "core/table_memory.h"
 #include "gcreplay/analysis.h"
+#include "gcreplay/options.h"
 
 #define MASK_WORDS 4                /* byte masks: lines of up to 256 bytes */
 #define MAX_CHIPS 64                /* chip sets are one 64-bit word */
@@ -306,15 +307,8 @@ static int get_option(const json_t *options, const char *key, uint64_t lo, uint6
                       uint64_t *out, const struct gcr_sim_info *info, struct gcr_err *err)
 {
     const json_t *v = json_object_get(options, key);
-    if (!v)
-        return 0;
-    if (!json_is_integer(v) || json_integer_value(v) < (json_int_t)lo ||
-        json_integer_value(v) > (json_int_t)hi)
-        return gcr_fail(err, GCR_E_CONFIG, "%s: $.analyses.sharing.%s: expected an integer "
-                        "from %llu to %llu", info->config->origin, key, (unsigned long long)lo,
-                        (unsigned long long)hi);
-    *out = (uint64_t)json_integer_value(v);
-    return 0;
+    return v ? gcr_opt_uint(info->config->origin, "$.analyses.sharing", key, v, lo, hi, out, err)
+             : 0;
 }
 
 static void sharing_destroy(void *self)
@@ -333,15 +327,9 @@ static void sharing_destroy(void *self)
 static int sharing_create(void **self, const json_t *options, const struct gcr_sim_info *info,
                           struct gcr_err *err)
 {
-    const char *key;
-    const json_t *v;
-    json_object_foreach((json_t *)options, key, v) {
-        if (strcmp(key, "cluster_size") != 0 && strcmp(key, "chips") != 0 &&
-            strcmp(key, "page_bytes") != 0)
-            return gcr_fail(err, GCR_E_CONFIG, "%s: $.analyses.sharing.%s: unknown key "
-                            "(known: cluster_size, chips, page_bytes)", info->config->origin,
-                            key);
-    }
+    static const char *const known[] = {"cluster_size", "chips", "page_bytes", NULL};
+    if (gcr_opts_keys(info->config->origin, "$.analyses.sharing", options, known, err) != 0)
+        return -1;
     uint64_t cluster_size = 4, chips = 4, page_bytes = 4096;
     if (get_option(options, "cluster_size", 1, UINT32_MAX, &cluster_size, info, err) != 0 ||
         get_option(options, "chips", 1, MAX_CHIPS, &chips, info, err) != 0 ||
