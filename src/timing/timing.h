@@ -17,7 +17,7 @@
  * remote), its L1 lookup, then what the lookup sends below (request to the L2
  * slice, DRAM, the reply back up), then the next request. The backend
  * chains each message after the previous one of the same request; the
- * organisation contract (src/replay/l1org.h) states this obligation and
+ * organisation contract (include/gcreplay/l1org.h) states this obligation and
  * tests/unit/replay/message_order.c checks it for every organisation. */
 #ifndef GCREPLAY_TIMING_TIMING_H
 #define GCREPLAY_TIMING_TIMING_H

@@ -2,7 +2,7 @@
  *
  * The timing backend (src/timing/timing.h) chains the messages of a request
  * one after the other, so an organisation and the memory system must send
- * them in the order they travel (the contract in src/replay/l1org.h,
+ * them in the order they travel (the contract in include/gcreplay/l1org.h,
  * "Message order"). This test drives every registered organisation (and the
  * private one over multi-chip LLCs of both kinds) with a random mix of reads
  * and writes from several SMs over lines that collide in small L1s and L2
