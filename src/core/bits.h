@@ -94,4 +94,12 @@ static inline void gcr_add_u64s(uint64_t *to, const uint64_t *from, size_t n)
 /* log2 of a power of two. */
 static inline unsigned gcr_bits_log2(uint64_t pow2) { return gcr_bits_ctz64(pow2); }
 
+/* Bits needed to number x things: the least b with 2^b >= x (0 for x <= 1, at
+ * most 64). Written without a shift loop, which overflows once x > 2^31 in
+ * 32-bit arithmetic and is undefined at a shift of the type's width. */
+static inline unsigned gcr_bits_ceil_log2(uint64_t x)
+{
+    return x <= 1 ? 0 : 64u - (unsigned)__builtin_clzll(x - 1);
+}
+
 #endif

@@ -67,13 +67,6 @@ int gcr_shared_opts_parse(struct gcr_shared_opts *o, const char *origin, const c
     return 0;
 }
 
-static unsigned ceil_log2(uint64_t x)
-{
-    unsigned b = 0;
-    while ((UINT64_C(1) << b) < x)
-        b++;
-    return b;
-}
 
 /* ------------------------------------------------------------ create */
 
@@ -101,8 +94,8 @@ int gcr_shared_l1_init(struct gcr_shared_l1 *s, const struct gcr_l1org_ctx *ctx,
     /* The seed's home field is the lowest bits of the tag: just above the set
      * index of an L1 (16-KB, 4-way, 128-B lines: bit 12, so 4-KB granules). */
     unsigned shift = o->home_shift >= 0 ? (unsigned)o->home_shift
-                                        : line_log2 + ceil_log2(cfg->l1.sets);
-    unsigned need = ceil_log2(s->n);
+                                        : line_log2 + gcr_bits_ceil_log2(cfg->l1.sets);
+    unsigned need = gcr_bits_ceil_log2(s->n);
     unsigned bits = o->home_bits >= 0 ? (unsigned)o->home_bits : need;
     if (bits < need)
         return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.%s.home_bits: %u bits name only %llu "

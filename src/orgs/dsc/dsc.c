@@ -358,13 +358,6 @@ static void dsc_collect_stats(void *self, struct gcr_cache_stats *per_sm)
         per_sm[i] = d->sm[i].stats;
 }
 
-static unsigned ceil_log2(uint32_t x)
-{
-    unsigned b = 0;
-    while ((1u << b) < x)
-        b++;
-    return b;
-}
 
 /* Tag storage beyond the sector cache's: k-1 more tag entries per frame (tag,
  * valid bit, replacement state as the baseline's entry) and a log2(k)-bit
@@ -376,8 +369,8 @@ static int dsc_report(void *self, json_t *section, struct gcr_err *err)
     uint64_t frames = (uint64_t)d->sets * d->frames;
     unsigned tag = d->address_bits - gcr_bits_log2(d->ctx.config->line_bytes) -
                    gcr_bits_log2(d->sets);
-    uint64_t entry = tag + 1 + ceil_log2(d->frames);
-    uint64_t extra = frames * (d->k - 1) * entry + frames * d->chunks * ceil_log2(d->k);
+    uint64_t entry = tag + 1 + gcr_bits_ceil_log2(d->frames);
+    uint64_t extra = frames * (d->k - 1) * entry + frames * d->chunks * gcr_bits_ceil_log2(d->k);
     json_object_set_new(section, "geometry",
                         json_pack("{s:I, s:I, s:I, s:I, s:s}", "sets", (json_int_t)d->sets,
                                   "frames_per_set", (json_int_t)d->frames, "tags_per_frame",

@@ -62,7 +62,8 @@ static const struct {
     {L1("dsc", "{\"private_tag_bits\": 8}"), "$.l1d.dsc.private_tag_bits: unknown key"},
 };
 
-static double storage_kb(const char *json, const char *org)
+/* A figure of the report's tag_storage section under config json, or -1. */
+static double storage_figure(const char *json, const char *org, const char *figure)
 {
     struct gcr_err err = {0};
     struct gcr_config cfg;
@@ -75,12 +76,17 @@ static double storage_kb(const char *json, const char *org)
         json_t *ts = json_object_get(
             json_object_get(json_object_get(json_object_get(rep, "total"), "L1D"), org),
             "tag_storage");
-        kb = json_real_value(json_object_get(ts, "overhead_kb_per_l1"));
+        kb = json_number_value(json_object_get(ts, figure));
         json_decref(rep);
         gcr_replay_destroy(rp);
     }
     gcr_config_free(&cfg);
     return kb;
+}
+
+static double storage_kb(const char *json, const char *org)
+{
+    return storage_figure(json, org, "overhead_kb_per_l1");
 }
 
 int main(void)
@@ -110,5 +116,11 @@ int main(void)
      * DSC-4 384 x 23 + 1024 = 9856 bits = 1.203125 KB. */
     CHECK(storage_kb(L1("dsc", "{}"), "dsc") == 0.421875);
     CHECK(storage_kb(L1("dsc", "{\"tags_per_frame\": 4}"), "dsc") == 1.203125);
+    /* TSC+'s sampler: 4 counters of counter_bits bits each, up to 32-bit
+     * counters (saturating at 2^32 - 1, which once hung the bit count). */
+    CHECK(storage_figure(L1("tsc", "{\"mode\": \"adaptive\", \"counter_bits\": 32}"), "tsc",
+                         "sampler_counter_bits_per_gpu") == 128);
+    CHECK(storage_figure(L1("tsc", "{\"mode\": \"adaptive\"}"), "tsc",
+                         "sampler_counter_bits_per_gpu") == 64);
     CHECK_DONE();
 }

@@ -465,13 +465,6 @@ static void tsc_collect_stats(void *self, struct gcr_cache_stats *per_sm)
 
 /* ---- report ---------------------------------------------------------------------------- */
 
-static unsigned ceil_log2(uint32_t x)
-{
-    unsigned b = 0;
-    while ((1u << b) < x)
-        b++;
-    return b;
-}
 
 /* Tag storage from the geometry (Sec. 5.1, Table 3): per chunk a private tag,
  * a valid bit, its position in the line and an NRU bit; per group a shared tag;
@@ -481,9 +474,9 @@ static json_t *tag_storage(const struct tsc *t)
     uint64_t groups = (uint64_t)t->geo.sets * t->geo.groups;
     uint64_t chunks = groups * t->geo.chunks;
     uint64_t tag_bits = t->geo.private_bits + t->shared_bits;
-    uint64_t per_chunk = t->geo.private_bits + 1 + ceil_log2(t->geo.chunks) + 1;
+    uint64_t per_chunk = t->geo.private_bits + 1 + gcr_bits_ceil_log2(t->geo.chunks) + 1;
     uint64_t tsc_bits = chunks * per_chunk + groups * t->shared_bits;
-    uint64_t base_bits = groups * (tag_bits + 1 + ceil_log2(t->geo.groups));
+    uint64_t base_bits = groups * (tag_bits + 1 + gcr_bits_ceil_log2(t->geo.groups));
     double over = ((double)tsc_bits - (double)base_bits) / 8.0 / 1024.0;
     return json_pack("{s:I, s:I, s:I, s:I, s:f, s:I}", "address_bits",
                      (json_int_t)(tag_bits + gcr_bits_log2(t->geo.sets) +
@@ -491,7 +484,7 @@ static json_t *tag_storage(const struct tsc *t)
                      "bits_per_chunk", (json_int_t)per_chunk, "tsc_bits_per_l1",
                      (json_int_t)tsc_bits, "baseline_bits_per_l1", (json_int_t)base_bits,
                      "overhead_kb_per_l1", over, "sampler_counter_bits_per_gpu",
-                     (json_int_t)(t->mode == TSC_ADAPTIVE ? 4 * ceil_log2(t->duel.counter_max)
+                     (json_int_t)(t->mode == TSC_ADAPTIVE ? 4 * gcr_bits_ceil_log2(t->duel.counter_max)
                                                           : 0));
 }
 
