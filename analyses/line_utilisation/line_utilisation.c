@@ -131,8 +131,9 @@ static void destroy(void *self)
 static int create(void **self, const json_t *options, const struct gcr_sim_info *info,
                   struct gcr_err *err)
 {
-    if (gcr_opts_keys(info->config->origin, "$.analyses.line_utilisation", options, NULL,
-                      err) != 0)
+    struct gcr_opts o;
+    gcr_opts_begin(&o, info->config->origin, "$.analyses.line_utilisation", options);
+    if (gcr_opts_done(&o, err) != 0) /* no options */
         return -1;
     struct line_utilisation *u = calloc(1, sizeof *u);
     if (!u)

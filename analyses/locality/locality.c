@@ -50,18 +50,16 @@ static void locality_destroy(void *self)
 static int locality_create(void **self, const json_t *options, const struct gcr_sim_info *info,
                            struct gcr_err *err)
 {
-    static const char *const known[] = {"cluster_size", NULL};
-    const char *origin = info->config->origin, *where = "$.analyses.locality";
-    const json_t *v;
-    uint64_t cluster_size = 4;
-    if (gcr_opts_keys(origin, where, options, known, err) != 0 ||
-        ((v = json_object_get(options, "cluster_size")) &&
-         gcr_opt_uint(origin, where, "cluster_size", v, 1, MAX_CLUSTER, &cluster_size, err) != 0))
+    struct gcr_opts o;
+    uint32_t cluster_size = 4;
+    gcr_opts_begin(&o, info->config->origin, "$.analyses.locality", options);
+    if (gcr_opts_u32(&o, "cluster_size", 1, MAX_CLUSTER, &cluster_size, err) != 0 ||
+        gcr_opts_done(&o, err) != 0)
         return -1;
     struct locality *lo = calloc(1, sizeof *lo);
     if (!lo)
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
-    lo->cluster_size = (uint32_t)cluster_size;
+    lo->cluster_size = cluster_size;
     lo->num_l1s = info->num_l1s;
     lo->num_clusters = (info->num_l1s + lo->cluster_size - 1) / lo->cluster_size;
     if (info->num_l1s > GCR_HOLDERS_MAX_INSTANCES) {

@@ -454,7 +454,9 @@ static int level_init(struct mc_level *lv, uint32_t units, const struct gcr_cach
 static int mc_create(void **self, const json_t *options, const struct gcr_sim_info *info,
                      struct gcr_err *err)
 {
-    if (gcr_opts_keys(info->config->origin, "$.analyses.miss_classes", options, NULL, err) != 0)
+    struct gcr_opts o;
+    gcr_opts_begin(&o, info->config->origin, "$.analyses.miss_classes", options);
+    if (gcr_opts_done(&o, err) != 0) /* no options */
         return -1;
     struct miss_classes *mc = calloc(1, sizeof *mc);
     if (!mc)

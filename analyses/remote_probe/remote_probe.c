@@ -398,81 +398,50 @@ static void destroy(void *self)
 #define OPT "%s: $.analyses.remote_probe."
 #define WHERE "$.analyses.remote_probe"
 
-static int get_uint(const json_t *v, const char *origin, const char *where, const char *key,
-                    uint64_t lo, uint64_t hi, uint32_t *out, struct gcr_err *err)
+static int parse_policy(struct remote_probe *rp, const json_t *obj, size_t idx,
+                        const char *origin, struct gcr_err *err)
 {
-    uint64_t x;
-    if (gcr_opt_uint(origin, where, key, v, lo, hi, &x, err) != 0)
-        return -1;
-    *out = (uint32_t)x;
-    return 0;
-}
-
-static int parse_policy(struct remote_probe *rp, const json_t *o, size_t idx, const char *origin,
-                        struct gcr_err *err)
-{
-    static const char *const known[] = {"C", "S", "P", "selector", NULL};
     static const char *const selectors[] = {"index", "random"}; /* enum selector */
     struct policy *pol = &rp->policies[idx];
-    char where[64];
-    if (!json_is_object(o))
+    if (!json_is_object(obj))
         return gcr_fail(err, GCR_E_CONFIG, OPT "policies[%zu]: expected an object like "
                         "{\"C\": 15, \"S\": 2, \"P\": 0.2}", origin, idx);
+    char where[64];
     snprintf(where, sizeof where, WHERE ".policies[%zu]", idx);
-    if (gcr_opts_keys(origin, where, o, known, err) != 0)
+    struct gcr_opts o;
+    int sel = (int)pol->selector;
+    gcr_opts_begin(&o, origin, where, obj);
+    if (gcr_opts_u32(&o, "C", 1, 65536, &pol->targets, err) != 0 ||
+        gcr_opts_u32(&o, "S", 1, MAX_PROBES, &pol->probes, err) != 0 ||
+        gcr_opts_real(&o, "P", 0, 1, &pol->p, err) != 0 ||
+        gcr_opts_enum(&o, "selector", selectors, 2, &sel, err) != 0 ||
+        gcr_opts_done(&o, err) != 0)
         return -1;
-    const json_t *v;
-    int sel;
-    if (((v = json_object_get(o, "C")) &&
-         get_uint(v, origin, where, "C", 1, 65536, &pol->targets, err)) ||
-        ((v = json_object_get(o, "S")) &&
-         get_uint(v, origin, where, "S", 1, MAX_PROBES, &pol->probes, err)) ||
-        ((v = json_object_get(o, "P")) && gcr_opt_real(origin, where, "P", v, 0, 1, &pol->p, err)))
-        return -1;
-    if ((v = json_object_get(o, "selector"))) {
-        if (gcr_opt_enum(origin, where, "selector", v, selectors, 2, &sel, err) != 0)
-            return -1;
-        pol->selector = (enum selector)sel;
-    }
+    pol->selector = (enum selector)sel;
     return 0;
 }
 
 static int parse_options(struct remote_probe *rp, const json_t *options, const char *origin,
                          struct gcr_err *err)
 {
-    static const char *const known[] = {"group_size", "policies", "probe_bytes", "nack_bytes",
-                                        "reply_header_bytes", "reply_data", NULL};
     static const char *const reply_data[] = {"sectors", "line"};
-    if (gcr_opts_keys(origin, WHERE, options, known, err) != 0)
+    struct gcr_opts o;
+    int whole_line = rp->reply_whole_line;
+    gcr_opts_begin(&o, origin, WHERE, options);
+    if (gcr_opts_u32(&o, "group_size", 1, 1u << 20, &rp->group_size, err) != 0)
         return -1;
-    const char *key;
-    json_t *v;
-    const json_t *policies = NULL;
-    json_object_foreach((json_t *)options, key, v) {
-        uint32_t *dst = NULL;
-        if (strcmp(key, "group_size") == 0) {
-            if (get_uint(v, origin, WHERE, key, 1, 1u << 20, &rp->group_size, err))
-                return -1;
-        } else if (strcmp(key, "probe_bytes") == 0) {
-            dst = &rp->probe_bytes;
-        } else if (strcmp(key, "nack_bytes") == 0) {
-            dst = &rp->nack_bytes;
-        } else if (strcmp(key, "reply_header_bytes") == 0) {
-            dst = &rp->reply_header_bytes;
-        } else if (strcmp(key, "reply_data") == 0) {
-            int r;
-            if (gcr_opt_enum(origin, WHERE, key, v, reply_data, 2, &r, err) != 0)
-                return -1;
-            rp->reply_whole_line = r == 1;
-        } else if (strcmp(key, "policies") == 0) {
-            if (!json_is_array(v) || json_array_size(v) == 0 || json_array_size(v) > 64)
-                return gcr_fail(err, GCR_E_CONFIG, OPT "policies: expected an array of 1 to 64 "
-                                "policies", origin);
-            policies = v;
-        }
-        if (dst && get_uint(v, origin, WHERE, key, 0, 1u << 16, dst, err))
-            return -1;
-    }
+    const json_t *policies = gcr_opts_get(&o, "policies");
+    if (policies && (!json_is_array(policies) || json_array_size(policies) == 0 ||
+                     json_array_size(policies) > 64))
+        return gcr_fail(err, GCR_E_CONFIG, OPT "policies: expected an array of 1 to 64 "
+                        "policies", origin);
+    if (gcr_opts_u32(&o, "probe_bytes", 0, 1u << 16, &rp->probe_bytes, err) != 0 ||
+        gcr_opts_u32(&o, "nack_bytes", 0, 1u << 16, &rp->nack_bytes, err) != 0 ||
+        gcr_opts_u32(&o, "reply_header_bytes", 0, 1u << 16, &rp->reply_header_bytes, err) != 0 ||
+        gcr_opts_enum(&o, "reply_data", reply_data, 2, &whole_line, err) != 0 ||
+        gcr_opts_done(&o, err) != 0)
+        return -1;
+    rp->reply_whole_line = whole_line == 1;
     /* A group larger than the instances is all of them. */
     if (rp->group_size > rp->num_l1s)
         rp->group_size = rp->num_l1s;

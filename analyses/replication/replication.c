@@ -449,7 +449,9 @@ static void destroy(void *self)
 static int create(void **self, const json_t *options, const struct gcr_sim_info *info,
                   struct gcr_err *err)
 {
-    if (gcr_opts_keys(info->config->origin, "$.analyses.replication", options, NULL, err) != 0)
+    struct gcr_opts o;
+    gcr_opts_begin(&o, info->config->origin, "$.analyses.replication", options);
+    if (gcr_opts_done(&o, err) != 0) /* no options */
         return -1;
     /* Holder sets keep units in 16-bit lanes (the config allows far fewer
      * SMs, hence L1s, than that). */
@@ -490,18 +492,11 @@ static void headline(const json_t *section, char text[][GCR_HEADLINE_TEXT])
 /* Workload classes (the report's "classes"; seed 000): replication-sensitive
  * when the replication ratio is above 25 % and the L1 miss rate above 50 %
  * (Ch. 5), or, by Ch. 4's looser rule, above 10 % alone. */
-static double figure_at(const json_t *o, const char *a, const char *b, bool *ok)
-{
-    const json_t *x = json_object_get(json_object_get(o, a), b);
-    *ok = *ok && json_is_number(x);
-    return json_is_number(x) ? json_number_value(x) : 0;
-}
-
 static void classify(const json_t *section, const json_t *period, json_t *classes)
 {
     bool rep_ok = section != NULL, have_rate = true;
-    double ratio = figure_at(section, "replication_ratio", "all", &rep_ok);
-    double l1_miss_rate = figure_at(period, "L1D", "miss_rate", &have_rate);
+    double ratio = gcr_report_figure(section, "replication_ratio", "all", &rep_ok);
+    double l1_miss_rate = gcr_report_figure(period, "L1D", "miss_rate", &have_rate);
     json_object_set_new(
         classes, "replication_sensitive",
         gcr_class_verdict(

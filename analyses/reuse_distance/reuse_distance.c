@@ -563,45 +563,39 @@ static int opt_fail(struct gcr_err *err, const struct gcr_sim_info *info, const 
 static int parse_options(struct reuse_distance *rd, const json_t *options,
                          const struct gcr_sim_info *info, struct gcr_err *err)
 {
-    static const char *const known[] = {"granularity", "sampling_rate", "mrc_lines",
-                                        "reset_at_kernel", NULL};
     static const char *const granularities[] = {"line", "sector"};
-    const char *origin = info->config->origin, *where = "$.analyses.reuse_distance";
-    if (gcr_opts_keys(origin, where, options, known, err) != 0)
-        return -1;
-    const char *key;
-    json_t *v;
+    struct gcr_opts o;
+    int granularity = rd->sector ? 1 : 0;
     double rate = 1.0;
-    json_object_foreach((json_t *)options, key, v) {
-        if (strcmp(key, "granularity") == 0) {
-            int g;
-            if (gcr_opt_enum(origin, where, key, v, granularities, 2, &g, err) != 0)
-                return -1;
-            rd->sector = g == 1;
-        } else if (strcmp(key, "sampling_rate") == 0) {
-            if (!json_is_number(v) || !(json_number_value(v) > 0) || json_number_value(v) > 1)
-                return opt_fail(err, info, key, "expected a number in (0, 1]");
-            rate = json_number_value(v);
-        } else if (strcmp(key, "reset_at_kernel") == 0) {
-            if (!json_is_boolean(v))
-                return opt_fail(err, info, key, "expected true or false");
-            rd->reset_at_kernel = json_is_true(v);
-        } else if (strcmp(key, "mrc_lines") == 0) {
-            size_t n = json_array_size(v);
-            if (!json_is_array(v) || n < 1 || n > RD_MAX_MRC)
-                return opt_fail(err, info, key, "expected an array of 1 to 64 sizes");
-            for (size_t i = 0; i < n; i++) {
-                json_t *x = json_array_get(v, i);
-                if (!json_is_integer(x) || json_integer_value(x) < 1 ||
-                    (i && json_integer_value(x) <= (json_int_t)rd->mrc_lines[i - 1]) ||
-                    json_integer_value(x) > ((json_int_t)1 << 40))
-                    return opt_fail(err, info, key,
-                                    "expected ascending positive integers (cache lines)");
-                rd->mrc_lines[i] = (uint64_t)json_integer_value(x);
-            }
-            rd->nmrc = (uint32_t)n;
-        }
+    gcr_opts_begin(&o, info->config->origin, "$.analyses.reuse_distance", options);
+    if (gcr_opts_enum(&o, "granularity", granularities, 2, &granularity, err) != 0)
+        return -1;
+    rd->sector = granularity == 1;
+    /* The rate is in (0, 1]: gcr_opts_real's closed interval would take 0. */
+    const json_t *v = gcr_opts_get(&o, "sampling_rate");
+    if (v) {
+        if (!json_is_number(v) || !(json_number_value(v) > 0) || json_number_value(v) > 1)
+            return opt_fail(err, info, "sampling_rate", "expected a number in (0, 1]");
+        rate = json_number_value(v);
     }
+    if ((v = gcr_opts_get(&o, "mrc_lines"))) {
+        size_t n = json_array_size(v);
+        if (!json_is_array(v) || n < 1 || n > RD_MAX_MRC)
+            return opt_fail(err, info, "mrc_lines", "expected an array of 1 to 64 sizes");
+        for (size_t i = 0; i < n; i++) {
+            json_t *x = json_array_get(v, i);
+            if (!json_is_integer(x) || json_integer_value(x) < 1 ||
+                (i && json_integer_value(x) <= (json_int_t)rd->mrc_lines[i - 1]) ||
+                json_integer_value(x) > ((json_int_t)1 << 40))
+                return opt_fail(err, info, "mrc_lines",
+                                "expected ascending positive integers (cache lines)");
+            rd->mrc_lines[i] = (uint64_t)json_integer_value(x);
+        }
+        rd->nmrc = (uint32_t)n;
+    }
+    if (gcr_opts_bool(&o, "reset_at_kernel", &rd->reset_at_kernel, err) != 0 ||
+        gcr_opts_done(&o, err) != 0)
+        return -1;
     rd->threshold = (uint64_t)llround(rate * (double)(1u << RD_SAMPLE_BITS));
     if (rd->threshold == 0)
         return opt_fail(err, info, "sampling_rate", "below the smallest rate, 2^-24");

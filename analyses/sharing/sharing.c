@@ -303,14 +303,6 @@ static unsigned bucket_of(uint64_t n)
     return b;
 }
 
-static int get_option(const json_t *options, const char *key, uint64_t lo, uint64_t hi,
-                      uint64_t *out, const struct gcr_sim_info *info, struct gcr_err *err)
-{
-    const json_t *v = json_object_get(options, key);
-    return v ? gcr_opt_uint(info->config->origin, "$.analyses.sharing", key, v, lo, hi, out, err)
-             : 0;
-}
-
 static void sharing_destroy(void *self)
 {
     struct sharing *s = self;
@@ -327,14 +319,14 @@ static void sharing_destroy(void *self)
 static int sharing_create(void **self, const json_t *options, const struct gcr_sim_info *info,
                           struct gcr_err *err)
 {
-    static const char *const known[] = {"cluster_size", "chips", "page_bytes", NULL};
-    if (gcr_opts_keys(info->config->origin, "$.analyses.sharing", options, known, err) != 0)
-        return -1;
+    struct gcr_opts o;
     uint64_t cluster_size = 4, chips = 4, page_bytes = 4096;
-    if (get_option(options, "cluster_size", 1, UINT32_MAX, &cluster_size, info, err) != 0 ||
-        get_option(options, "chips", 1, MAX_CHIPS, &chips, info, err) != 0 ||
-        get_option(options, "page_bytes", info->line_bytes, UINT64_C(1) << 30, &page_bytes,
-                   info, err) != 0)
+    gcr_opts_begin(&o, info->config->origin, "$.analyses.sharing", options);
+    if (gcr_opts_uint(&o, "cluster_size", 1, UINT32_MAX, &cluster_size, err) != 0 ||
+        gcr_opts_uint(&o, "chips", 1, MAX_CHIPS, &chips, err) != 0 ||
+        gcr_opts_uint(&o, "page_bytes", info->line_bytes, UINT64_C(1) << 30, &page_bytes,
+                      err) != 0 ||
+        gcr_opts_done(&o, err) != 0)
         return -1;
     if (page_bytes & (page_bytes - 1))
         return gcr_fail(err, GCR_E_CONFIG, "%s: $.analyses.sharing.page_bytes: expected a "

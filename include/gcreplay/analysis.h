@@ -192,6 +192,11 @@ struct gcr_analysis_ops {
  * holds the figures it was decided on (the reference is stolen). */
 json_t *gcr_class_verdict(int member, const char *rule, json_t *values);
 
+/* The figure a classify hook decides on: the number at o.a.b (o.a when b is
+ * NULL), or 0 with *ok set to false when it is missing or not a number; *ok
+ * is never set to true, so one flag can collect several figures. */
+double gcr_report_figure(const json_t *o, const char *a, const char *b, bool *ok);
+
 /* Registered analyses (NULL-terminated), generated from analyses/meson.build. */
 extern const struct gcr_analysis_ops *const gcr_analyses[];
 

@@ -14,31 +14,6 @@ static const char *last_name(const char *where)
     return dot ? dot + 1 : where;
 }
 
-int gcr_opts_keys(const char *origin, const char *where, const json_t *obj,
-                  const char *const *known, struct gcr_err *err)
-{
-    const char *key;
-    json_t *v;
-    json_object_foreach((json_t *)obj, key, v) {
-        bool ok = false;
-        for (size_t i = 0; known && known[i] && !ok; i++)
-            ok = strcmp(known[i], key) == 0;
-        if (ok)
-            continue;
-        if (!known || !known[0])
-            return gcr_fail(err, GCR_E_CONFIG, "%s: %s.%s: unknown key (%s has no options)",
-                            origin, where, key, last_name(where));
-        char list[512] = "";
-        for (size_t i = 0; known[i]; i++) {
-            size_t u = strlen(list);
-            snprintf(list + u, sizeof list - u, "%s%s", i ? ", " : "", known[i]);
-        }
-        return gcr_fail(err, GCR_E_CONFIG, "%s: %s.%s: unknown key (known keys here: %s)",
-                        origin, where, key, list);
-    }
-    return 0;
-}
-
 int gcr_opt_uint(const char *origin, const char *where, const char *key, const json_t *v,
                  uint64_t min, uint64_t max, uint64_t *out, struct gcr_err *err)
 {
@@ -87,4 +62,91 @@ int gcr_opt_enum(const char *origin, const char *where, const char *key, const j
         }
     return gcr_fail(err, GCR_E_CONFIG, "%s: %s.%s: unknown value \"%s\" (known: %s)", origin,
                     where, key, json_string_value(v), known);
+}
+
+/* ---- the reader ---- */
+
+void gcr_opts_begin(struct gcr_opts *o, const char *origin, const char *where,
+                    const json_t *obj)
+{
+    o->origin = origin;
+    snprintf(o->where, sizeof o->where, "%s", where);
+    o->obj = obj;
+    o->nknown = 0;
+}
+
+const json_t *gcr_opts_get(struct gcr_opts *o, const char *key)
+{
+    /* A plug-in names a fixed set of keys, far fewer than the table holds; a
+     * key past it would only be missing from the "known keys" list. */
+    if (o->nknown < GCR_OPTS_MAX_KEYS)
+        o->known[o->nknown++] = key;
+    return o->obj ? json_object_get(o->obj, key) : NULL;
+}
+
+int gcr_opts_uint(struct gcr_opts *o, const char *key, uint64_t min, uint64_t max,
+                  uint64_t *out, struct gcr_err *err)
+{
+    const json_t *v = gcr_opts_get(o, key);
+    return v ? gcr_opt_uint(o->origin, o->where, key, v, min, max, out, err) : 0;
+}
+
+int gcr_opts_u32(struct gcr_opts *o, const char *key, uint32_t min, uint32_t max,
+                 uint32_t *out, struct gcr_err *err)
+{
+    uint64_t x = *out;
+    if (gcr_opts_uint(o, key, min, max, &x, err) != 0)
+        return -1;
+    *out = (uint32_t)x;
+    return 0;
+}
+
+int gcr_opts_real(struct gcr_opts *o, const char *key, double min, double max, double *out,
+                  struct gcr_err *err)
+{
+    const json_t *v = gcr_opts_get(o, key);
+    return v ? gcr_opt_real(o->origin, o->where, key, v, min, max, out, err) : 0;
+}
+
+int gcr_opts_enum(struct gcr_opts *o, const char *key, const char *const *names, int count,
+                  int *out, struct gcr_err *err)
+{
+    const json_t *v = gcr_opts_get(o, key);
+    return v ? gcr_opt_enum(o->origin, o->where, key, v, names, count, out, err) : 0;
+}
+
+int gcr_opts_bool(struct gcr_opts *o, const char *key, bool *out, struct gcr_err *err)
+{
+    const json_t *v = gcr_opts_get(o, key);
+    if (!v)
+        return 0;
+    if (!json_is_boolean(v))
+        return gcr_fail(err, GCR_E_CONFIG, "%s: %s.%s: expected true or false, got %s",
+                        o->origin, o->where, key, gcr_json_kind(v));
+    *out = json_is_true(v);
+    return 0;
+}
+
+int gcr_opts_done(const struct gcr_opts *o, struct gcr_err *err)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)o->obj, key, v) {
+        bool ok = false;
+        for (unsigned i = 0; i < o->nknown && !ok; i++)
+            ok = strcmp(o->known[i], key) == 0;
+        if (ok)
+            continue;
+        if (o->nknown == 0)
+            return gcr_fail(err, GCR_E_CONFIG, "%s: %s.%s: unknown key (%s has no options)",
+                            o->origin, o->where, key, last_name(o->where));
+        char list[512] = "";
+        for (unsigned i = 0; i < o->nknown; i++) {
+            size_t u = strlen(list);
+            snprintf(list + u, sizeof list - u, "%s%s", i ? ", " : "", o->known[i]);
+        }
+        return gcr_fail(err, GCR_E_CONFIG, "%s: %s.%s: unknown key (known keys here: %s)",
+                        o->origin, o->where, key, list);
+    }
+    return 0;
 }

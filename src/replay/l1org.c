@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "core/bits.h"
-#include "gcreplay/options.h"
 #include "timing/timing.h"
 
 void gcr_l1org_emit(struct gcr_bus *bus, enum gcr_event_kind kind, uint32_t unit,
@@ -168,38 +167,4 @@ void gcr_l1org_serve(struct gcr_cache *c, uint32_t unit, uint32_t port,
     if (a->forward_mask)
         gcr_memsys_write(mem, req->sm, port, req->line_addr, a->forward_mask, req->bytes,
                          req->insn);
-}
-
-/* ---- options of l1d.<org>: gcreplay/options.h at $.l1d.<org> ---- */
-
-#define WHERE(org)                                                                           \
-    char where[96];                                                                          \
-    snprintf(where, sizeof where, "$.l1d.%s", org)
-
-int gcr_l1org_opt_uint(const char *origin, const char *org, const char *key, const json_t *v,
-                       uint64_t min, uint64_t max, uint64_t *out, struct gcr_err *err)
-{
-    WHERE(org);
-    return gcr_opt_uint(origin, where, key, v, min, max, out, err);
-}
-
-int gcr_l1org_opt_real(const char *origin, const char *org, const char *key, const json_t *v,
-                       double min, double max, double *out, struct gcr_err *err)
-{
-    WHERE(org);
-    return gcr_opt_real(origin, where, key, v, min, max, out, err);
-}
-
-int gcr_l1org_opt_enum(const char *origin, const char *org, const char *key, const json_t *v,
-                       const char *const *names, int count, int *out, struct gcr_err *err)
-{
-    WHERE(org);
-    return gcr_opt_enum(origin, where, key, v, names, count, out, err);
-}
-
-int gcr_l1org_unknown_key(const char *origin, const char *org, const char *key,
-                          const char *known, struct gcr_err *err)
-{
-    return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.%s.%s: unknown key (known keys here: %s)",
-                    origin, org, key, known);
 }

@@ -98,17 +98,4 @@ void gcr_l1_bank_stats(const struct gcr_l1_bank *b, uint32_t i, struct gcr_cache
 void gcr_cache_stats_sum(struct gcr_cache_stats *out, const struct gcr_cache_stats *a,
                          const struct gcr_cache_stats *b);
 
-/* Strict parsers for an organisation's options (the l1d.<org> object): each
- * returns 0, or -1 with an error naming the file and $.l1d.<org>.<key>. */
-int gcr_l1org_opt_uint(const char *origin, const char *org, const char *key, const json_t *v,
-                       uint64_t min, uint64_t max, uint64_t *out, struct gcr_err *err);
-int gcr_l1org_opt_real(const char *origin, const char *org, const char *key, const json_t *v,
-                       double min, double max, double *out, struct gcr_err *err);
-/* v must be one of names[0..count-1]; *out is its index. */
-int gcr_l1org_opt_enum(const char *origin, const char *org, const char *key, const json_t *v,
-                       const char *const *names, int count, int *out, struct gcr_err *err);
-/* The error for a key the organisation does not know; known lists its keys. */
-int gcr_l1org_unknown_key(const char *origin, const char *org, const char *key,
-                          const char *known, struct gcr_err *err);
-
 #endif

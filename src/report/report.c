@@ -156,13 +156,13 @@ json_t *gcr_class_verdict(int member, const char *rule, json_t *values)
                      values);
 }
 
-static double number_at(const json_t *o, const char *a, const char *b, int *ok)
+double gcr_report_figure(const json_t *o, const char *a, const char *b, bool *ok)
 {
     const json_t *x = json_object_get(o, a);
     if (b)
         x = json_object_get(x, b);
     if (!json_is_number(x)) {
-        *ok = 0;
+        *ok = false;
         return 0;
     }
     return json_number_value(x);
@@ -170,12 +170,12 @@ static double number_at(const json_t *o, const char *a, const char *b, int *ok)
 
 void gcr_report_classes(json_t *period)
 {
-    int ok = 1;
-    double warp = number_at(period, "instructions", "warp_total", &ok);
-    double l1_acc = number_at(period, "L1D", "accesses", &ok);
-    ok = 1;
-    double l2_misses = number_at(period, "L2", "misses", &ok);
-    int have_l2 = ok && warp > 0;
+    bool ok = true;
+    double warp = gcr_report_figure(period, "instructions", "warp_total", &ok);
+    double l1_acc = gcr_report_figure(period, "L1D", "accesses", &ok);
+    ok = true;
+    double l2_misses = gcr_report_figure(period, "L2", "misses", &ok);
+    bool have_l2 = ok && warp > 0;
 
     /* The classes analyses decide come first (registry order), then the
      * ones the cache figures alone decide. */

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/bits.h"
+#include "gcreplay/options.h"
 #include "replay/l1org.h"
 
 struct cluster {
@@ -65,11 +66,7 @@ struct colab {
 
 static int parse_options(struct colab *cb, const json_t *options, struct gcr_err *err)
 {
-    static const char *const known = "cluster_size, cluster_assignment, table_sets, "
-                                     "table_ways, table_replacement, table_index, "
-                                     "table_invalidate_at_kernel_end";
     const struct gcr_config *cfg = cb->ctx.config;
-    const char *origin = cfg->origin;
     /* The values the caches' replacement and index options take, in enum order. */
     const char *repl_names[GCR_REPL_COUNT], *index_names[GCR_INDEX_COUNT];
     for (int i = 0; i < GCR_REPL_COUNT; i++)
@@ -83,43 +80,22 @@ static int parse_options(struct colab *cb, const json_t *options, struct gcr_err
     cb->table_repl = GCR_REPL_LRU;
     cb->table_index = cfg->l1.index;
     cb->table_invalidate = cfg->l1_invalidate_at_kernel_end;
-    if (!options)
-        return 0;
-    const char *key;
-    json_t *v;
-    json_object_foreach((json_t *)options, key, v) {
-        uint64_t u = 0;
-        int e = 0, rc = 0;
-        if (strcmp(key, "cluster_size") == 0) {
-            rc = gcr_l1org_opt_uint(origin, "colab", key, v, 1, 4096, &u, err);
-            cb->cluster_size = (uint32_t)u;
-        } else if (strcmp(key, "cluster_assignment") == 0) {
-            rc = gcr_l1org_opt_enum(origin, "colab", key, v, assignment_names, 2, &e, err);
-            cb->assignment = (enum assignment)e;
-        } else if (strcmp(key, "table_sets") == 0) {
-            rc = gcr_l1org_opt_uint(origin, "colab", key, v, 1, 1u << 24, &u, err);
-            cb->table_sets = (uint32_t)u;
-        } else if (strcmp(key, "table_ways") == 0) {
-            rc = gcr_l1org_opt_uint(origin, "colab", key, v, 1, 65535, &u, err);
-            cb->table_ways = (uint32_t)u;
-        } else if (strcmp(key, "table_replacement") == 0) {
-            rc = gcr_l1org_opt_enum(origin, "colab", key, v, repl_names, GCR_REPL_COUNT, &e, err);
-            cb->table_repl = (enum gcr_repl_policy)e;
-        } else if (strcmp(key, "table_index") == 0) {
-            rc = gcr_l1org_opt_enum(origin, "colab", key, v, index_names, GCR_INDEX_COUNT, &e,
-                                    err);
-            cb->table_index = (enum gcr_index_fn)e;
-        } else if (strcmp(key, "table_invalidate_at_kernel_end") == 0) {
-            if (!json_is_boolean(v))
-                return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.colab.%s: expected true or false",
-                                origin, key);
-            cb->table_invalidate = json_is_true(v);
-        } else {
-            return gcr_l1org_unknown_key(origin, "colab", key, known, err);
-        }
-        if (rc)
-            return -1;
-    }
+    struct gcr_opts o;
+    int assignment = (int)cb->assignment, repl = (int)cb->table_repl,
+        index = (int)cb->table_index;
+    gcr_opts_begin(&o, cfg->origin, "$.l1d.colab", options);
+    if (gcr_opts_u32(&o, "cluster_size", 1, 4096, &cb->cluster_size, err) ||
+        gcr_opts_enum(&o, "cluster_assignment", assignment_names, 2, &assignment, err) ||
+        gcr_opts_u32(&o, "table_sets", 1, 1u << 24, &cb->table_sets, err) ||
+        gcr_opts_u32(&o, "table_ways", 1, 65535, &cb->table_ways, err) ||
+        gcr_opts_enum(&o, "table_replacement", repl_names, GCR_REPL_COUNT, &repl, err) ||
+        gcr_opts_enum(&o, "table_index", index_names, GCR_INDEX_COUNT, &index, err) ||
+        gcr_opts_bool(&o, "table_invalidate_at_kernel_end", &cb->table_invalidate, err) ||
+        gcr_opts_done(&o, err))
+        return -1;
+    cb->assignment = (enum assignment)assignment;
+    cb->table_repl = (enum gcr_repl_policy)repl;
+    cb->table_index = (enum gcr_index_fn)index;
     return 0;
 }
 

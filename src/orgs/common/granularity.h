@@ -101,23 +101,6 @@ void gcr_gran_refs_report(const struct gcr_gran_ref *refs, uint32_t nrefs,
  * section's metrics, references, normalised and tag_storage are set. */
 void gcr_gran_summary(json_t *section);
 
-/* Strict reading of an organisation's options object l1d.<org>: every error
- * names $.l1d.<org>.<key>; finish() refuses keys nobody asked for. */
-struct gcr_org_opts {
-    const json_t *obj; /* may be NULL: every key takes its default */
-    const char *origin, *org;
-    const char *known[24];
-    uint32_t nknown;
-};
-int gcr_org_opt_uint(struct gcr_org_opts *o, const char *key, uint64_t def, uint64_t min,
-                     uint64_t max, uint64_t *out, struct gcr_err *err);
-/* A string among choices (NULL-terminated); *out = its index. */
-int gcr_org_opt_choice(struct gcr_org_opts *o, const char *key, const char *const *choices,
-                       int def, int *out, struct gcr_err *err);
-/* The raw value (NULL if absent), marking the key known. */
-const json_t *gcr_org_opt_raw(struct gcr_org_opts *o, const char *key);
-int gcr_org_opt_finish(const struct gcr_org_opts *o, struct gcr_err *err);
-
 /* The fine-grained L1s (and their reference caches) write-evict every store
  * without allocating; l1d.<org>.write_evict says what a store removes. An
  * l1d.write_policy other than write_evict is refused, naming its path, rather

@@ -9,64 +9,45 @@
 const char *const gcr_home_hash_names[GCR_HOME_HASH_COUNT] = {"bits", "xor"};
 const char *const gcr_home_map_names[GCR_HOME_MAP_COUNT] = {"modulo", "scale"};
 const char *const gcr_reply_mode_names[GCR_REPLY_COUNT] = {"chunk", "line"};
-const char gcr_shared_opt_keys[] = "home_shift, home_bits, home_hash, home_map, reply";
 
 /* ------------------------------------------------------------ options */
 
-void gcr_shared_opts_default(struct gcr_shared_opts *o)
+void gcr_shared_opts_default(struct gcr_shared_opts *so)
 {
-    *o = (struct gcr_shared_opts){.home_shift = -1, .home_bits = -1, .hash = GCR_HOME_BITS,
+    *so = (struct gcr_shared_opts){.home_shift = -1, .home_bits = -1, .hash = GCR_HOME_BITS,
                                   .map = GCR_HOME_MODULO, .reply = GCR_REPLY_CHUNK};
 }
 
-int gcr_shared_opts_parse(struct gcr_shared_opts *o, const char *origin, const char *org,
-                          const char *key, const json_t *v, struct gcr_err *err)
+int gcr_shared_opts_read(struct gcr_shared_opts *so, struct gcr_opts *o, struct gcr_err *err)
 {
+    /* home_shift is "tag" (the bits above the set index) or a bit position. */
+    const json_t *shift = gcr_opts_get(o, "home_shift");
     uint64_t u;
-    int e;
-    if (strcmp(key, "home_shift") == 0) {
-        if (json_is_string(v) && strcmp(json_string_value(v), "tag") == 0) {
-            o->home_shift = -1;
-            return 1;
-        }
-        if (!json_is_integer(v))
-            return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.%s.home_shift: expected \"tag\" or an "
-                            "integer between 0 and 63", origin, org);
-        if (gcr_l1org_opt_uint(origin, org, key, v, 0, 63, &u, err) != 0)
+    if (shift && !(json_is_string(shift) && strcmp(json_string_value(shift), "tag") == 0)) {
+        if (!json_is_integer(shift))
+            return gcr_fail(err, GCR_E_CONFIG, "%s: %s.home_shift: expected \"tag\" or an "
+                            "integer between 0 and 63", o->origin, o->where);
+        if (gcr_opt_uint(o->origin, o->where, "home_shift", shift, 0, 63, &u, err) != 0)
             return -1;
-        o->home_shift = (int64_t)u;
-        return 1;
+        so->home_shift = (int64_t)u;
     }
-    if (strcmp(key, "home_bits") == 0) {
-        if (gcr_l1org_opt_uint(origin, org, key, v, 0, 32, &u, err) != 0)
+    /* home_bits defaults to "as many as the L1s need" (-1). */
+    const json_t *bits = gcr_opts_get(o, "home_bits");
+    if (bits) {
+        if (gcr_opt_uint(o->origin, o->where, "home_bits", bits, 0, 32, &u, err) != 0)
             return -1;
-        o->home_bits = (int64_t)u;
-        return 1;
+        so->home_bits = (int64_t)u;
     }
-    if (strcmp(key, "home_hash") == 0) {
-        if (gcr_l1org_opt_enum(origin, org, key, v, gcr_home_hash_names, GCR_HOME_HASH_COUNT, &e,
-                             err) != 0)
-            return -1;
-        o->hash = (enum gcr_home_hash)e;
-        return 1;
-    }
-    if (strcmp(key, "home_map") == 0) {
-        if (gcr_l1org_opt_enum(origin, org, key, v, gcr_home_map_names, GCR_HOME_MAP_COUNT, &e,
-                             err) != 0)
-            return -1;
-        o->map = (enum gcr_home_map)e;
-        return 1;
-    }
-    if (strcmp(key, "reply") == 0) {
-        if (gcr_l1org_opt_enum(origin, org, key, v, gcr_reply_mode_names, GCR_REPLY_COUNT, &e,
-                             err) != 0)
-            return -1;
-        o->reply = (enum gcr_reply_mode)e;
-        return 1;
-    }
+    int hash = (int)so->hash, map = (int)so->map, reply = (int)so->reply;
+    if (gcr_opts_enum(o, "home_hash", gcr_home_hash_names, GCR_HOME_HASH_COUNT, &hash, err) ||
+        gcr_opts_enum(o, "home_map", gcr_home_map_names, GCR_HOME_MAP_COUNT, &map, err) ||
+        gcr_opts_enum(o, "reply", gcr_reply_mode_names, GCR_REPLY_COUNT, &reply, err))
+        return -1;
+    so->hash = (enum gcr_home_hash)hash;
+    so->map = (enum gcr_home_map)map;
+    so->reply = (enum gcr_reply_mode)reply;
     return 0;
 }
-
 
 /* ------------------------------------------------------------ create */
 

@@ -10,6 +10,7 @@
 #ifndef GCREPLAY_ORGS_SHARED_L1_H
 #define GCREPLAY_ORGS_SHARED_L1_H
 
+#include "gcreplay/options.h"
 #include "replay/l1org.h"
 
 /* How the home field is formed from the line address. */
@@ -101,13 +102,11 @@ struct gcr_served {
     uint32_t l2_replies; /* replies the serving L1 gets from L2: a fill, a write acknowledgement */
 };
 
-/* Option parsing for $.l1d.<org>: each returns 1 if key is one of its keys
- * (parsed into *o, or -1 with an error naming the path), 0 if not. */
-void gcr_shared_opts_default(struct gcr_shared_opts *o);
-int gcr_shared_opts_parse(struct gcr_shared_opts *o, const char *origin, const char *org,
-                          const char *key, const json_t *v, struct gcr_err *err);
-/* The shared machinery's keys, for "known keys" lists. */
-extern const char gcr_shared_opt_keys[];
+/* The shared machinery's options of $.l1d.<org>: the defaults, then its keys
+ * read from reader o (gcreplay/options.h), whose caller may read keys of its
+ * own before calling gcr_opts_done. */
+void gcr_shared_opts_default(struct gcr_shared_opts *so);
+int gcr_shared_opts_read(struct gcr_shared_opts *so, struct gcr_opts *o, struct gcr_err *err);
 
 /* Creates the L1s and the home mapping; errors name $.l1d.<org>.<key>. */
 int gcr_shared_l1_init(struct gcr_shared_l1 *s, const struct gcr_l1org_ctx *ctx, const char *org,

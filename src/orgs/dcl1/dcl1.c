@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "core/bits.h"
+#include "gcreplay/options.h"
 #include "replay/l1org.h"
 
 enum dcl1_mode { MODE_PR, MODE_SH, MODE_SHC };
@@ -89,39 +90,20 @@ static int opt_fail(const struct dcl1 *d, struct gcr_err *err, const char *key, 
                     what);
 }
 
-/* An optional integer option in [1, max]; *out keeps its value when absent. */
-static int opt_u32(const struct dcl1 *d, const json_t *opts, const char *key, uint32_t max,
-                   uint32_t *out, bool *given, struct gcr_err *err)
+/* An integer option in [1, max] given as v (a value the reader handed over
+ * before the options it depends on were known). */
+static int opt_u32(const struct dcl1 *d, const json_t *v, const char *key, uint32_t max,
+                   uint32_t *out, struct gcr_err *err)
 {
-    json_t *v = opts ? json_object_get(opts, key) : NULL;
-    if (given)
-        *given = v != NULL;
     uint64_t x;
-    if (!v)
-        return 0;
-    if (gcr_l1org_opt_uint(d->ctx.config->origin, "dcl1", key, v, 1, max, &x, err) != 0)
+    if (gcr_opt_uint(d->ctx.config->origin, "$.l1d.dcl1", key, v, 1, max, &x, err) != 0)
         return -1;
     *out = (uint32_t)x;
     return 0;
 }
 
-/* An optional string option out of names[n]; *out keeps its value when absent. */
-static int opt_enum(const struct dcl1 *d, const json_t *opts, const char *key,
-                    const char *const *names, int n, int *out, struct gcr_err *err)
+static int parse_assignment(struct dcl1 *d, const json_t *v, struct gcr_err *err)
 {
-    json_t *v = opts ? json_object_get(opts, key) : NULL;
-    if (!v)
-        return 0;
-    return gcr_l1org_opt_enum(d->ctx.config->origin, "dcl1", key, v, names, n, out, err);
-}
-
-static const char *const known_keys[] = {"mode", "nodes", "clusters", "assignment", "home",
-                                         "home_granule_bytes", "size_factor", "grow"};
-
-/* Core -> cluster. A string names a rule; an array gives each core's cluster. */
-static int parse_assignment(struct dcl1 *d, const json_t *opts, struct gcr_err *err)
-{
-    json_t *v = opts ? json_object_get(opts, "assignment") : NULL;
     uint32_t X = d->cores, Z = d->clusters;
     if (!v || (json_is_string(v) && strcmp(json_string_value(v), "contiguous") == 0)) {
         /* Neighbouring cores share a cluster ("a nearby cluster of 8 GPU cores"). */
@@ -176,38 +158,39 @@ static struct gcr_cache_geometry node_geometry(const struct dcl1 *d,
 
 static int parse_options(struct dcl1 *d, const json_t *opts, struct gcr_err *err)
 {
+    static const char *const grow_names[] = {"ways", "sets"};
     const struct gcr_config *cfg = d->ctx.config;
-    if (opts) {
-        const char *key;
-        json_t *v;
-        json_object_foreach((json_t *)opts, key, v) {
-            bool known = false;
-            for (size_t i = 0; i < sizeof known_keys / sizeof *known_keys; i++)
-                known |= strcmp(key, known_keys[i]) == 0;
-            if (!known)
-                return gcr_l1org_unknown_key(cfg->origin, "dcl1", key, "mode, nodes, clusters, "
-                                             "assignment, home, home_granule_bytes, "
-                                             "size_factor, grow", err);
-        }
-    }
     uint32_t X = d->cores;
     int mode = MODE_PR, home = -1, grow = 0;
-    if (opt_enum(d, opts, "mode", mode_names, 3, &mode, err))
-        return -1;
-    d->mode = (enum dcl1_mode)mode;
-
+    uint32_t granule = (uint32_t)cfg->l2_interleave_bytes;
     /* Y: half the cores by default, the dissertation's 80 cores -> 40 nodes. */
     d->nodes = X % 2 == 0 ? X / 2 : X;
-    if (opt_u32(d, opts, "nodes", X, &d->nodes, NULL, err))
+
+    /* Every key is read before the options are checked against each other, so
+     * that a misspelt key is named before what its absence implies. The keys
+     * whose range depends on others are kept as values and checked below. */
+    struct gcr_opts o;
+    gcr_opts_begin(&o, cfg->origin, "$.l1d.dcl1", opts);
+    if (gcr_opts_enum(&o, "mode", mode_names, 3, &mode, err) ||
+        gcr_opts_u32(&o, "nodes", 1, X, &d->nodes, err))
         return -1;
+    const json_t *clusters = gcr_opts_get(&o, "clusters");
+    const json_t *assignment = gcr_opts_get(&o, "assignment");
+    if (gcr_opts_enum(&o, "home", home_names, 4, &home, err) ||
+        gcr_opts_u32(&o, "home_granule_bytes", 1, 1u << 30, &granule, err))
+        return -1;
+    const json_t *size_factor = gcr_opts_get(&o, "size_factor");
+    if (gcr_opts_enum(&o, "grow", grow_names, 2, &grow, err) || gcr_opts_done(&o, err))
+        return -1;
+
+    d->mode = (enum dcl1_mode)mode;
     if (X % d->nodes != 0)
         return opt_fail(d, err, "nodes", "%u nodes do not divide the %u cores (gpu.sms) into "
                         "equal groups", d->nodes, X);
 
-    bool z_given;
     uint32_t Y = d->nodes;
     d->clusters = mode == MODE_PR ? Y : 1;
-    if (opt_u32(d, opts, "clusters", Y, &d->clusters, &z_given, err))
+    if (clusters && opt_u32(d, clusters, "clusters", Y, &d->clusters, err))
         return -1;
     if (mode == MODE_PR && d->clusters != Y)
         return opt_fail(d, err, "clusters", "mode \"pr\" has one cluster per node (%u); got %u "
@@ -215,7 +198,7 @@ static int parse_options(struct dcl1 *d, const json_t *opts, struct gcr_err *err
     if (mode == MODE_SH && d->clusters != 1)
         return opt_fail(d, err, "clusters", "mode \"sh\" is one cluster of every node; got %u "
                         "(use mode \"shc\" for several clusters)", d->clusters);
-    if (mode == MODE_SHC && !z_given)
+    if (mode == MODE_SHC && !clusters)
         return opt_fail(d, err, "clusters", "mode \"shc\" needs the number of clusters Z "
                         "(a divisor of nodes = %u)", Y);
     if (Y % d->clusters != 0)
@@ -226,15 +209,13 @@ static int parse_options(struct dcl1 *d, const json_t *opts, struct gcr_err *err
     d->cluster_of = calloc(X, sizeof *d->cluster_of);
     if (!d->cluster_of)
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
-    if (parse_assignment(d, opts, err))
+    if (parse_assignment(d, assignment, err))
         return -1;
 
     /* Home within a cluster. By default the L2 slice decides (each node then
      * talks to its own L/M slices, the clustered design's NoC#2) whenever M
      * divides the slices; otherwise the address bits above the L2 interleave. */
     uint32_t M = d->nodes_per_cluster, L = cfg->l2_slices;
-    if (opt_enum(d, opts, "home", home_names, 4, &home, err))
-        return -1;
     if (home < 0 || home == 3)
         home = L % M == 0 ? HOME_SLICE : HOME_BITS;
     if (home == HOME_SLICE && L % M != 0)
@@ -242,19 +223,13 @@ static int parse_options(struct dcl1 *d, const json_t *opts, struct gcr_err *err
                         "the %u L2 slices (use \"bits\" or \"hash\")", M, L);
     d->home = (enum dcl1_home)home;
     d->slices_per_node = d->home == HOME_SLICE ? L / M : L;
-    uint32_t granule = (uint32_t)cfg->l2_interleave_bytes;
-    if (opt_u32(d, opts, "home_granule_bytes", 1u << 30, &granule, NULL, err))
-        return -1;
     if (!gcr_is_pow2(granule) || granule < cfg->line_bytes)
         return opt_fail(d, err, "home_granule_bytes", "must be a power of two no smaller than "
                         "a line (%u bytes), got %u", cfg->line_bytes, granule);
     d->home_granule_log2 = gcr_bits_log2(granule);
 
     d->size_factor = X / Y;
-    if (opt_u32(d, opts, "size_factor", 65535, &d->size_factor, NULL, err))
-        return -1;
-    static const char *const grow_names[] = {"ways", "sets"};
-    if (opt_enum(d, opts, "grow", grow_names, 2, &grow, err))
+    if (size_factor && opt_u32(d, size_factor, "size_factor", 65535, &d->size_factor, err))
         return -1;
     d->grow_sets = grow == 1;
     struct gcr_cache_geometry g = node_geometry(d, &cfg->l1, 0);

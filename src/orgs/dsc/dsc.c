@@ -14,13 +14,14 @@
 #include "cache/cache_internal.h"
 #include "core/bits.h"
 #include "orgs/common/granularity.h"
+#include "gcreplay/options.h"
 #include "replay/l1org.h"
 
 #define DSC_NO_LINE UINT64_MAX
 #define DSC_NO_OWNER UINT8_MAX
 
-static const char *const index_names[] = {"linear", "xor", "fermi", "ipoly", NULL};
-static const char *const write_names[] = {"line", "written_chunks", NULL};
+static const char *const index_names[] = {"linear", "xor", "fermi", "ipoly"};
+static const char *const write_names[] = {"line", "written_chunks"};
 
 struct dsc_tag {
     uint64_t line;   /* DSC_NO_LINE: free */
@@ -283,16 +284,17 @@ static int dsc_create(void **self, const struct gcr_l1org_ctx *ctx, const json_t
                       struct gcr_err *err)
 {
     const struct gcr_config *cfg = ctx->config;
-    struct gcr_org_opts o = {.obj = options, .origin = cfg->origin, .org = "dsc"};
-    uint64_t k, abits;
-    int index, wmode;
-    if (gcr_org_opt_uint(&o, "tags_per_frame", 2, 1, 8, &k, err) ||
-        gcr_org_opt_choice(&o, "index", index_names, GCR_INDEX_FERMI, &index, err) ||
-        gcr_org_opt_uint(&o, "address_bits", 32, 16, 64, &abits, err) ||
-        gcr_org_opt_choice(&o, "write_evict", write_names, 0, &wmode, err))
+    uint64_t k = 2, abits = 32;
+    int index = GCR_INDEX_FERMI, wmode = 0;
+    struct gcr_opts o;
+    gcr_opts_begin(&o, cfg->origin, "$.l1d.dsc", options);
+    if (gcr_opts_uint(&o, "tags_per_frame", 1, 8, &k, err) ||
+        gcr_opts_enum(&o, "index", GCR_OPTS_NAMES(index_names), &index, err) ||
+        gcr_opts_uint(&o, "address_bits", 16, 64, &abits, err) ||
+        gcr_opts_enum(&o, "write_evict", GCR_OPTS_NAMES(write_names), &wmode, err))
         return -1;
-    const json_t *baselines = gcr_org_opt_raw(&o, "baselines");
-    if (gcr_org_opt_finish(&o, err) != 0 || gcr_gran_check_write_policy(cfg, "dsc", err) != 0)
+    const json_t *baselines = gcr_opts_get(&o, "baselines");
+    if (gcr_opts_done(&o, err) != 0 || gcr_gran_check_write_policy(cfg, "dsc", err) != 0)
         return -1;
     if (!gcr_is_pow2(k))
         return gcr_fail(err, GCR_E_CONFIG, "%s: $.l1d.dsc.tags_per_frame: must be 1, 2, 4 or 8 "

@@ -69,9 +69,6 @@ struct dyneb {
     uint64_t nlog, ndecisions;
 };
 
-static const char dyneb_keys[] = "sample_accesses, execution_accesses, "
-                                 "private_miss_rate_threshold, eb_counting, decision_log";
-
 static void dyneb_destroy(void *self)
 {
     struct dyneb *d = self;
@@ -83,32 +80,24 @@ static void dyneb_destroy(void *self)
     free(d);
 }
 
-static int parse_option(struct dyneb *d, struct gcr_shared_opts *o, const char *origin,
-                        const char *key, const json_t *v, struct gcr_err *err)
+/* $.l1d.dyneb: the shared machinery's keys and the decision's. */
+static int parse_options(struct dyneb *d, struct gcr_shared_opts *so, const char *origin,
+                         const json_t *options, struct gcr_err *err)
 {
-    int rc = gcr_shared_opts_parse(o, origin, "dyneb", key, v, err);
-    if (rc != 0)
-        return rc < 0 ? -1 : 0;
-    if (strcmp(key, "sample_accesses") == 0)
-        return gcr_l1org_opt_uint(origin, "dyneb", key, v, 1, UINT64_C(1) << 40,
-                                &d->sample_accesses, err);
-    if (strcmp(key, "execution_accesses") == 0)
-        return gcr_l1org_opt_uint(origin, "dyneb", key, v, 1, UINT64_C(1) << 40,
-                                &d->execution_accesses, err);
-    if (strcmp(key, "private_miss_rate_threshold") == 0)
-        return gcr_l1org_opt_real(origin, "dyneb", key, v, 0.0, 1.0, &d->threshold, err);
-    if (strcmp(key, "decision_log") == 0)
-        return gcr_l1org_opt_uint(origin, "dyneb", key, v, 0, 1000000, &d->log_cap, err);
-    if (strcmp(key, "eb_counting") == 0) {
-        int e;
-        if (gcr_l1org_opt_enum(origin, "dyneb", key, v, counting_names, COUNT_KINDS, &e, err))
-            return -1;
-        d->counting = (enum eb_counting)e;
-        return 0;
-    }
-    char known[256];
-    snprintf(known, sizeof known, "%s, %s", gcr_shared_opt_keys, dyneb_keys);
-    return gcr_l1org_unknown_key(origin, "dyneb", key, known, err);
+    struct gcr_opts o;
+    int counting = (int)d->counting;
+    gcr_opts_begin(&o, origin, "$.l1d.dyneb", options);
+    if (gcr_shared_opts_read(so, &o, err) != 0 ||
+        gcr_opts_uint(&o, "sample_accesses", 1, UINT64_C(1) << 40, &d->sample_accesses, err) ||
+        gcr_opts_uint(&o, "execution_accesses", 1, UINT64_C(1) << 40, &d->execution_accesses,
+                      err) ||
+        gcr_opts_real(&o, "private_miss_rate_threshold", 0.0, 1.0, &d->threshold, err) ||
+        gcr_opts_enum(&o, "eb_counting", counting_names, COUNT_KINDS, &counting, err) ||
+        gcr_opts_uint(&o, "decision_log", 0, 1000000, &d->log_cap, err) ||
+        gcr_opts_done(&o, err))
+        return -1;
+    d->counting = (enum eb_counting)counting;
+    return 0;
 }
 
 static int dyneb_create(void **self, const struct gcr_l1org_ctx *ctx, const json_t *options,
@@ -128,17 +117,10 @@ static int dyneb_create(void **self, const struct gcr_l1org_ctx *ctx, const json
     d->threshold = 0.10;
     d->counting = COUNT_RECEIVER;
     d->log_cap = 4096;
-    struct gcr_shared_opts o;
-    gcr_shared_opts_default(&o);
-    const char *key;
-    json_t *v;
-    json_object_foreach((json_t *)options, key, v) {
-        if (parse_option(d, &o, cfg->origin, key, v, err) != 0) {
-            free(d);
-            return -1;
-        }
-    }
-    if (gcr_shared_l1_init(&d->sh, ctx, "dyneb", &o, err) != 0) {
+    struct gcr_shared_opts so;
+    gcr_shared_opts_default(&so);
+    if (parse_options(d, &so, cfg->origin, options, err) != 0 ||
+        gcr_shared_l1_init(&d->sh, ctx, "dyneb", &so, err) != 0) {
         free(d);
         return -1;
     }

@@ -17,21 +17,16 @@ static void shared_destroy(void *self)
 static int shared_create(void **self, const struct gcr_l1org_ctx *ctx, const json_t *options,
                          struct gcr_err *err)
 {
-    const char *origin = ctx->config->origin, *key;
-    struct gcr_shared_opts o;
-    json_t *v;
-    gcr_shared_opts_default(&o);
-    json_object_foreach((json_t *)options, key, v) {
-        int rc = gcr_shared_opts_parse(&o, origin, "shared", key, v, err);
-        if (rc < 0)
-            return -1;
-        if (rc == 0)
-            return gcr_l1org_unknown_key(origin, "shared", key, gcr_shared_opt_keys, err);
-    }
+    struct gcr_shared_opts so;
+    struct gcr_opts o;
+    gcr_shared_opts_default(&so);
+    gcr_opts_begin(&o, ctx->config->origin, "$.l1d.shared", options);
+    if (gcr_shared_opts_read(&so, &o, err) != 0 || gcr_opts_done(&o, err) != 0)
+        return -1;
     struct gcr_shared_l1 *s = malloc(sizeof *s);
     if (!s)
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
-    if (gcr_shared_l1_init(s, ctx, "shared", &o, err) != 0) {
+    if (gcr_shared_l1_init(s, ctx, "shared", &so, err) != 0) {
         free(s);
         return -1;
     }

@@ -14,12 +14,13 @@
 #include "core/bits.h"
 #include "orgs/common/granularity.h"
 #include "orgs/tsc/chunk_store.h"
+#include "gcreplay/options.h"
 #include "replay/l1org.h"
 
 enum tsc_mode { TSC_FINE = 0, TSC_COARSE = 1, TSC_ADAPTIVE = 2 };
-static const char *const mode_names[] = {"fine", "coarse", "adaptive", NULL};
-static const char *const write_names[] = {"line", "written_chunks", NULL};
-static const char *const index_names[] = {"linear", "xor", "fermi", "ipoly", NULL};
+static const char *const mode_names[] = {"fine", "coarse", "adaptive"};
+static const char *const write_names[] = {"line", "written_chunks"};
+static const char *const index_names[] = {"linear", "xor", "fermi", "ipoly"};
 
 #define TSC_TIMELINE_MAX 256 /* mode switches kept in the report; the rest are counted */
 
@@ -351,22 +352,25 @@ static int tsc_create(void **self, const struct gcr_l1org_ctx *ctx, const json_t
                       struct gcr_err *err)
 {
     const struct gcr_config *cfg = ctx->config;
-    struct gcr_org_opts o = {.obj = options, .origin = cfg->origin, .org = "tsc"};
-    uint64_t chunk, pbits, sbits, per_mode, seed, cbits, halve;
-    int mode, wmode, index;
-    if (gcr_org_opt_uint(&o, "chunk_bytes", 32, 8, 64, &chunk, err) ||
-        gcr_org_opt_uint(&o, "private_tag_bits", 8, 0, 40, &pbits, err) ||
-        gcr_org_opt_uint(&o, "shared_tag_bits", 12, 0, 40, &sbits, err) ||
-        gcr_org_opt_choice(&o, "index", index_names, GCR_INDEX_FERMI, &index, err) ||
-        gcr_org_opt_choice(&o, "mode", mode_names, TSC_FINE, &mode, err) ||
-        gcr_org_opt_choice(&o, "write_evict", write_names, 0, &wmode, err) ||
-        gcr_org_opt_uint(&o, "sampler_sets", 4, 1, 1u << 20, &per_mode, err) ||
-        gcr_org_opt_uint(&o, "sampler_seed", cfg->seed, 0, INT64_MAX, &seed, err) ||
-        gcr_org_opt_uint(&o, "counter_bits", 16, 8, 32, &cbits, err) ||
-        gcr_org_opt_uint(&o, "halve_above", 1024, 1, UINT32_MAX, &halve, err))
+    /* The defaults are the paper's (Table 2 and Sec. 4.3). */
+    uint64_t chunk = 32, pbits = 8, sbits = 12, per_mode = 4, seed = cfg->seed, cbits = 16,
+             halve = 1024;
+    int mode = TSC_FINE, wmode = 0, index = GCR_INDEX_FERMI;
+    struct gcr_opts o;
+    gcr_opts_begin(&o, cfg->origin, "$.l1d.tsc", options);
+    if (gcr_opts_uint(&o, "chunk_bytes", 8, 64, &chunk, err) ||
+        gcr_opts_uint(&o, "private_tag_bits", 0, 40, &pbits, err) ||
+        gcr_opts_uint(&o, "shared_tag_bits", 0, 40, &sbits, err) ||
+        gcr_opts_enum(&o, "index", GCR_OPTS_NAMES(index_names), &index, err) ||
+        gcr_opts_enum(&o, "mode", GCR_OPTS_NAMES(mode_names), &mode, err) ||
+        gcr_opts_enum(&o, "write_evict", GCR_OPTS_NAMES(write_names), &wmode, err) ||
+        gcr_opts_uint(&o, "sampler_sets", 1, 1u << 20, &per_mode, err) ||
+        gcr_opts_uint(&o, "sampler_seed", 0, INT64_MAX, &seed, err) ||
+        gcr_opts_uint(&o, "counter_bits", 8, 32, &cbits, err) ||
+        gcr_opts_uint(&o, "halve_above", 1, UINT32_MAX, &halve, err))
         return -1;
-    const json_t *baselines = gcr_org_opt_raw(&o, "baselines");
-    if (gcr_org_opt_finish(&o, err) != 0 || gcr_gran_check_write_policy(cfg, "tsc", err) != 0)
+    const json_t *baselines = gcr_opts_get(&o, "baselines");
+    if (gcr_opts_done(&o, err) != 0 || gcr_gran_check_write_policy(cfg, "tsc", err) != 0)
         return -1;
 
     const char *org = cfg->origin;
