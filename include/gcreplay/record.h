@@ -121,6 +121,12 @@ int gcr_cache_op_from_name(const char *s);
  * from the addresses alone: the strided hint is not consulted. */
 bool gcr_insn_stride(const struct gcr_warp_insn *insn, uint64_t *base, int64_t *stride);
 
+/* Whether two records say the same thing: every field a trace carries, the
+ * kernel's name included. Inactive lanes' addresses and the readers' strided
+ * hint are not part of what a record says, and are not compared. For tests
+ * and fuzzers that check readers and writers against each other. */
+bool gcr_record_same(const struct gcr_record *a, const struct gcr_record *b);
+
 /* CUDA's limits on a launch, which every trace must respect (gcr_record_invalid): a CTA of at
  * most 1024 threads, a grid of at most 2^31-1 CTAs in x and 65535 in y and z. Counts derived
  * from a kernel's dimensions therefore never overflow. */

@@ -200,7 +200,10 @@ config-errors)
   contains "$work/err" "missing.json"
   ;;
 trace-errors)
-  # Every bad fixture of every format: exit 1, its path and place in the message, no output.
+  # Every bad fixture of every format (trace-formats/<name>/fixtures/errors.txt): exit 1, its
+  # path and place in the message, no output.
+  lists=(trace-formats/*/fixtures/errors.txt)
+  [ "${#lists[@]}" -ge 3 ] && [ -f "${lists[0]}" ] || fail "no trace-formats/*/fixtures/errors.txt"
   while IFS=$'\t' read -r file text; do
     case "$file" in \#*|"") continue;; esac
     rm -f "$work/r.json"
@@ -212,7 +215,11 @@ trace-errors)
     [ ! -e "$work/c.gcrt" ] || fail "$file: convert left an output file"
     [ -z "$(ls "$work" | grep tmp)" ] || fail "$file: temporary file left behind"
     expect_exit 1 "$GCR" info "$file"
-  done < tests/cli/trace-errors.txt
+  done < <(cat "${lists[@]}")
+  # ... and none is left out of its format's list.
+  for f in trace-formats/*/fixtures/bad-*; do
+    grep -q "^$f"$'\t' "${f%/*}/errors.txt" 2>/dev/null || fail "$f is not in ${f%/*}/errors.txt"
+  done
   expect_exit 1 "$GCR" run --config examples/configs/volta80.json "$work/nonexistent.gcrt"
   contains "$work/err" "nonexistent.gcrt"
   printf 'hello\n' >"$work/unknown.dat"

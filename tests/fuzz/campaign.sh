@@ -66,7 +66,7 @@ done
 
 # ---- Seeds: the fixtures and examples, in each target's input layout -------------------------
 
-sep=$'\n=====\n' # between the files of one input (fuzz_engine_accelsim.c, fuzz_import.c)
+sep=$'\n=====\n' # between the files of one input (trace-formats/accelsim/fuzz_engine.c, fuzz_import.c)
 
 # Engine inputs start with a byte choosing the config and the replay's mode (fuzz_util.h). A
 # trace goes in with every config, plain and with timing, a kernel sink and queue prefetch,

@@ -69,32 +69,13 @@ static inline struct recs read_trace(const char *path, const char *format, bool 
 /* Equal records; hint: also compare the strided hint (when both readers set it). */
 static inline bool same_record(const struct gcr_record *a, const struct gcr_record *b, bool hint)
 {
-    if (a->kind != b->kind)
+    if (!gcr_record_same(a, b))
         return false;
-    switch (a->kind) {
-    case GCR_REC_KERNEL_BEGIN: {
-        const struct gcr_kernel_begin *x = &a->u.kbegin, *y = &b->u.kbegin;
-        return x->id == y->id && !memcmp(x->grid, y->grid, sizeof x->grid) &&
-               !memcmp(x->block, y->block, sizeof x->block) && x->shmem_bytes == y->shmem_bytes &&
-               x->regs_per_thread == y->regs_per_thread && !strcmp(x->name, y->name);
-    }
-    case GCR_REC_KERNEL_END:
-        return a->u.kend.id == b->u.kend.id;
-    case GCR_REC_WARP_INSN: {
+    if (hint && a->kind == GCR_REC_WARP_INSN) {
         const struct gcr_warp_insn *x = &a->u.insn, *y = &b->u.insn;
-        if (hint && (x->strided != y->strided || (x->strided && x->stride != y->stride)))
-            return false;
-        return x->cta == y->cta && x->warp == y->warp && x->pc == y->pc && x->op == y->op &&
-               x->space == y->space && x->cache_op == y->cache_op && x->width == y->width &&
-               x->active_mask == y->active_mask && !memcmp(x->addr, y->addr, sizeof x->addr);
+        return x->strided == y->strided && (!x->strided || x->stride == y->stride);
     }
-    case GCR_REC_NONMEM:
-        return a->u.nonmem.cta == b->u.nonmem.cta && a->u.nonmem.warp == b->u.nonmem.warp &&
-               a->u.nonmem.count == b->u.nonmem.count;
-    case GCR_REC_MEMCPY:
-        return a->u.memcpy.dst == b->u.memcpy.dst && a->u.memcpy.bytes == b->u.memcpy.bytes;
-    }
-    return false;
+    return true;
 }
 
 static inline bool same_records(const struct recs *a, const struct recs *b, bool hint)

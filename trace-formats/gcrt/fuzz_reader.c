@@ -65,33 +65,6 @@ static void check_record(const struct gcr_record *rec, const struct gcr_err *err
     }
 }
 
-static int same(const struct gcr_record *a, const struct gcr_record *b)
-{
-    if (a->kind != b->kind)
-        return 0;
-    switch (a->kind) {
-    case GCR_REC_KERNEL_BEGIN: {
-        const struct gcr_kernel_begin *x = &a->u.kbegin, *y = &b->u.kbegin;
-        return x->id == y->id && !memcmp(x->grid, y->grid, sizeof x->grid) &&
-               !memcmp(x->block, y->block, sizeof x->block) && x->shmem_bytes == y->shmem_bytes &&
-               x->regs_per_thread == y->regs_per_thread && !strcmp(x->name, y->name);
-    }
-    case GCR_REC_KERNEL_END:
-        return a->u.kend.id == b->u.kend.id;
-    case GCR_REC_WARP_INSN: {
-        const struct gcr_warp_insn *x = &a->u.insn, *y = &b->u.insn;
-        return x->cta == y->cta && x->warp == y->warp && x->pc == y->pc && x->op == y->op &&
-               x->space == y->space && x->cache_op == y->cache_op && x->width == y->width &&
-               x->active_mask == y->active_mask && !memcmp(x->addr, y->addr, sizeof x->addr);
-    }
-    case GCR_REC_NONMEM:
-        return !memcmp(&a->u.nonmem, &b->u.nonmem, sizeof a->u.nonmem);
-    case GCR_REC_MEMCPY:
-        return a->u.memcpy.dst == b->u.memcpy.dst && a->u.memcpy.bytes == b->u.memcpy.bytes;
-    }
-    return 0;
-}
-
 /* Writes the kept records (uncompressed, tiny blocks, then zstd) and reads them back. */
 static void rewrite(size_t n)
 {
@@ -123,7 +96,7 @@ static void rewrite(size_t n)
         size_t i = 0;
         int rc;
         while ((rc = gcr_format_gcrt.reader_next(r, &rec, &err)) == 1) {
-            if (i >= n || !same(&rec, &kept[i]))
+            if (i >= n || !gcr_record_same(&rec, &kept[i]))
                 fail("written trace reads back differently", &err);
             i++;
         }
@@ -153,7 +126,7 @@ static void reread_in_runs(const struct gcr_files *input, size_t max, bool lazy,
         if ((size_t)got > max)
             fail("run longer than asked for", &err);
         for (int k = 0; k < got; k++, i++)
-            if (!lazy && i < n && i < MAX_KEPT && !same(&run[k], &kept[i]))
+            if (!lazy && i < n && i < MAX_KEPT && !gcr_record_same(&run[k], &kept[i]))
                 fail("a run reads a record differently", &err);
     }
     if (got != rc || i != n)

@@ -275,49 +275,13 @@ static char *slurp(const char *path, size_t *len)
     return buf;
 }
 
-/* ---- comparison of every field ---- */
-
-static bool same_record(const struct gcr_record *a, const struct gcr_record *b)
-{
-    if (a->kind != b->kind)
-        return false;
-    switch (a->kind) {
-    case GCR_REC_KERNEL_BEGIN: {
-        const struct gcr_kernel_begin *x = &a->u.kbegin, *y = &b->u.kbegin;
-        return x->id == y->id && memcmp(x->grid, y->grid, sizeof x->grid) == 0 &&
-               memcmp(x->block, y->block, sizeof x->block) == 0 &&
-               x->shmem_bytes == y->shmem_bytes && x->regs_per_thread == y->regs_per_thread &&
-               strcmp(x->name, y->name) == 0;
-    }
-    case GCR_REC_KERNEL_END:
-        return a->u.kend.id == b->u.kend.id;
-    case GCR_REC_MEMCPY:
-        return a->u.memcpy.dst == b->u.memcpy.dst && a->u.memcpy.bytes == b->u.memcpy.bytes;
-    case GCR_REC_NONMEM:
-        return a->u.nonmem.cta == b->u.nonmem.cta && a->u.nonmem.warp == b->u.nonmem.warp &&
-               a->u.nonmem.count == b->u.nonmem.count;
-    case GCR_REC_WARP_INSN: {
-        const struct gcr_warp_insn *x = &a->u.insn, *y = &b->u.insn;
-        if (x->cta != y->cta || x->warp != y->warp || x->pc != y->pc || x->op != y->op ||
-            x->space != y->space || x->cache_op != y->cache_op || x->width != y->width ||
-            x->active_mask != y->active_mask)
-            return false;
-        for (int lane = 0; lane < GCR_WARP_SIZE; lane++)
-            if ((x->active_mask >> lane & 1u) && x->addr[lane] != y->addr[lane])
-                return false;
-        return true;
-    }
-    }
-    return false;
-}
-
 static void check_same_trace(const struct trace *want, const struct trace *got)
 {
     CHECK_EQ_U(got->n, want->n);
     size_t n = got->n < want->n ? got->n : want->n;
     int reported = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!same_record(&want->rec[i], &got->rec[i])) {
+        if (!gcr_record_same(&want->rec[i], &got->rec[i])) {
             if (reported++ < 5)
                 fprintf(stderr, "%s:%d: record %zu differs after the round trip\n", __FILE__,
                         __LINE__, i + 1);
