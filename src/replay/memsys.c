@@ -19,8 +19,10 @@ int gcr_memsys_init(struct gcr_memsys *m, const struct gcr_config *cfg, struct g
         gcr_request_coalescer_init(&m->coalescer, cfg->l2_merge_window) != 0)
         return gcr_fail(err, GCR_E_NOMEM, "out of memory for the L2 request coalescer");
     m->slices = calloc(cfg->l2_slices, sizeof *m->slices);
-    if (!m->slices)
+    if (!m->slices) {
+        gcr_memsys_fini(m); /* the request coalescer */
         return gcr_fail(err, GCR_E_NOMEM, "out of memory for %u L2 slices", cfg->l2_slices);
+    }
     for (uint32_t i = 0; i < cfg->l2_slices; i++) {
         struct gcr_cache_geometry g = cfg->l2;
         g.seed = cfg->l2.seed + i; /* independent random streams per slice */
