@@ -390,6 +390,10 @@ static int interleave_bytes(const struct option_value *ov, uint64_t *out, struct
     }
     if (bit < 0)
         return opt_fail(err, ov, "no channel bits (D) in the address mapping");
+    /* The same range as dramid@N: a mask longer than an address has no such granule. */
+    if (bit < 5 || bit > 40)
+        return opt_fail(err, ov, "the lowest channel bit (D) of the address mapping is bit %d, "
+                        "outside 5..40", bit);
     *out = 1ull << bit;
     return 0;
 }

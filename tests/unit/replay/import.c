@@ -54,6 +54,10 @@ static long long num(const json_t *c, const char *a, const char *b)
     return (long long)json_integer_value(json_object_get(json_object_get(c, a), b));
 }
 
+/* 87 mask characters: a D before them is address bit 87. */
+#define DOTS_87 "0000000000000000000000000000000000000000000000000000000000000000" \
+                "00000000000000000000000"
+
 static void expect_error(const char *extra, const char *needle)
 {
     char text[4096];
@@ -193,6 +197,11 @@ int main(void)
     expect_error("-gpgpu_n_mem x4\n", "expected a non-negative integer");
     expect_error("-gpgpu_shader_core_pipeline 1536:64\n", "<threads per SM>:32");
     expect_error("-gpgpu_dram_timing_opt \"unterminated\n", "unterminated double quote");
+    /* A channel bit past any address (fuzz-import found 1 << 87 here). */
+    expect_error("-gpgpu_mem_addr_mapping D" DOTS_87 "\n",
+                 "the lowest channel bit (D) of the address mapping is bit 87, outside 5..40");
+    expect_error("-gpgpu_mem_addr_mapping 0000D0000\n",
+                 "the lowest channel bit (D) of the address mapping is bit 4, outside 5..40");
     expect_error("stray\n", "expected an option");
     expect_error("-gpgpu_flush_l1_cache", "has no value");
     /* A geometry gcreplay cannot model is refused by the config check. */
