@@ -2,7 +2,7 @@
 # The whole test suite: unit, CLI and golden tests in an optimised build, the
 # same tests under AddressSanitizer + UndefinedBehaviorSanitizer, short bounded
 # libFuzzer runs of every fuzz target (readers, engine, config, importer: clang;
-# tests/fuzz/README.md), and the analysis thread under ThreadSanitizer.
+# tests/fuzz/README.md), and the analysis and decoding threads under ThreadSanitizer.
 # Warnings are errors.
 # Ends with "N passed, N failed" and exits non-zero if anything failed.
 set -u
@@ -77,17 +77,20 @@ else
   failed=$((failed + 1)); echo "clang fuzz build failed (or clang is missing)"
 fi
 
-# The analyses' thread (src/replay/bus.h) under ThreadSanitizer: the queue's
-# unit test and a threaded run of every analysis compared with an unthreaded
-# one. Only what they need is built.
+# The analyses' thread (src/replay/bus.h) and the decoding thread
+# (src/trace/decode_ahead.h) under ThreadSanitizer: the queue's unit test, the
+# decoding thread's against reading without it, and a threaded run of every
+# analysis compared with an unthreaded one. Only what they need is built.
 tsan=$out/tsan
 if { [ -f "$tsan/build.ninja" ] && meson setup --reconfigure "$tsan" --buildtype=debug \
        -Db_sanitize=thread -Db_lundef=false -Dwerror=true >"$tsan.setup.log" 2>&1 ||
      meson setup "$tsan" --buildtype=debug -Db_sanitize=thread -Db_lundef=false \
        -Dwerror=true >"$tsan.setup.log" 2>&1; } &&
-   ninja -C "$tsan" tests/test-replay-bus src/gcreplay >"$tsan.build.log" 2>&1; then
+   ninja -C "$tsan" tests/test-replay-bus tests/test-trace-decode-ahead src/gcreplay \
+     >"$tsan.build.log" 2>&1; then
   export TSAN_OPTIONS=halt_on_error=1
-  suite "ThreadSanitizer (analysis thread)" "$tsan" --no-rebuild replay-bus cli-analysis-thread
+  suite "ThreadSanitizer (analysis and decoding threads)" "$tsan" --no-rebuild replay-bus \
+    trace-decode-ahead cli-analysis-thread
 else
   cat "$tsan.setup.log" "$tsan.build.log" 2>/dev/null | tail -20
   failed=$((failed + 1)); echo "ThreadSanitizer build failed"

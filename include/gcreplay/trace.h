@@ -59,8 +59,17 @@ uint64_t gcr_reader_bytes_total(const struct gcr_reader *r);
  * the record's strided/stride hint (the replay engine): lets the reader skip
  * filling addr[] beyond the first active lane for them. Off by default. */
 void gcr_reader_set_lazy_addresses(struct gcr_reader *r, bool lazy);
+/* Decoding ahead (on): from now on the trace is decompressed and parsed on a
+ * thread of its own, a few thousand records ahead of the consumer, who gets
+ * exactly the records, end and error it would have read itself (runs may be
+ * split differently). Set any lazy addresses first. Off joins the thread and
+ * drops what it decoded and was not read: meant for when the consumer is done
+ * (gcr_reader_close also stops it). Returns 0, or -1 with err when the thread
+ * cannot start; the reader then goes on without one. */
+int gcr_reader_decode_ahead(struct gcr_reader *r, bool on, struct gcr_err *err);
 /* Adds "format_details" (format-specific facts: version, blocks...) to info, if
- * the format has any. Meant for after the whole trace was read. */
+ * the format has any. Meant for after the whole trace was read; it stops
+ * decoding ahead. */
 void gcr_reader_describe(struct gcr_reader *r, json_t *info);
 void gcr_reader_close(struct gcr_reader *r);
 

@@ -177,6 +177,7 @@ struct gcr_replay {
     json_t *traces;
     gcr_progress_fn progress;
     void *progress_ctx;
+    enum gcr_decode_ahead_mode decode_ahead; /* gcr_replay_set_decode_ahead */
     uint64_t progress_tick;
 };
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cpus.h"
 #include "replay/engine.h"
 #include "report/kernel_report.h"
 #include "report/report.h"
@@ -197,6 +198,18 @@ bool gcr_replay_analysis_thread_pays(const struct gcr_replay *rp)
     return rp->bus.lag_mask && rp->info.lines && rp->info.lines->ncolumns;
 }
 
+void gcr_replay_set_decode_ahead(struct gcr_replay *rp, enum gcr_decode_ahead_mode mode)
+{
+    rp->decode_ahead = mode;
+}
+
+static bool decodes_ahead(const struct gcr_replay *rp)
+{
+    if (rp->decode_ahead != GCR_DECODE_AHEAD_AUTO)
+        return rp->decode_ahead == GCR_DECODE_AHEAD_ON;
+    return gcr_cpus_usable() > 1 + (rp->bus.worker != NULL);
+}
+
 void gcr_replay_set_progress(struct gcr_replay *rp, gcr_progress_fn fn, void *ctx)
 {
     rp->progress = fn;
@@ -325,8 +338,12 @@ int gcr_replay_trace(struct gcr_replay *rp, struct gcr_reader *r, struct gcr_err
     /* The warp queues take strided lanes from the hint (warpq.c) and observers
      * get expanded addresses at issue, so the reader need not expand them. */
     gcr_reader_set_lazy_addresses(r, true);
+    /* A decoding thread that cannot start is no error: the replay reads the trace itself. */
+    if (decodes_ahead(rp))
+        gcr_reader_decode_ahead(r, true, NULL);
     uint64_t kernels_before = rp->nkernels;
     int rc = replay_records(rp, r, err);
+    gcr_reader_decode_ahead(r, false, NULL);
     gcr_reader_set_lazy_addresses(r, false);
     /* A valid trace may hold no kernel (an empty file, copies only), but replaying one would
      * add nothing to the report: in a batch of runs an all-zero report goes unnoticed. */

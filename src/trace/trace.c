@@ -5,6 +5,7 @@
 #include "core/atomic_file.h"
 #include "io/bytesrc.h"
 #include "io/files.h"
+#include "trace/decode_ahead.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -32,6 +33,9 @@ struct gcr_reader {
     int held_rc;
     struct gcr_record ahead;
     struct gcr_err held_err;
+    /* Not NULL: the records come from a thread of their own (gcr_reader_decode_ahead),
+     * which alone calls the format and uses the fields above until it stops. */
+    struct gcr_decode_ahead *decoder;
 };
 
 struct gcr_writer {
@@ -259,11 +263,19 @@ static inline int format_next(struct gcr_reader *r, struct gcr_record *rec, stru
     return rc;
 }
 
-int gcr_reader_next(struct gcr_reader *r, struct gcr_record *rec, struct gcr_err *err)
+/* The reader's own next record, without a decoding thread. */
+static int direct_next(struct gcr_reader *r, struct gcr_record *rec, struct gcr_err *err)
 {
     if (__builtin_expect(r->has_ahead | r->has_held, 0))
         return take_held(r, rec, err);
     return format_next(r, rec, err);
+}
+
+int gcr_reader_next(struct gcr_reader *r, struct gcr_record *rec, struct gcr_err *err)
+{
+    if (__builtin_expect(r->decoder != NULL, 0))
+        return gcr_decode_ahead_next_run(r->decoder, rec, 1, err);
+    return direct_next(r, rec, err);
 }
 
 static bool cta_record(const struct gcr_record *rec, uint32_t *cta)
@@ -285,7 +297,7 @@ static int runs_one_by_one(struct gcr_reader *r, struct gcr_record *recs, size_t
                            struct gcr_err *err)
 {
     uint32_t cta, other;
-    int rc = gcr_reader_next(r, &recs[0], err);
+    int rc = direct_next(r, &recs[0], err);
     if (rc != 1 || !cta_record(&recs[0], &cta))
         return rc;
     if (max > INT_MAX)
@@ -310,14 +322,43 @@ static int runs_one_by_one(struct gcr_reader *r, struct gcr_record *recs, size_t
     return (int)n;
 }
 
+/* The reader's own next run, without a decoding thread. */
+static int direct_next_run(void *reader, struct gcr_record *recs, size_t max,
+                           struct gcr_err *err)
+{
+    struct gcr_reader *r = reader;
+    if (r->next_run && !r->has_ahead && !r->has_held)
+        return r->next_run(r->state, recs, max, err);
+    return runs_one_by_one(r, recs, max, err);
+}
+
 int gcr_reader_next_run(struct gcr_reader *r, struct gcr_record *recs, size_t max,
                         struct gcr_err *err)
 {
     if (max == 0)
         return gcr_fail(err, GCR_E_INTERNAL, "%s: asked for a run of 0 records", r->path);
-    if (r->next_run && !r->has_ahead && !r->has_held)
-        return r->next_run(r->state, recs, max, err);
-    return runs_one_by_one(r, recs, max, err);
+    if (r->decoder)
+        return gcr_decode_ahead_next_run(r->decoder, recs, max, err);
+    return direct_next_run(r, recs, max, err);
+}
+
+static uint64_t format_bytes_done(void *reader)
+{
+    const struct gcr_reader *r = reader;
+    return r->fmt->reader_bytes_done ? r->fmt->reader_bytes_done(r->state) : 0;
+}
+
+int gcr_reader_decode_ahead(struct gcr_reader *r, bool on, struct gcr_err *err)
+{
+    if (!on) {
+        gcr_decode_ahead_stop(r->decoder);
+        r->decoder = NULL;
+        return 0;
+    }
+    if (r->decoder)
+        return 0;
+    const struct gcr_decode_source src = {direct_next_run, format_bytes_done, r};
+    return gcr_decode_ahead_start(&r->decoder, &src, err);
 }
 
 const char *gcr_reader_format_name(const struct gcr_reader *r) { return r->fmt->name; }
@@ -326,17 +367,22 @@ uint64_t gcr_reader_bytes_total(const struct gcr_reader *r) { return r->total_by
 
 uint64_t gcr_reader_bytes_done(const struct gcr_reader *r)
 {
-    return r->fmt->reader_bytes_done ? r->fmt->reader_bytes_done(r->state) : 0;
+    if (r->decoder)
+        return gcr_decode_ahead_bytes_done(r->decoder);
+    return format_bytes_done((void *)r);
 }
 
 void gcr_reader_set_lazy_addresses(struct gcr_reader *r, bool lazy)
 {
+    if (r->decoder) /* the format is the decoding thread's until it stops */
+        return;
     if (r->fmt->reader_set_lazy_addresses && r->fmt->sets_stride_hint)
         r->fmt->reader_set_lazy_addresses(r->state, lazy);
 }
 
 void gcr_reader_describe(struct gcr_reader *r, json_t *info)
 {
+    gcr_reader_decode_ahead(r, false, NULL); /* the consumer is done: the format is ours */
     if (!r->fmt->reader_describe)
         return;
     json_t *details = json_object();
@@ -348,6 +394,7 @@ void gcr_reader_close(struct gcr_reader *r)
 {
     if (!r)
         return;
+    gcr_decode_ahead_stop(r->decoder);
     r->fmt->reader_close(r->state);
     gcr_files_free(r->files);
     free(r->path);
