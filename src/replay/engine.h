@@ -36,6 +36,7 @@
 struct cta;
 struct skip_log;
 struct gcr_timing;
+struct gcr_pass_batch;
 
 struct warp {
     struct gcr_warpq q;
@@ -149,6 +150,7 @@ struct gcr_replay {
      * driven names its driver in driven_by; its own front end stays idle. */
     struct gcr_replay **variants;
     uint32_t nvariants;
+    struct gcr_pass_batch *batch; /* what the pass's memory systems have not seen yet */
     bool variants_observe_insns;
     struct gcr_replay *driven_by;
     uint32_t kernel_l1_ways; /* of each L1 instance in the kernel being replayed */
@@ -211,6 +213,9 @@ void gcr_warp_done(struct gcr_replay *rp, struct sm *sm, uint32_t index);
 /* Ends rp's part in a shared pass: its variants are on their own again, and its
  * driver (if any) goes on without it. At destroy. */
 void gcr_pass_forget(struct gcr_replay *rp);
+/* Hands every memory system of rp's pass (its own and its variants') the memory
+ * instructions it has not seen yet: before anything else reaches them (a kernel's end). */
+void gcr_pass_flush(struct gcr_replay *rp);
 /* At a kernel's end, a variant's counts are those of the front end (rp) that ran
  * it, but for what its own memory system counted. */
 void gcr_pass_take_counts(struct gcr_replay *variant, const struct gcr_replay *rp);

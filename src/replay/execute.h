@@ -134,9 +134,10 @@ gcr_send_requests(struct gcr_replay *to, const struct gcr_config *cfg, uint32_t 
     return waits && n;
 }
 
-/* The same for a replay that drives other variants' memory systems (pass.c): every
- * variant sees the instruction and gets its requests; what the warp waits on is
- * rp's own memory system's answer. */
+/* The same for a replay that drives other variants' memory systems (pass.c): the
+ * instruction and its requests are kept for every memory system, rp's included, to
+ * see in a batch; false, since none has answered yet (the schedulers of a shared
+ * pass never ask). */
 bool gcr_execute_variants(struct gcr_replay *rp, uint32_t s, struct gcr_lane_shape *shape);
 
 /* Executes warp w's memory instruction (rp->insn, lane addresses as *shape gives

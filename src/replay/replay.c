@@ -305,6 +305,7 @@ static int replay_kernel(struct gcr_replay *rp, struct gcr_reader *r,
         gcr_cta_check_ended(rp, err) != 0)
         goto out;
 
+    gcr_pass_flush(rp);
     if (memory_kernel_end(rp, rp, kb, err) != 0)
         goto out;
     for (uint32_t v = 0; v < rp->nvariants; v++)
