@@ -95,6 +95,28 @@ json_t *gcr_replay_report_head(const struct gcr_replay *rp);
 json_t *gcr_replay_report(struct gcr_replay *rp, struct gcr_err *err);
 void gcr_replay_destroy(struct gcr_replay *rp);
 
+/* One trace pass, many memory systems. Configs that differ only in what lies
+ * below the coalescer (L1 organisation and geometry, L2, the chips' LLCs,
+ * analyses) replay the same request stream; one replay's pass can then drive
+ * the memory systems of the others (its variants) too, and each variant's
+ * report is byte for byte the one it would have replayed alone.
+ *
+ * gcr_replay_pass_key: what the replay's front end reads of cfg (GPU limits,
+ * CTA and warp policy, coalescer), as text into key (GCR_PASS_KEY_MAX bytes
+ * hold any): configs whose keys are equal can share a pass. Returns NULL, or
+ * why the config needs a pass of its own (timing mode; GTO with a miss
+ * stall: the issue order then depends on the config's own memory system).
+ *
+ * gcr_replay_share_pass: from now on rp's pass also drives variant's memory
+ * system. Call before the first trace; the keys must be equal (else an
+ * error naming both configs and the setting). Traces are then replayed
+ * through rp only; each variant keeps its own analysis thread, kernel sink
+ * and report. Destroy in any order. */
+enum { GCR_PASS_KEY_MAX = 512 };
+const char *gcr_replay_pass_key(const struct gcr_config *cfg, char *key, size_t cap);
+int gcr_replay_share_pass(struct gcr_replay *rp, struct gcr_replay *variant,
+                          struct gcr_err *err);
+
 /* Totals for benchmarks and quick checks. */
 struct gcr_replay_totals {
     uint64_t warp_insns;     /* all warp instructions (memory and not) */

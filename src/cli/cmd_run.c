@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/run.h"
 #include "core/cpus.h"
 #include "gcreplay/config.h"
 #include "report/report.h"
@@ -59,100 +60,37 @@ static int run_take_kernel(void *ctx, json_t *kernel, struct gcr_err *err)
     return 0;
 }
 
-int cmd_run(int argc, char **argv)
+bool run_analysis_thread(const struct run_args *a, const struct gcr_replay *rp)
 {
-    static const struct option opts[] = {
-        {"config", required_argument, NULL, 'c'}, {"json", required_argument, NULL, 'j'},
-        {"set", required_argument, NULL, 's'},
-        {"format", required_argument, NULL, 'f'}, {"quiet", no_argument, NULL, 'q'},
-        {"timing", no_argument, NULL, 't'},       {"analysis-thread", required_argument, NULL, 'a'},
-        {"host-prefetch", required_argument, NULL, 'p'},
-        {"table", required_argument, NULL, 'T'},
-        {"json-detail", required_argument, NULL, 'D'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
-    const char *config_path = NULL, *json_path = NULL, *format = NULL;
-    enum gcr_table_style style = GCR_TABLE_FULL;
-    enum gcr_report_detail detail = GCR_REPORT_KERNELS;
-    const char *sets[CLI_MAX_SETS];
-    int nsets = 0;
-    bool quiet = false, timing = false;
-    const char *thread_mode = "auto";
-    enum gcr_host_prefetch prefetch = GCR_HOST_PREFETCH_AUTO;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":c:j:f:s:tqh", opts, NULL)) != -1) {
-        switch (c) {
-        case 'c': config_path = optarg; break;
-        case 's':
-            if (nsets == CLI_MAX_SETS)
-                return cli_usage_error("run", "at most %d --set options", CLI_MAX_SETS);
-            sets[nsets++] = optarg;
-            break;
-        case 'j': json_path = optarg; break;
-        case 'f': format = optarg; break;
-        case 'q': quiet = true; break;
-        case 't': timing = true; break;
-        case 'a': thread_mode = optarg; break;
-        case 'p':
-            if (!cli_parse_host_prefetch(optarg, &prefetch))
-                return cli_usage_error("run", "--host-prefetch must be auto, queues, l1 or l2, "
-                                       "got '%s'", optarg);
-            break;
-        case 'D':
-            if (!gcr_report_detail_parse(optarg, &detail))
-                return cli_usage_error("run", "--json-detail must be totals, kernels or full, "
-                                       "got '%s'", optarg);
-            break;
-        case 'T':
-            if (!gcr_table_style_parse(optarg, &style))
-                return cli_usage_error("run", "--table must be full, brief or none, got '%s'",
-                                       optarg);
-            break;
-        case 'h':
-            fputs(usage, stdout);
-            fputs("\n", stdout);
-            fputs(gcr_table_legend, stdout);
-            return CLI_OK;
-        default: return cli_bad_option("run", c, argv);
-        }
-    }
-    if (!config_path)
-        return cli_usage_error("run", "--config FILE is required");
-    if (optind >= argc)
-        return cli_usage_error("run", "no trace given");
-    if (strcmp(thread_mode, "auto") != 0 && strcmp(thread_mode, "on") != 0 &&
-        strcmp(thread_mode, "off") != 0)
-        return cli_usage_error("run", "--analysis-thread must be auto, on or off, got '%s'",
-                               thread_mode);
+    /* auto: a second thread pays off only with a second CPU to run on, and
+     * only for analyses that keep per-line state (see the library call). */
+    return strcmp(a->thread_mode, "on") == 0 ||
+           (strcmp(a->thread_mode, "auto") == 0 && gcr_replay_analysis_thread_pays(rp) &&
+            gcr_cpus_usable() >= 2);
+}
 
+/* One config, as gcreplay run always did: the kernels' tables and one report. */
+static int run_one(const struct run_args *a)
+{
     struct gcr_err err = {0};
-    const char *const inputs[] = {config_path};
-    if (json_path && cli_check_output(json_path, inputs, 1, argv + optind,
-                                      (size_t)(argc - optind), format, &err) != 0)
-        return cli_error(&err);
     /* `--json -` takes standard output, so the table goes to standard error. */
-    FILE *table_out = json_path && !strcmp(json_path, "-") ? stderr : stdout;
+    FILE *table_out = a->json_path && !strcmp(a->json_path, "-") ? stderr : stdout;
     struct gcr_config cfg;
-    if (gcr_config_load_with(&cfg, config_path, sets, (size_t)nsets, &err) != 0)
+    if (gcr_config_load_with(&cfg, a->configs[0], a->sets, a->nsets, &err) != 0)
         return cli_error(&err);
-    if (timing)
+    if (a->timing)
         cfg.timing.enabled = true;
     struct gcr_replay *rp = NULL;
     if (gcr_replay_create(&rp, &cfg, &err) != 0) {
         gcr_config_free(&cfg);
         return cli_error(&err);
     }
-    /* auto: a second thread pays off only with a second CPU to run on, and
-     * only for analyses that keep per-line state (see the library call). */
-    bool thread = strcmp(thread_mode, "on") == 0 ||
-                  (strcmp(thread_mode, "auto") == 0 && gcr_replay_analysis_thread_pays(rp) &&
-                   gcr_cpus_usable() >= 2);
-    if (gcr_replay_set_analysis_thread(rp, thread, &err) != 0) {
+    if (gcr_replay_set_analysis_thread(rp, run_analysis_thread(a, rp), &err) != 0) {
         gcr_replay_destroy(rp);
         gcr_config_free(&cfg);
         return cli_error(&err);
     }
-    if (gcr_replay_set_host_prefetch(rp, prefetch, &err) != 0) {
+    if (gcr_replay_set_host_prefetch(rp, a->prefetch, &err) != 0) {
         gcr_replay_destroy(rp);
         gcr_config_free(&cfg);
         return cli_error(&err);
@@ -165,26 +103,26 @@ int cmd_run(int argc, char **argv)
     json_t *head = gcr_replay_report_head(rp);
     if (!head)
         rc = gcr_fail(&err, GCR_E_NOMEM, "out of memory building the report");
-    if (rc == CLI_OK && json_path) {
-        if (gcr_report_writer_open(&ro.json, json_path, head, detail, &err) == 0)
+    if (rc == CLI_OK && a->json_path) {
+        if (gcr_report_writer_open(&ro.json, a->json_path, head, a->detail, &err) == 0)
             ro.json_open = true;
         else
             rc = -1;
     }
-    if (rc == CLI_OK && !quiet && style != GCR_TABLE_NONE &&
-        gcr_table_create(&ro.table, head, style, argc - optind > 1) != 0)
+    if (rc == CLI_OK && !a->quiet && a->style != GCR_TABLE_NONE &&
+        gcr_table_create(&ro.table, head, a->style, a->ntraces > 1) != 0)
         rc = gcr_fail(&err, GCR_E_NOMEM, "out of memory");
     json_decref(head);
     if (rc == CLI_OK && gcr_replay_set_kernel_sink(rp, run_take_kernel, &ro, &err) != 0)
         rc = -1;
 
     struct cli_progress prog;
-    cli_progress_init(&prog, quiet);
+    cli_progress_init(&prog, a->quiet);
     gcr_replay_set_progress(rp, cli_progress_cb, &prog);
-    for (int i = optind; i < argc && rc == CLI_OK; i++) {
+    for (size_t i = 0; i < a->ntraces && rc == CLI_OK; i++) {
         struct gcr_reader *r;
-        cli_trace_label(argv[i], ro.trace, sizeof ro.trace);
-        if (gcr_reader_open(&r, argv[i], format, &err) != 0) {
+        cli_trace_label(a->traces[i], ro.trace, sizeof ro.trace);
+        if (gcr_reader_open(&r, a->traces[i], a->format, &err) != 0) {
             rc = -1;
             break;
         }
@@ -210,4 +148,81 @@ int cmd_run(int argc, char **argv)
     gcr_replay_destroy(rp);
     gcr_config_free(&cfg);
     return rc;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"config", required_argument, NULL, 'c'}, {"json", required_argument, NULL, 'j'},
+        {"set", required_argument, NULL, 's'},
+        {"format", required_argument, NULL, 'f'}, {"quiet", no_argument, NULL, 'q'},
+        {"timing", no_argument, NULL, 't'},       {"analysis-thread", required_argument, NULL, 'a'},
+        {"host-prefetch", required_argument, NULL, 'p'},
+        {"table", required_argument, NULL, 'T'},
+        {"json-detail", required_argument, NULL, 'D'},
+        {"json-dir", required_argument, NULL, 'J'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+    static const char *configs[CLI_MAX_CONFIGS], *sets[CLI_MAX_SETS];
+    struct run_args a = {.configs = configs, .sets = sets, .style = GCR_TABLE_FULL,
+                         .detail = GCR_REPORT_KERNELS, .thread_mode = "auto",
+                         .prefetch = GCR_HOST_PREFETCH_AUTO};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":c:j:f:s:tqh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'c':
+            if (a.nconfigs == CLI_MAX_CONFIGS)
+                return cli_usage_error("run", "at most %d --config options", CLI_MAX_CONFIGS);
+            configs[a.nconfigs++] = optarg;
+            break;
+        case 's':
+            if (a.nsets == CLI_MAX_SETS)
+                return cli_usage_error("run", "at most %d --set options", CLI_MAX_SETS);
+            sets[a.nsets++] = optarg;
+            break;
+        case 'j': a.json_path = optarg; break;
+        case 'J': a.json_dir = optarg; break;
+        case 'f': a.format = optarg; break;
+        case 'q': a.quiet = true; break;
+        case 't': a.timing = true; break;
+        case 'a': a.thread_mode = optarg; break;
+        case 'p':
+            if (!cli_parse_host_prefetch(optarg, &a.prefetch))
+                return cli_usage_error("run", "--host-prefetch must be auto, queues, l1 or l2, "
+                                       "got '%s'", optarg);
+            break;
+        case 'D':
+            if (!gcr_report_detail_parse(optarg, &a.detail))
+                return cli_usage_error("run", "--json-detail must be totals, kernels or full, "
+                                       "got '%s'", optarg);
+            break;
+        case 'T':
+            if (!gcr_table_style_parse(optarg, &a.style))
+                return cli_usage_error("run", "--table must be full, brief or none, got '%s'",
+                                       optarg);
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            fputs("\n", stdout);
+            fputs(gcr_table_legend, stdout);
+            return CLI_OK;
+        default: return cli_bad_option("run", c, argv);
+        }
+    }
+    if (!a.nconfigs)
+        return cli_usage_error("run", "--config FILE is required");
+    if (optind >= argc)
+        return cli_usage_error("run", "no trace given");
+    if (strcmp(a.thread_mode, "auto") != 0 && strcmp(a.thread_mode, "on") != 0 &&
+        strcmp(a.thread_mode, "off") != 0)
+        return cli_usage_error("run", "--analysis-thread must be auto, on or off, got '%s'",
+                               a.thread_mode);
+    a.traces = argv + optind;
+    a.ntraces = (size_t)(argc - optind);
+
+    struct gcr_err err = {0};
+    if (a.json_path && cli_check_output(a.json_path, configs, a.nconfigs, a.traces, a.ntraces,
+                                        a.format, &err) != 0)
+        return cli_error(&err);
+    return a.nconfigs == 1 && !a.json_dir ? run_one(&a) : run_variants(&a);
 }

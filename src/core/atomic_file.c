@@ -303,3 +303,44 @@ void gcr_atomic_file_abort(struct gcr_atomic_file *a)
         unlink(a->tmp);
     release(a);
 }
+
+int gcr_scratch_file(const char *dir, struct gcr_err *err)
+{
+    size_t n = strlen(dir) + sizeof "/.scratch.XXXXXX";
+    char *path = malloc(n);
+    if (!path)
+        return gcr_fail(err, GCR_E_NOMEM, "out of memory");
+    snprintf(path, n, "%s/.scratch.XXXXXX", dir);
+    /* No stop signal between creating the name and removing it. */
+    sigset_t stops, before;
+    gcr_atomic_file_stop_signals(&stops);
+    pthread_sigmask(SIG_BLOCK, &stops, &before);
+    int fd = mkstemp(path);
+    int e = errno;
+    if (fd >= 0) {
+        unlink(path);
+        fcntl(fd, F_SETFD, FD_CLOEXEC); /* not for the processes this one starts */
+    }
+    pthread_sigmask(SIG_SETMASK, &before, NULL);
+    free(path);
+    if (fd < 0)
+        return gcr_fail(err, GCR_E_IO, "%s: cannot create a scratch file: %s", dir, strerror(e));
+    return fd;
+}
+
+int gcr_atomic_file_open_fd(struct gcr_atomic_file *a, int fd, const char *name,
+                            struct gcr_err *err)
+{
+    *a = (struct gcr_atomic_file){.mode = GCR_OUTPUT_IN_PLACE};
+    int mine = -1;
+    if (!(a->path = strdup(name)))
+        return gcr_fail(err, GCR_E_NOMEM, "%s: out of memory", name);
+    if ((mine = dup(fd)) < 0 || !(a->f = fdopen(mine, "wb"))) {
+        int e = errno;
+        if (mine >= 0)
+            close(mine);
+        release(a);
+        return gcr_fail(err, GCR_E_IO, "%s: cannot write the output: %s", name, strerror(e));
+    }
+    return 0;
+}

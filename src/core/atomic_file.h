@@ -56,6 +56,15 @@ int gcr_atomic_file_commit(struct gcr_atomic_file *a, struct gcr_err *err);
  * was written to a device, FIFO or standard output cannot be taken back). */
 void gcr_atomic_file_abort(struct gcr_atomic_file *a);
 
+/* A scratch file in folder dir that no name points to (nothing is left behind, whatever stops
+ * the process), not inherited by the processes this one starts: its descriptor, or -1 with
+ * err. For output that is read back before it goes anywhere. */
+int gcr_scratch_file(const char *dir, struct gcr_err *err);
+/* Opens a as an output written in place to descriptor fd (a duplicate of it, which commit and
+ * abort close; fd stays open), named `name` in messages. */
+int gcr_atomic_file_open_fd(struct gcr_atomic_file *a, int fd, const char *name,
+                            struct gcr_err *err);
+
 /* Removes every temporary file still open, as a process stopped by a signal
  * must (a report is written while the replay runs, so its temporary file may
  * live for hours). Async-signal-safe: for a signal handler, which should then

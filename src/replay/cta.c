@@ -123,8 +123,9 @@ static int load_cta(struct gcr_replay *rp, struct cta **out, struct gcr_err *err
     /* Shared-memory and constant accesses end at issue (gcr_execute): their lane addresses
      * matter only to instruction observers. Without one they are queued without them, which
      * keeps a tiled kernel's queues (mostly shared-memory loads, 31 deltas a line) a fraction
-     * of the size, and so the fresh memory the kernel must zero for them. */
-    const bool onchip_lanes = gcr_bus_wants(&rp->bus, GCR_EV_INSN);
+     * of the size, and so the fresh memory the kernel must zero for them. Variants
+     * replayed in the same pass (pass.c) may observe them too. */
+    const bool onchip_lanes = gcr_bus_wants(&rp->bus, GCR_EV_INSN) || rp->variants_observe_insns;
     for (;;) {
         if (read_record(rp, &rec, err) != 1)
             goto fail;

@@ -8,6 +8,8 @@
  *                 memory system
  *   sched.h       the warp schedulers' interface (lrr.c, gto.c; vws in src/timing/)
  *   host_prefetch.c  the host-cache prefetch pipeline of the functional driver
+ *   pass.c        one trace pass, many memory systems: the key of the variants that can
+ *                 share a pass, and the front end driving their memory systems
  *   src/timing/timed.c  the timed issue driver (SMs by cycle)
  *
  * Nothing outside the engine includes this header. */
@@ -34,6 +36,7 @@
 struct cta;
 struct skip_log;
 struct gcr_timing;
+struct gcr_pass_batch;
 
 struct warp {
     struct gcr_warpq q;
@@ -140,6 +143,17 @@ struct gcr_replay {
     struct cta *free_ctas;
     struct gcr_pool *queues;            /* buffers of every warp queue */
     struct kernel_state *ks;
+    /* One pass, many memory systems (pass.c): the replays whose memory systems
+     * this one's front end also drives (gcr_replay_share_pass), in the order
+     * they were added, and whether any of them observes instructions (the
+     * loader then keeps the lane addresses of on-chip ones). A replay so
+     * driven names its driver in driven_by; its own front end stays idle. */
+    struct gcr_replay **variants;
+    uint32_t nvariants;
+    struct gcr_pass_batch *batch; /* what the pass's memory systems have not seen yet */
+    bool variants_observe_insns;
+    struct gcr_replay *driven_by;
+    uint32_t kernel_l1_ways; /* of each L1 instance in the kernel being replayed */
     struct gcr_line_req reqs[GCR_COALESCE_MAX];
     struct gcr_warp_insn insn;          /* the instruction being executed */
     struct insn_counts counts, kernel_counts;
@@ -195,6 +209,17 @@ int gcr_cta_check_ended(struct gcr_replay *rp, struct gcr_err *err);
 void gcr_cta_pool_free(struct gcr_replay *rp);
 /* The warp at `index` of SM sm issued its last instruction. */
 void gcr_warp_done(struct gcr_replay *rp, struct sm *sm, uint32_t index);
+
+/* pass.c */
+/* Ends rp's part in a shared pass: its variants are on their own again, and its
+ * driver (if any) goes on without it. At destroy. */
+void gcr_pass_forget(struct gcr_replay *rp);
+/* Hands every memory system of rp's pass (its own and its variants') the memory
+ * instructions it has not seen yet: before anything else reaches them (a kernel's end). */
+void gcr_pass_flush(struct gcr_replay *rp);
+/* At a kernel's end, a variant's counts are those of the front end (rp) that ran
+ * it, but for what its own memory system counted. */
+void gcr_pass_take_counts(struct gcr_replay *variant, const struct gcr_replay *rp);
 
 /* Non-memory instructions a warp can issue without taking an item from its
  * queue and without finishing (its last instruction ends it: gcr_warp_done). */

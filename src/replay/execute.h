@@ -38,37 +38,30 @@ static inline uint32_t gcr_unit_sectors(const struct gcr_line_req *r, uint64_t l
     return per_sector ? 1u << ((r->line_addr - line) >> sector_log2) : r->sector_mask;
 }
 
-/* Executes warp w's memory instruction (rp->insn, lane addresses as *shape gives
- * them) on SM s: observers see it, the coalescer turns it into line requests, and
- * each goes to the L1 organisation or, for atomics and L1 bypasses, to the memory
- * system. True when the warp must wait for data from beyond its L1 (a load that
- * missed or bypassed it, an atomic): what the schedulers stall on.
- *
- * Always inlined: the functional issue loop is the hot path, and a second
- * caller (the timed driver) must not turn it into a call. */
-static inline __attribute__((always_inline)) bool gcr_execute(struct gcr_replay *rp, uint32_t s,
-                                                              struct gcr_lane_shape *shape)
+/* Publishes memory instruction in (lane addresses as *shape gives them) to the
+ * observers of instructions on bus: every lane's address when one of them reads
+ * them all, else the first active lane's and the stride hint they derive the
+ * rest from. */
+static inline __attribute__((always_inline)) void gcr_publish_insn(struct gcr_bus *bus, uint32_t s,
+                                                                   struct gcr_warp_insn *in,
+                                                                   struct gcr_lane_shape *shape)
 {
-    const struct gcr_config *cfg = rp->cfg;
-    struct gcr_warp_insn *in = &rp->insn;
-    rp->kernel_counts.mem[in->space][in->op]++;
+    if (!shape->strided || bus->insn_all_lanes)
+        gcr_lane_shape_expand(shape, in);
+    else if (in->active_mask) /* every observer derives the rest from the stride */
+        in->addr[__builtin_ctz(in->active_mask)] = shape->base;
+    in->strided = shape->strided; /* the hint, for observers' fast paths */
+    in->stride = shape->stride;
+    gcr_bus_emit_insn(bus, s, in);
+}
 
-    /* Observers of instructions see every lane address; the strided
-     * coalescing path below does not need them. */
-    if (gcr_bus_wants(&rp->bus, GCR_EV_INSN)) {
-        if (!shape->strided || rp->bus.insn_all_lanes)
-            gcr_lane_shape_expand(shape, in);
-        else if (in->active_mask) /* every observer derives the rest from the stride */
-            in->addr[__builtin_ctz(in->active_mask)] = shape->base;
-        in->strided = shape->strided; /* the hint, for observers' fast paths */
-        in->stride = shape->stride;
-        gcr_bus_emit_insn(&rp->bus, s, in);
-    }
-    if (in->space != GCR_SPACE_GLOBAL && in->space != GCR_SPACE_LOCAL)
-        return false; /* shared memory is on-chip; const/texture caches are not modelled */
-
-    /* In sector granularity the coalescer works in sector-sized units: each
-     * unit becomes one single-sector request to the L1. */
+/* Coalesces memory instruction in (of the global or local space) into rp->reqs:
+ * their number (cfg: rp->cfg, as the caller read it). In sector granularity the coalescer works in sector-sized
+ * units: each unit becomes one single-sector request to the L1. */
+static inline __attribute__((always_inline)) uint32_t
+gcr_coalesce_insn(struct gcr_replay *rp, const struct gcr_config *cfg, struct gcr_warp_insn *in,
+                  struct gcr_lane_shape *shape)
+{
     bool per_sector = cfg->granularity == GCR_GRAN_SECTOR;
     uint32_t unit = per_sector ? cfg->sector_bytes : cfg->line_bytes;
     bool atomic = in->op == GCR_OP_ATOMIC || in->op == GCR_OP_REDUCTION;
@@ -84,6 +77,19 @@ static inline __attribute__((always_inline)) bool gcr_execute(struct gcr_replay 
         gcr_lane_shape_expand(shape, in);
         n = gcr_coalesce(in, unit, cfg->sector_bytes, rp->reqs);
     }
+    return n;
+}
+
+/* Sends the n coalesced requests reqs of memory instruction in, issued by SM s, into
+ * the memory system of replay `to` (cfg: to->cfg, as the caller read it): each goes to
+ * its L1 organisation or, for atomics and L1 bypasses, below it. True when the warp must wait for data from beyond its
+ * L1 (a load that missed or bypassed it, an atomic): what the schedulers stall on. */
+static inline __attribute__((always_inline)) bool
+gcr_send_requests(struct gcr_replay *to, const struct gcr_config *cfg, uint32_t s,
+                  const struct gcr_warp_insn *in, const struct gcr_line_req *reqs, uint32_t n)
+{
+    bool per_sector = cfg->granularity == GCR_GRAN_SECTOR;
+    bool atomic = in->op == GCR_OP_ATOMIC || in->op == GCR_OP_REDUCTION;
     bool bypass = in->cache_op == GCR_CACHEOP_BYPASS_L1 ||
                   (cfg->l1_bypass_global && in->space == GCR_SPACE_GLOBAL);
     bool is_write = in->op == GCR_OP_STORE;
@@ -102,30 +108,75 @@ static inline __attribute__((always_inline)) bool gcr_execute(struct gcr_replay 
         struct gcr_req req = {.is_write = is_write, .sm = s, .cta = in->cta, .warp = in->warp,
                               .insn = in};
         for (uint32_t i = 0; i < n; i++) {
-            req.line_addr = rp->reqs[i].line_addr & line_mask;
-            req.sector_mask = gcr_unit_sectors(&rp->reqs[i], req.line_addr, per_sector, sector_log2);
-            req.bytes = rp->reqs[i].bytes;
-            if (rp->org->access(rp->org_self, &req) != GCR_HIT && !is_write)
+            req.line_addr = reqs[i].line_addr & line_mask;
+            req.sector_mask = gcr_unit_sectors(&reqs[i], req.line_addr, per_sector, sector_log2);
+            req.bytes = reqs[i].bytes;
+            if (to->org->access(to->org_self, &req) != GCR_HIT && !is_write)
                 waits = true;
         }
     } else {
         /* Atomics and reductions go to the L2; so does whatever bypasses the L1. */
         for (uint32_t i = 0; i < n; i++) {
-            uint64_t line = rp->reqs[i].line_addr & line_mask;
-            uint32_t sectors = gcr_unit_sectors(&rp->reqs[i], line, per_sector, sector_log2);
+            uint64_t line = reqs[i].line_addr & line_mask;
+            uint32_t sectors = gcr_unit_sectors(&reqs[i], line, per_sector, sector_log2);
             if (atomic) {
-                rp->kernel_counts.atomic_requests++;
-                gcr_memsys_atomic(&rp->mem, s, s, line, sectors, in);
+                to->kernel_counts.atomic_requests++;
+                gcr_memsys_atomic(&to->mem, s, s, line, sectors, in);
             } else {
-                rp->kernel_counts.bypass_requests++;
+                to->kernel_counts.bypass_requests++;
                 if (is_write)
-                    gcr_memsys_write(&rp->mem, s, s, line, sectors, rp->reqs[i].bytes, in);
+                    gcr_memsys_write(&to->mem, s, s, line, sectors, reqs[i].bytes, in);
                 else
-                    gcr_memsys_read(&rp->mem, s, s, line, sectors, true, in);
+                    gcr_memsys_read(&to->mem, s, s, line, sectors, true, in);
             }
         }
     }
     return waits && n;
+}
+
+/* The same for a replay that drives other variants' memory systems (pass.c): the
+ * instruction and its requests are kept for every memory system, rp's included, to
+ * see in a batch; false, since none has answered yet (the schedulers of a shared
+ * pass never ask). */
+bool gcr_execute_variants(struct gcr_replay *rp, uint32_t s, struct gcr_lane_shape *shape);
+
+/* Executes warp w's memory instruction (rp->insn, lane addresses as *shape gives
+ * them) on SM s: observers see it, the coalescer turns it into line requests, and
+ * each goes to the L1 organisation or, for atomics and L1 bypasses, to the memory
+ * system. True when the warp must wait for data from beyond its L1 (a load that
+ * missed or bypassed it, an atomic): what the schedulers stall on. `variants` is a
+ * constant: whether rp drives other variants' memory systems too (rp->nvariants >
+ * 0). The issue loops know it per kernel, so the one without variants (the hot
+ * path) tests nothing for them.
+ *
+ * Always inlined: the functional issue loop is the hot path, and a second
+ * caller (the timed driver) must not turn it into a call. */
+static inline __attribute__((always_inline)) bool
+gcr_execute_with(struct gcr_replay *rp, uint32_t s, struct gcr_lane_shape *shape,
+                 const bool variants)
+{
+    if (variants)
+        return gcr_execute_variants(rp, s, shape);
+    const struct gcr_config *cfg = rp->cfg;
+    struct gcr_warp_insn *in = &rp->insn;
+    rp->kernel_counts.mem[in->space][in->op]++;
+
+    /* Observers of instructions see every lane address; the strided
+     * coalescing path below does not need them. */
+    if (gcr_bus_wants(&rp->bus, GCR_EV_INSN))
+        gcr_publish_insn(&rp->bus, s, in, shape);
+    if (in->space != GCR_SPACE_GLOBAL && in->space != GCR_SPACE_LOCAL)
+        return false; /* shared memory is on-chip; const/texture caches are not modelled */
+    uint32_t n = gcr_coalesce_insn(rp, cfg, in, shape);
+    return gcr_send_requests(rp, cfg, s, in, rp->reqs, n);
+}
+
+/* The same without variants: the timed driver's (a timed replay has a pass of its
+ * own, gcr_replay_pass_key). */
+static inline __attribute__((always_inline)) bool gcr_execute(struct gcr_replay *rp, uint32_t s,
+                                                              struct gcr_lane_shape *shape)
+{
+    return gcr_execute_with(rp, s, shape, false);
 }
 
 #endif

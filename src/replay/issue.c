@@ -28,7 +28,9 @@ static bool sleep_nonmem(struct gcr_replay *rp, uint32_t s, uint32_t index)
     return true;
 }
 
-static void sm_issue(struct gcr_replay *rp, uint32_t s)
+/* variants: a constant, as gcr_execute_with takes it. */
+static inline __attribute__((always_inline)) void sm_issue(struct gcr_replay *rp, uint32_t s,
+                                                           const bool variants)
 {
     struct sm *sm = &rp->sms[s];
     uint32_t index = rp->sched->pick(sm);
@@ -39,7 +41,8 @@ static void sm_issue(struct gcr_replay *rp, uint32_t s)
     sm->current = w;
     sm->issued++;
     struct gcr_lane_shape shape;
-    if (gcr_next_insn(rp, w, &shape) && gcr_execute(rp, s, &shape) && rp->sched->waited)
+    if (gcr_next_insn(rp, w, &shape) && gcr_execute_with(rp, s, &shape, variants) &&
+        rp->sched->waited)
         rp->sched->waited(rp->cfg, sm, w);
     if (!w->nonmem_left && gcr_warpq_empty(&w->q))
         gcr_warp_done(rp, sm, index);
@@ -83,8 +86,38 @@ static void functional_placed(struct gcr_replay *rp, uint32_t s, bool was_idle)
         rp->wake[s] = rp->bus.step;
 }
 
+/* A round ended: the next one's step, and new CTAs on the SMs where one finished. */
+static inline int next_round(struct gcr_replay *rp, struct kernel_state *ks, struct gcr_err *err)
+{
+    rp->bus.step++;
+    if (!ks->cta_finished)
+        return 0;
+    ks->cta_finished = false;
+    return gcr_cta_dispatch(rp, err);
+}
+
+/* The rounds of a replay that drives other variants' memory systems (pass.c): the
+ * same rounds, each SM's issue also reaching every variant. Without the host prefetch
+ * pipeline, whose stages follow one memory system's caches (and whose one call site
+ * keeps it inline in the loop below). */
+static __attribute__((noinline)) int run_with_variants(struct gcr_replay *rp, struct gcr_err *err)
+{
+    struct kernel_state *ks = rp->ks;
+    while (ks->resident) {
+        uint32_t n = issue_order(rp);
+        for (uint32_t j = 0; j < n; j++)
+            sm_issue(rp, rp->order[j], true);
+        rp->issued += n;
+        if (next_round(rp, ks, err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int functional_run(struct gcr_replay *rp, struct gcr_err *err)
 {
+    if (rp->nvariants)
+        return run_with_variants(rp, err);
     struct kernel_state *ks = rp->ks;
     /* Read once: the calls in the loop would make the compiler read it again. */
     const bool org_prefetches = rp->org->prefetch != NULL;
@@ -95,16 +128,12 @@ static int functional_run(struct gcr_replay *rp, struct gcr_err *err)
         for (uint32_t j = 0; j < n + PREFETCH_WARP; j++) {
             gcr_host_prefetch_stages(rp, j, n, level, org_prefetches);
             if (j >= PREFETCH_WARP)
-                sm_issue(rp, rp->order[j - PREFETCH_WARP]);
+                sm_issue(rp, rp->order[j - PREFETCH_WARP], false);
         }
         rp->issued += n;
         gcr_host_prefetch_round_end(rp);
-        rp->bus.step++;
-        if (ks->cta_finished) {
-            ks->cta_finished = false;
-            if (gcr_cta_dispatch(rp, err) != 0)
-                return -1;
-        }
+        if (next_round(rp, ks, err) != 0)
+            return -1;
     }
     return 0;
 }

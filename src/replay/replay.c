@@ -178,6 +178,7 @@ void gcr_replay_destroy(struct gcr_replay *rp)
         rp->driver->fini(rp);
     json_decref(rp->kernels);
     json_decref(rp->traces);
+    gcr_pass_forget(rp);
     free(rp);
 }
 
@@ -216,10 +217,81 @@ void gcr_replay_set_progress(struct gcr_replay *rp, gcr_progress_fn fn, void *ct
     rp->progress_ctx = ctx;
 }
 
+/* The kernel starts in replay be's memory system: be is the replay whose front end
+ * runs the kernel (rp) or one of its variants (pass.c). *l1 is be's L1 geometry for
+ * the kernel. */
+static int memory_kernel_begin(struct gcr_replay *be, const struct gcr_replay *rp,
+                               struct gcr_cache_geometry *l1, struct gcr_err *err)
+{
+    const struct kernel_state *ks = rp->ks;
+    /* The L1 size for this kernel: with a unified L1/shared array, what its
+     * resident CTAs' shared memory leaves (GPGPU-Sim's per-kernel carve-out). */
+    *l1 = be->cfg->l1;
+    l1->ways = gcr_config_l1_ways_for(be->cfg, be->nkernels,
+                                      (uint64_t)ks->kb.shmem_bytes * ks->fit);
+    if (be->org->kernel_begin && be->org->kernel_begin(be->org_self, l1, err) != 0)
+        return -1;
+    be->kernel_l1_ways = l1->ways;
+
+    gcr_report_period_begin(be);
+    gcr_memsys_kernel_begin(&be->mem);
+    be->bus.kernel = &ks->kb;
+    be->bus.step = rp->bus.step;
+    if (gcr_bus_wants(&be->bus, GCR_EV_KERNEL_BEGIN)) {
+        struct gcr_event ev = {.kind = GCR_EV_KERNEL_BEGIN, .sm = UINT32_MAX};
+        gcr_bus_emit(&be->bus, &ev);
+    }
+    return 0;
+}
+
+/* The kernel rp's front end ran (kb, as the trace gave it) ends in replay be's
+ * memory system (rp itself or one of its variants): be's kernel report goes out. */
+static int memory_kernel_end(struct gcr_replay *be, const struct gcr_replay *rp,
+                             const struct gcr_kernel_begin *kb, struct gcr_err *err)
+{
+    const struct kernel_state *ks = rp->ks;
+    if (be != rp)
+        gcr_pass_take_counts(be, rp);
+    be->bus.step = rp->bus.step;
+    if (gcr_bus_wants(&be->bus, GCR_EV_KERNEL_END)) {
+        struct gcr_event ev = {.kind = GCR_EV_KERNEL_END, .sm = UINT32_MAX,
+                               .kernel_warp_insns = be->kernel_counts.warp_insns};
+        gcr_bus_emit(&be->bus, &ev);
+    }
+    be->org->kernel_end(be->org_self);
+    gcr_memsys_kernel_end(&be->mem);
+
+    json_t *k = gcr_report_period(be, &be->kernel_counts, true);
+    json_t *id = gcr_report_kernel_head(kb, ks->kb.name, ks->fit, be->kernel_l1_ways);
+    json_object_update(id, k); /* identity first, then the figures */
+    json_decref(k);
+    if (be->timing)
+        json_object_set_new(id, "timing", gcr_timing_kernel_end(be->timing, be->kernel_end,
+                                                                be->kernel_counts.warp_insns));
+    gcr_add_u64s((uint64_t *)&be->counts, (const uint64_t *)&be->kernel_counts,
+                 sizeof be->counts / sizeof(uint64_t));
+    if (gcr_report_analyses(be, id, true, err) != 0) {
+        json_decref(id);
+        return -1;
+    }
+    gcr_report_classes(id);
+    be->nkernels++;
+    if (be->kernel_sink) {
+        /* Handed on and released: the replay's memory stays the same however
+         * many kernels a trace has. */
+        int sunk = be->kernel_sink(be->kernel_sink_ctx, id, err);
+        json_decref(id);
+        if (sunk != 0)
+            return -1;
+    } else {
+        json_array_append_new(be->kernels, id);
+    }
+    return 0;
+}
+
 static int replay_kernel(struct gcr_replay *rp, struct gcr_reader *r,
                          const struct gcr_kernel_begin *kb, struct gcr_err *err)
 {
-    const struct gcr_config *cfg = rp->cfg;
     struct kernel_state ks = {.kb = *kb, .r = r};
     int rc = -1;
     rp->ks = &ks;
@@ -230,21 +302,13 @@ static int replay_kernel(struct gcr_replay *rp, struct gcr_reader *r,
     }
     if (gcr_cta_kernel_init(rp, &ks, err) != 0)
         goto out;
-
-    /* The L1 size for this kernel: with a unified L1/shared array, what its
-     * resident CTAs' shared memory leaves (GPGPU-Sim's per-kernel carve-out). */
-    struct gcr_cache_geometry l1 = cfg->l1;
-    l1.ways = gcr_config_l1_ways_for(cfg, rp->nkernels, (uint64_t)kb->shmem_bytes * ks.fit);
-    if (rp->org->kernel_begin && rp->org->kernel_begin(rp->org_self, &l1, err) != 0)
+    struct gcr_cache_geometry l1, variant_l1;
+    if (memory_kernel_begin(rp, rp, &l1, err) != 0)
         goto out;
-
-    gcr_report_period_begin(rp);
-    gcr_memsys_kernel_begin(&rp->mem);
-    rp->bus.kernel = &ks.kb;
-    if (gcr_bus_wants(&rp->bus, GCR_EV_KERNEL_BEGIN)) {
-        struct gcr_event ev = {.kind = GCR_EV_KERNEL_BEGIN, .sm = UINT32_MAX};
-        gcr_bus_emit(&rp->bus, &ev);
-    }
+    /* Each variant's L1 has its own ways: only the memory systems see them. */
+    for (uint32_t v = 0; v < rp->nvariants; v++)
+        if (memory_kernel_begin(rp->variants[v], rp, &variant_l1, err) != 0)
+            goto out;
 
     /* The engine: CTAs onto SMs, then pick (SM, warp) -> execute -> coalesce ->
      * memory system, until every CTA ran. */
@@ -254,46 +318,32 @@ static int replay_kernel(struct gcr_replay *rp, struct gcr_reader *r,
         gcr_cta_check_ended(rp, err) != 0)
         goto out;
 
-    if (gcr_bus_wants(&rp->bus, GCR_EV_KERNEL_END)) {
-        struct gcr_event ev = {.kind = GCR_EV_KERNEL_END, .sm = UINT32_MAX,
-                               .kernel_warp_insns = rp->kernel_counts.warp_insns};
-        gcr_bus_emit(&rp->bus, &ev);
-    }
-    rp->org->kernel_end(rp->org_self);
-    gcr_memsys_kernel_end(&rp->mem);
-
-    json_t *k = gcr_report_period(rp, &rp->kernel_counts, true);
-    json_t *id = gcr_report_kernel_head(kb, ks.kb.name, ks.fit, l1.ways);
-    json_object_update(id, k); /* identity first, then the figures */
-    json_decref(k);
-    if (rp->timing)
-        json_object_set_new(id, "timing", gcr_timing_kernel_end(rp->timing, rp->kernel_end,
-                                                                rp->kernel_counts.warp_insns));
-    gcr_add_u64s((uint64_t *)&rp->counts, (const uint64_t *)&rp->kernel_counts,
-                 sizeof rp->counts / sizeof(uint64_t));
-    if (gcr_report_analyses(rp, id, true, err) != 0) {
-        json_decref(id);
+    gcr_pass_flush(rp);
+    if (memory_kernel_end(rp, rp, kb, err) != 0)
         goto out;
-    }
-    gcr_report_classes(id);
-    rp->nkernels++;
-    if (rp->kernel_sink) {
-        /* Handed on and released: the replay's memory stays the same however
-         * many kernels a trace has. */
-        int sunk = rp->kernel_sink(rp->kernel_sink_ctx, id, err);
-        json_decref(id);
-        if (sunk != 0)
+    for (uint32_t v = 0; v < rp->nvariants; v++)
+        if (memory_kernel_end(rp->variants[v], rp, kb, err) != 0)
             goto out;
-    } else {
-        json_array_append_new(rp->kernels, id);
-    }
     memset(&rp->kernel_counts, 0, sizeof rp->kernel_counts);
     rc = 0;
 out:
     gcr_cta_kernel_free(rp, &ks);
     rp->ks = NULL;
     rp->bus.kernel = NULL;
+    for (uint32_t v = 0; v < rp->nvariants; v++)
+        rp->variants[v]->bus.kernel = NULL;
     return rc;
+}
+
+/* A host-to-device copy, as replay be's memory system sees it. */
+static void memory_copy(struct gcr_replay *be, const struct gcr_memcpy *copy)
+{
+    /* Saturating: the report keeps counters below 2^63. */
+    be->memcpy_bytes += copy->bytes;
+    if (be->memcpy_bytes > (uint64_t)INT64_MAX)
+        be->memcpy_bytes = (uint64_t)INT64_MAX;
+    if (be->cfg->l2_prefill_memcpy)
+        gcr_memsys_prefill(&be->mem, copy->dst, copy->bytes);
 }
 
 /* Every record of a trace: kernels are replayed, copies applied, anything else refused. */
@@ -308,12 +358,9 @@ static int replay_records(struct gcr_replay *rp, struct gcr_reader *r, struct gc
                 return -1;
             break;
         case GCR_REC_MEMCPY:
-            /* Saturating: the report keeps counters below 2^63. */
-            rp->memcpy_bytes += rec.u.memcpy.bytes;
-            if (rp->memcpy_bytes > (uint64_t)INT64_MAX)
-                rp->memcpy_bytes = (uint64_t)INT64_MAX;
-            if (rp->cfg->l2_prefill_memcpy)
-                gcr_memsys_prefill(&rp->mem, rec.u.memcpy.dst, rec.u.memcpy.bytes);
+            memory_copy(rp, &rec.u.memcpy);
+            for (uint32_t v = 0; v < rp->nvariants; v++)
+                memory_copy(rp->variants[v], &rec.u.memcpy);
             break;
         default:
             return gcr_fail(err, GCR_E_FORMAT, "%s: a %s record outside any kernel",
@@ -330,11 +377,22 @@ static int replay_records(struct gcr_replay *rp, struct gcr_reader *r, struct gc
     return rc;
 }
 
-int gcr_replay_trace(struct gcr_replay *rp, struct gcr_reader *r, struct gcr_err *err)
+/* The trace r, as replay be's report lists it. */
+static void list_trace(struct gcr_replay *be, struct gcr_reader *r)
 {
-    json_array_append_new(rp->traces, json_pack("{s:o, s:s}", "path",
+    json_array_append_new(be->traces, json_pack("{s:o, s:s}", "path",
                                                 gcr_report_text(gcr_reader_path(r)), "format",
                                                 gcr_reader_format_name(r)));
+}
+
+int gcr_replay_trace(struct gcr_replay *rp, struct gcr_reader *r, struct gcr_err *err)
+{
+    if (rp->driven_by)
+        return gcr_fail(err, GCR_E_USAGE, "this replay's memory system is driven by another "
+                        "replay's pass: replay the trace there");
+    list_trace(rp, r);
+    for (uint32_t v = 0; v < rp->nvariants; v++)
+        list_trace(rp->variants[v], r);
     /* The warp queues take strided lanes from the hint (warpq.c) and observers
      * get expanded addresses at issue, so the reader need not expand them. */
     gcr_reader_set_lazy_addresses(r, true);
@@ -352,8 +410,10 @@ int gcr_replay_trace(struct gcr_replay *rp, struct gcr_reader *r, struct gcr_err
                       "to replay", gcr_reader_path(r));
     /* What the reader has to say about the trace (e.g. Accel-Sim opcodes it did
      * not know) goes into the report beside the trace's path. */
-    if (rc == 0)
-        gcr_reader_describe(r, json_array_get(rp->traces, json_array_size(rp->traces) - 1));
+    for (uint32_t v = 0; v <= rp->nvariants && rc == 0; v++) {
+        struct gcr_replay *be = v ? rp->variants[v - 1] : rp;
+        gcr_reader_describe(r, json_array_get(be->traces, json_array_size(be->traces) - 1));
+    }
     return rc;
 }
 

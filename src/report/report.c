@@ -427,12 +427,9 @@ static int writer_gone(struct gcr_err *err)
     return gcr_fail(err, GCR_E_INTERNAL, "the report writer was used after it failed");
 }
 
-int gcr_report_writer_open(struct gcr_report_writer *w, const char *path, const json_t *head,
-                           enum gcr_report_detail detail, struct gcr_err *err)
+/* The head's members and the start of the kernels' list, into w->out (open). */
+static int writer_start(struct gcr_report_writer *w, const json_t *head, struct gcr_err *err)
 {
-    *w = (struct gcr_report_writer){.detail = detail};
-    if (gcr_atomic_file_open(&w->out, path, err) != 0)
-        return -1;
     w->head = json_incref((json_t *)head);
     const char *key;
     json_t *v;
@@ -441,9 +438,28 @@ int gcr_report_writer_open(struct gcr_report_writer *w, const char *path, const 
             return writer_fail(w, err);
     }
     /* The list follows, a kernel at a time (with totals only, none). */
-    if (detail != GCR_REPORT_TOTALS && put_key(w, "kernels") != 0)
+    if (w->detail != GCR_REPORT_TOTALS && put_key(w, "kernels") != 0)
         return writer_fail(w, err);
     return 0;
+}
+
+int gcr_report_writer_open(struct gcr_report_writer *w, const char *path, const json_t *head,
+                           enum gcr_report_detail detail, struct gcr_err *err)
+{
+    *w = (struct gcr_report_writer){.detail = detail};
+    if (gcr_atomic_file_open(&w->out, path, err) != 0)
+        return -1;
+    return writer_start(w, head, err);
+}
+
+int gcr_report_writer_open_fd(struct gcr_report_writer *w, int fd, const char *name,
+                              const json_t *head, enum gcr_report_detail detail,
+                              struct gcr_err *err)
+{
+    *w = (struct gcr_report_writer){.detail = detail};
+    if (gcr_atomic_file_open_fd(&w->out, fd, name, err) != 0)
+        return -1;
+    return writer_start(w, head, err);
 }
 
 int gcr_report_writer_kernel(struct gcr_report_writer *w, const json_t *kernel,

@@ -73,6 +73,11 @@ struct gcr_report_writer {
 };
 int gcr_report_writer_open(struct gcr_report_writer *w, const char *path, const json_t *head,
                            enum gcr_report_detail detail, struct gcr_err *err);
+/* The same into descriptor fd, written in place (a scratch file, gcr_scratch_file); name is
+ * the report's name in messages. */
+int gcr_report_writer_open_fd(struct gcr_report_writer *w, int fd, const char *name,
+                              const json_t *head, enum gcr_report_detail detail,
+                              struct gcr_err *err);
 int gcr_report_writer_kernel(struct gcr_report_writer *w, const json_t *kernel,
                              struct gcr_err *err);
 int gcr_report_writer_finish(struct gcr_report_writer *w, const json_t *report,
@@ -101,6 +106,13 @@ int gcr_table_create(struct gcr_table **out, const json_t *head, enum gcr_table_
 int gcr_table_add_kernel(struct gcr_table *t, const json_t *kernel, const char *trace);
 void gcr_table_print(struct gcr_table *t, const json_t *report, unsigned width, FILE *out);
 void gcr_table_destroy(struct gcr_table *t);
+
+/* The totals of the reports of a run with several configs side by side: a row per figure (the
+ * main table's, the analyses' headlines, timing and SAC where some variant has them), a column
+ * per variant headed by its name, in blocks of as many columns as fit in `width` characters
+ * (0: all). Each report has the run's "variant" member. 0, or -1 out of memory. */
+int gcr_table_print_variants(const json_t *const *reports, const char *const *names, size_t n,
+                             unsigned width, FILE *out);
 
 /* The full tables of a whole report (its "kernels" read): 0, or -1 out of memory. */
 int gcr_report_print_table(const json_t *report, FILE *out);

@@ -634,3 +634,158 @@ int gcr_report_print_sac(const json_t *report, unsigned width, FILE *out)
     tab_free(&tab);
     return rc;
 }
+
+/* ---- Variants side by side (gcreplay run with several configs) ---------------------------- */
+
+enum { VARIANT_ROWS = 96 };
+
+/* The figures of the variants' totals: a row per figure, a cell per variant. */
+struct variant_rows {
+    const char *label[VARIANT_ROWS];
+    char *cells; /* VARIANT_ROWS x n x MAX_CELL */
+    size_t nrows, n;
+};
+
+/* A new row labelled `label`: its first cell (NULL when the rows are full). */
+static char *variant_row(struct variant_rows *r, const char *label)
+{
+    if (r->nrows == VARIANT_ROWS)
+        return NULL;
+    r->label[r->nrows] = label;
+    return r->cells + r->nrows++ * r->n * MAX_CELL;
+}
+
+/* Prints the rows in blocks of as many variants as fit in `width` characters (0: all). */
+static void variant_rows_print(const struct variant_rows *r, const char *const *names,
+                               unsigned width, FILE *out)
+{
+    size_t lw = strlen("variant");
+    for (size_t i = 0; i < r->nrows; i++)
+        lw = strlen(r->label[i]) > lw ? strlen(r->label[i]) : lw;
+    for (size_t first = 0; first < r->n;) {
+        size_t last = first, line = lw;
+        for (; last < r->n; last++) {
+            size_t w = strlen(names[last]);
+            for (size_t i = 0; i < r->nrows; i++) {
+                size_t k = strlen(r->cells + (i * r->n + last) * MAX_CELL);
+                w = k > w ? k : w;
+            }
+            if (width && last > first && line + 2 + w > width)
+                break;
+            line += 2 + w;
+        }
+        if (first)
+            fputc('\n', out);
+        for (size_t i = 0; i <= r->nrows; i++) {
+            fprintf(out, "%-*s", (int)lw, i ? r->label[i - 1] : "variant");
+            for (size_t v = first; v < last; v++) {
+                size_t w = strlen(names[v]);
+                for (size_t k = 0; k < r->nrows; k++) {
+                    size_t m = strlen(r->cells + (k * r->n + v) * MAX_CELL);
+                    w = m > w ? m : w;
+                }
+                fprintf(out, "  %*s", (int)w,
+                        i ? r->cells + ((i - 1) * r->n + v) * MAX_CELL : names[v]);
+            }
+            fputc('\n', out);
+        }
+        first = last;
+    }
+}
+
+int gcr_table_print_variants(const json_t *const *reports, const char *const *names, size_t n,
+                             unsigned width, FILE *out)
+{
+    struct variant_rows r = {.n = n, .cells = calloc(VARIANT_ROWS * (n ? n : 1), MAX_CELL)};
+    if (!r.cells)
+        return -1;
+    bool timing = false, chips = false;
+    const struct gcr_analysis_ops *shown[16];
+    size_t nshown = 0;
+    for (size_t i = 0; gcr_analyses[i] && nshown < 16; i++) {
+        const struct gcr_analysis_ops *ops = gcr_analyses[i];
+        bool used = false;
+        for (size_t v = 0; v < n && ops->headline && ops->headline_labels; v++)
+            used |= json_object_get(at(reports[v], "config", "analyses"), ops->name) != NULL;
+        if (used)
+            shown[nshown++] = ops;
+    }
+    for (size_t v = 0; v < n; v++) {
+        timing |= json_object_get(at(reports[v], "total", NULL), "timing") != NULL;
+        chips |= json_object_get(at(reports[v], "total", NULL), "multichip") != NULL;
+    }
+    char *row;
+    if ((row = variant_row(&r, "pass")))
+        for (size_t v = 0; v < n; v++)
+            cell(row, v, "%lld", integer(reports[v], "variant", "pass"));
+    if ((row = variant_row(&r, "L1D")))
+        for (size_t v = 0; v < n; v++)
+            cell(row, v, "%s", json_string_value(at(at(reports[v], "config", "l1d"),
+                                                    "organization", NULL)));
+    static const char *const heads[] = {"CTAs", "warp-insns", "mem-insns", "L1D-acc",
+                                        "L1D-m%", "L1D-MPKI", "L2-acc", "L2-m%",
+                                        "L2-MPKI", "DRAM-rd-KB", "DRAM-wr-KB", "classes"};
+    for (size_t h = 0; h < sizeof heads / sizeof heads[0]; h++) {
+        if (!(row = variant_row(&r, heads[h])))
+            break;
+        for (size_t v = 0; v < n; v++) {
+            const json_t *p = json_object_get(reports[v], "total");
+            const json_t *l1 = json_object_get(p, "L1D"), *l2 = json_object_get(p, "L2");
+            const json_t *tr = json_object_get(p, "traffic");
+            switch (h) {
+            case 0: cell(row, v, "%lld", integer(p, "ctas", NULL)); break;
+            case 1: cell(row, v, "%lld", integer(p, "instructions", "warp_total")); break;
+            case 2: cell(row, v, "%lld", integer(p, "instructions", "memory")); break;
+            case 3: cell(row, v, "%lld", integer(l1, "accesses", NULL)); break;
+            case 4: put_pct(row, v, json_object_get(l1, "miss_rate")); break;
+            case 5: put_num(row, v, json_object_get(l1, "mpki"), "%.2f"); break;
+            case 6: cell(row, v, "%lld", integer(l2, "accesses", NULL)); break;
+            case 7: put_pct(row, v, json_object_get(l2, "miss_rate")); break;
+            case 8: put_num(row, v, json_object_get(l2, "mpki"), "%.2f"); break;
+            case 9:
+                cell(row, v, "%.1f", (double)integer(tr, "dram_read_bytes", NULL) / 1024.0);
+                break;
+            case 10:
+                cell(row, v, "%.1f", (double)integer(tr, "dram_write_bytes", NULL) / 1024.0);
+                break;
+            default: put_classes(row, v, p); break;
+            }
+        }
+    }
+    /* Each analysis's headline figures, '-' for a variant that did not run it. */
+    for (size_t a = 0; a < nshown; a++)
+        for (size_t i = 0; i < GCR_HEADLINE_MAX && shown[a]->headline_labels[i]; i++) {
+            if (!(row = variant_row(&r, shown[a]->headline_labels[i])))
+                break;
+            for (size_t v = 0; v < n; v++) {
+                char text[GCR_HEADLINE_MAX][GCR_HEADLINE_TEXT];
+                for (size_t k = 0; k < GCR_HEADLINE_MAX; k++)
+                    snprintf(text[k], sizeof text[k], "-");
+                const json_t *section = at(at(reports[v], "total", "analyses"), shown[a]->name,
+                                           NULL);
+                if (section)
+                    shown[a]->headline(section, text);
+                cell(row, v, "%s", text[i]);
+            }
+        }
+    if (timing && (row = variant_row(&r, "cycles")))
+        for (size_t v = 0; v < n; v++) {
+            const json_t *tm = at(reports[v], "total", "timing");
+            if (tm)
+                cell(row, v, "%lld", integer(tm, "cycles", NULL));
+            else
+                cell(row, v, "-");
+        }
+    if (timing && (row = variant_row(&r, "IPC")))
+        for (size_t v = 0; v < n; v++)
+            put_num(row, v, json_object_get(at(reports[v], "total", "timing"), "ipc_warp"),
+                    "%.2f");
+    if (chips && (row = variant_row(&r, "SAC")))
+        for (size_t v = 0; v < n; v++)
+            put_sac(row, v, json_object_get(reports[v], "total"), true);
+    fprintf(out, "gcreplay %s  %zu variants, totals (pass: the trace pass that replayed it)\n",
+            json_string_value(at(reports[0], "gcreplay", "version")), n);
+    variant_rows_print(&r, names, width, out);
+    free(r.cells);
+    return 0;
+}

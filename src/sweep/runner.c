@@ -143,25 +143,6 @@ static void record_failure(struct job *j, int status)
     free(msg);
 }
 
-/* A file for a child's messages that no name points to: nothing is left behind, whatever
- * stops the sweep. */
-static int anonymous_file(const char *dir)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/.messages.XXXXXX", dir);
-    /* No stop signal between creating the name and removing it. */
-    sigset_t stops, before;
-    gcr_atomic_file_stop_signals(&stops);
-    sigprocmask(SIG_BLOCK, &stops, &before);
-    int fd = mkstemp(path);
-    if (fd >= 0) {
-        unlink(path);
-        fcntl(fd, F_SETFD, FD_CLOEXEC); /* not for the other replays */
-    }
-    sigprocmask(SIG_SETMASK, &before, NULL);
-    return fd;
-}
-
 static pid_t start(const struct sweep_plan *p, struct job *j, const char *self, bool thread)
 {
     const char *argv[16];
@@ -300,7 +281,7 @@ int sweep_run(const struct sweep_plan *p, const char *dir, const struct sweep_ru
         while (next < njobs && running < o->jobs) {
             struct job *j = &jobs[next++];
             unlink(j->failed);
-            j->messages = anonymous_file(runs);
+            j->messages = gcr_scratch_file(runs, NULL);
             j->pid = j->messages >= 0 ? start(p, j, self, thread) : -1;
             if (j->pid < 0) {
                 rc = gcr_fail(err, GCR_E_IO, "cannot start a replay: %s", strerror(errno));

@@ -1354,6 +1354,93 @@ compare-builds)
     contains "$work/out" "  A = HEAD"
   fi
   ;;
+onepass)
+  # One pass, many memory systems: every example config, and generated ones for every
+  # registered L1 organisation and analysis, GTO with and without a miss stall, replayed as
+  # variants of one run. Each variant's report (--json-dir, full detail) is byte for byte the
+  # report of its own run, but for the "variant" member of its head; the combined --json
+  # holds the same reports in --config order. Groupable and non-groupable variants mix
+  # (several GPUs, VWS and GTO with a stall each need a pass of their own).
+  python3 - "$GCR" "$work" "$SRC/../shared/traces" <<'PY' || fail "one-pass reports differ from single runs"
+import glob, json, os, re, subprocess, sys
+gcr, work, shared = sys.argv[1:]
+def names(meson, var):
+    text = open(meson).read()
+    return re.findall(r"'(\w+)'", re.search(var + r"\s*=\s*\[(.*?)\]", text, re.S).group(1))
+orgs, analyses = names("src/orgs/meson.build", "org_names"), names("analyses/meson.build", "analysis_names")
+configs = sorted(glob.glob("examples/configs/*.json"))
+base = json.load(open("examples/configs/volta80.json"))
+def generated(name, change):
+    cfg = json.loads(json.dumps(base))
+    change(cfg)
+    path = f"{work}/{name}.json"
+    json.dump(cfg, open(path, "w"))
+    configs.append(path)
+for org in orgs:  # every organisation on the same GPU: one pass
+    # (tsc and dsc model write-evicting, unsectored L1s only)
+    evict = {"write_policy": "write_evict", "write_allocate": "none", "sectored": False,
+             org: {"index": "linear"}} if org in ("tsc", "dsc") else {}
+    generated(f"org-{org}", lambda c, o=org, e=evict: c["l1d"].update(organization=o, **e))
+generated("all-analyses", lambda c: c.update(analyses={a: {} for a in analyses}))
+generated("gto-stall", lambda c: c["scheduling"].update(warp_policy="gto", gto_miss_stall=8))
+generated("gto-nostall", lambda c: c["scheduling"].update(warp_policy="gto", gto_miss_stall=0))
+seen_orgs = {json.load(open(c)).get("l1d", {}).get("organization", "private") for c in configs}
+seen_an = set().union(*(json.load(open(c)).get("analyses", {}) for c in configs))
+assert seen_orgs >= set(orgs) and seen_an >= set(analyses), (seen_orgs, seen_an)
+# Atomics, reductions and an L1 bypass (the text fixture), two kernels, broadcast reads.
+traces = ["trace-formats/text/fixtures/valid-example.txt", f"{shared}/accelsim/jacobi2d",
+          "examples/traces/broadcast.txt"]
+def strip_variant(text):  # the head's "variant" member, as the writer puts it
+    v = text.index('"variant"')
+    c = text.index('"config"', v)
+    return text[:text.rindex(",", 0, v)] + text[text.rindex(",", 0, c):]
+for timing in ([], ["--timing"]):
+    run = configs if not timing else configs[:3] + [f"{work}/org-dcl1.json"]
+    out = f"{work}/dir{len(timing)}"
+    os.makedirs(out)
+    cmd = [gcr, "run", "-q", "--json-detail", "full", "--json-dir", out, "--json",
+           f"{work}/all.json"] + timing
+    for c in run:
+        cmd += ["--config", c]
+    subprocess.run(cmd + traces, check=True)
+    combined = json.load(open(f"{work}/all.json"))["variants"]
+    assert len(combined) == len(run)
+    passes = {}
+    for i, c in enumerate(run):
+        name = os.path.basename(c)[:-5]
+        mine = open(f"{out}/{name}.json").read()
+        assert json.loads(mine) == combined[i], name
+        head = combined[i]["variant"]
+        assert head["name"] == name and name in head["pass_variants"], head
+        passes.setdefault(head["pass"], []).append(name)
+        single = f"{work}/single.json"
+        subprocess.run([gcr, "run", "-q", "--json-detail", "full", "--json", single, "--config", c]
+                       + timing + traces, check=True)
+        assert strip_variant(mine) == open(single).read(), f"{name}{timing}: not the single run's report"
+    if not timing:
+        shared_pass = passes[combined[configs.index("examples/configs/volta80.json")]["variant"]["pass"]]
+        assert {"volta80-shared", "volta80-colab", "org-tsc", "all-analyses"} <= set(shared_pass), shared_pass
+        i = [os.path.basename(c)[:-5] for c in run].index("gto-nostall")
+        assert "own_pass" not in combined[i]["variant"], combined[i]["variant"]
+        for alone in ("gto-stall", "volta80-vws"):
+            i = [os.path.basename(c)[:-5] for c in run].index(alone)
+            assert passes[combined[i]["variant"]["pass"]] == [alone], passes
+            assert "own_pass" in combined[i]["variant"], combined[i]["variant"]
+    else:
+        assert all(len(p) == 1 for p in passes.values()), passes
+PY
+  # A repeated config is a variant of its own (name~2), and a bad config among several
+  # names its file and JSON path before anything runs.
+  expect_exit 0 "$GCR" run -q --config examples/configs/volta80.json \
+    --config examples/configs/volta80.json --json-dir "$work" examples/traces/stencil.txt
+  python3 -c 'import json, sys; a, b = (json.load(open(f)) for f in sys.argv[1:]); a.pop("variant"); b.pop("variant"); assert a == b' \
+    "$work/volta80.json" "$work/volta80~2.json" || fail "a repeated config's reports differ"
+  echo '{"l1d": {"ways": "many"}}' >"$work/bad.json"
+  expect_exit 1 "$GCR" run -q --config examples/configs/volta80.json --config "$work/bad.json" \
+    --json "$work/none.json" examples/traces/stencil.txt
+  contains "$work/err" "$work/bad.json: \$.l1d.ways"
+  [ ! -e "$work/none.json" ] || fail "a failed run left its report"
+  ;;
 *)
   echo "unknown case $case_name" >&2
   exit 2
