@@ -12,7 +12,8 @@
 static const char usage[] =
     "usage: gcreplay run --config FILE [--set PATH=VALUE]... [--json OUT.json] [--format NAME]\n"
     "                    [--timing] [--quiet]\n"
-    "                    [--analysis-thread auto|on|off] [--host-prefetch L] TRACE...\n"
+    "                    [--analysis-thread auto|on|off] [--decode-thread auto|on|off]\n"
+    "                    [--host-prefetch L] TRACE...\n"
     "\n"
     "Replays the traces, in order, through the caches the config describes and prints\n"
     "a table of per-kernel and total statistics on stdout.\n"
@@ -35,6 +36,10 @@ static const char usage[] =
     "                      may use two CPUs or more and some analysis that is not\n"
     "                      delivered at emission keeps state for every line). The\n"
     "                      report is the same either way\n"
+    "  --decode-thread W   decompress and parse the trace on a thread of its own, a few\n"
+    "                      thousand records ahead of the replay: on, off, or auto\n"
+    "                      (default: on when this process may use more CPUs than the\n"
+    "                      replay's own threads). The report is the same either way\n"
     "  --host-prefetch L   how far ahead the replay prefetches the host memory its next\n"
     "                      accesses read: queues (the warp queues only), l1 (and the\n"
     "                      L1s' state), l2 (and the L2's), or auto (default: measures\n"
@@ -90,6 +95,7 @@ static int run_one(const struct run_args *a)
         gcr_config_free(&cfg);
         return cli_error(&err);
     }
+    gcr_replay_set_decode_ahead(rp, a->decode);
     if (gcr_replay_set_host_prefetch(rp, a->prefetch, &err) != 0) {
         gcr_replay_destroy(rp);
         gcr_config_free(&cfg);
@@ -158,6 +164,7 @@ int cmd_run(int argc, char **argv)
         {"format", required_argument, NULL, 'f'}, {"quiet", no_argument, NULL, 'q'},
         {"timing", no_argument, NULL, 't'},       {"analysis-thread", required_argument, NULL, 'a'},
         {"host-prefetch", required_argument, NULL, 'p'},
+        {"decode-thread", required_argument, NULL, 'd'},
         {"table", required_argument, NULL, 'T'},
         {"json-detail", required_argument, NULL, 'D'},
         {"json-dir", required_argument, NULL, 'J'},
@@ -186,6 +193,17 @@ int cmd_run(int argc, char **argv)
         case 'q': a.quiet = true; break;
         case 't': a.timing = true; break;
         case 'a': a.thread_mode = optarg; break;
+        case 'd':
+            if (strcmp(optarg, "auto") == 0)
+                a.decode = GCR_DECODE_AHEAD_AUTO;
+            else if (strcmp(optarg, "on") == 0)
+                a.decode = GCR_DECODE_AHEAD_ON;
+            else if (strcmp(optarg, "off") == 0)
+                a.decode = GCR_DECODE_AHEAD_OFF;
+            else
+                return cli_usage_error("run", "--decode-thread must be auto, on or off, got '%s'",
+                                       optarg);
+            break;
         case 'p':
             if (!cli_parse_host_prefetch(optarg, &a.prefetch))
                 return cli_usage_error("run", "--host-prefetch must be auto, queues, l1 or l2, "

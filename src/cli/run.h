@@ -24,6 +24,7 @@ struct run_args {
     enum gcr_table_style style;
     enum gcr_report_detail detail;
     enum gcr_host_prefetch prefetch;
+    enum gcr_decode_ahead_mode decode;
     bool quiet, timing;
 };
 

@@ -204,6 +204,7 @@ static int replay_pass(const struct run_args *a, struct variant *vs, size_t n, s
             continue;
         if (!lead) {
             lead = vs[i].rp;
+            gcr_replay_set_decode_ahead(lead, a->decode); /* the lead reads the trace */
             if (gcr_replay_set_host_prefetch(lead, a->prefetch, err) != 0)
                 return -1;
         } else if (gcr_replay_share_pass(lead, vs[i].rp, err) != 0) {

@@ -782,6 +782,12 @@ usage)
   expect_exit 2 "$GCR" run --bogus
   expect_exit 2 "$GCR" run --analysis-thread maybe --config examples/configs/volta80.json examples/traces/vecadd.txt
   contains "$work/err" "auto, on or off"
+  # Decoding on a thread of its own or not, the report is the same.
+  for d in on off; do
+    expect_exit 0 "$GCR" run -q --decode-thread $d --json "$work/decode-$d.json" \
+      --config examples/configs/volta80.json examples/traces/stencil.txt
+  done
+  cmp -s "$work/decode-on.json" "$work/decode-off.json" || fail "--decode-thread changed the report"
   expect_exit 2 "$GCR" convert onlyone
   expect_exit 2 "$GCR" convert examples/traces/vecadd.txt "$work/out.unknownext"
   contains "$work/err" "extension"
