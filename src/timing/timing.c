@@ -191,6 +191,7 @@ struct gcr_timing {
     enum gcr_op op;
     enum gcr_space space;
     double completion;   /* latest data return the warp waits for */
+    double accepted;     /* the cycle after its last request's L1 tag-port slot */
     double req_t;        /* where the current request stands before the L2 network */
     double req_leave;    /* when it left its L1 (or issued, when it bypasses the L1) */
     double chain_t;      /* where the current L2 request/reply chain stands */
@@ -420,6 +421,8 @@ void gcr_timing_l1_lookup(struct gcr_timing *t, uint32_t unit, uint64_t line, ui
         unit = 0;
     /* one request per cycle at each L1's tag port */
     start = serve(&t->cls[RC_L1_TAGS].r[unit], start, 1) - 1;
+    if (start + 1 > t->accepted)
+        t->accepted = start + 1;
     t->insn_accesses++;
     uint64_t *amt = t->sm[t->sm_id].amt;
     if (amt && !is_write && outcome != GCR_HIT) {
@@ -566,6 +569,7 @@ void gcr_timing_insn_begin(struct gcr_timing *t, uint32_t sm, double now, enum g
     t->op = op;
     t->space = space;
     t->completion = now + 1;
+    t->accepted = now + 1;
     t->req_t = now; /* requests that skip the L1 leave at issue */
     t->req_leave = now;
     t->chain_t = now;
@@ -588,9 +592,10 @@ void gcr_timing_amt_clear(struct gcr_timing *t, uint32_t sm)
         memset(t->sm[sm].amt, 0, (t->tc->vws_amt_entries + 63) / 64 * sizeof(uint64_t));
 }
 
-double gcr_timing_insn_end(struct gcr_timing *t)
+double gcr_timing_insn_end(struct gcr_timing *t, double *accepted)
 {
     close_miss(t);
+    *accepted = t->accepted;
     t->in_insn = false;
     t->at_l2 = false;
     if (t->space == GCR_SPACE_SHARED) /* the SM's banks, then a fixed latency */

@@ -467,6 +467,114 @@ static void chip_links_bypass(void)
     unlink(t.path);
 }
 
+/* An Accel-Sim kernel file of one CTA of `warps` warps (warp w's instruction lines in
+ * bodies[w]), written to a file of its own: its lines carry registers, so the replay
+ * has their dependencies (the per-warp scoreboard). */
+static void accelsim_kernel(char *path, size_t n, const char *name, uint32_t warps,
+                            const char *const *bodies)
+{
+    snprintf(path, n, "%s-%d.traceg", name, (int)getpid());
+    FILE *f = fopen(path, "w");
+    if (!f)
+        exit(2);
+    fprintf(f, "-kernel name = %s\n-kernel id = 1\n-grid dim = (1,1,1)\n"
+               "-block dim = (%u,1,1)\n-shmem = 0\n-nregs = 16\n-binary version = 70\n"
+               "-accelsim tracer version = 4\n\n#traces format = ...\n\n#BEGIN_TB\n\n"
+               "thread block = 0,0,0\n",
+            name, 32 * warps);
+    for (uint32_t w = 0; w < warps; w++) {
+        unsigned lines = 0;
+        for (const char *c = bodies[w]; *c; c++)
+            lines += *c == '\n';
+        fprintf(f, "\nwarp = %u\ninsts = %u\n%s", w, lines, bodies[w]);
+    }
+    fprintf(f, "\n#END_TB\n");
+    fclose(f);
+}
+
+/* The cycles of such a kernel (accelsim_kernel) under CFG(""). */
+static long long accelsim_cycles(const char *name, uint32_t warps, const char *const *bodies)
+{
+    char path[256];
+    accelsim_kernel(path, sizeof path, name, warps, bodies);
+    json_t *r = must_replay(CFG(""), path);
+    long long cycles = jget(r, "kernels.0.timing.cycles");
+    CHECK_EQ_U(jget(r, "total.timing.cycles"), cycles);
+    json_decref(r);
+    unlink(path);
+    return cycles;
+}
+
+/* Independent loads overlap (GPGPU-Sim's scoreboard): the warp issues the second load the
+ * cycle after the first left the L1 tag port (1), and its FADD waits for both. The lines
+ * reach DRAM at 35 and 36, leave the channel at 39 and 43, and are back at 97 and 101
+ * (one_load, dram_bandwidth); FADD issues at 101, EXIT at 102 (alu 1): 103 cycles, where
+ * serialised loads take 97 + 97 + 2 (the same trace without registers, as gcrt). A load
+ * whose address comes from the first (a pointer chase) waits for it: it issues at 97, its
+ * line leaves DRAM at 97 + 35 + 4 and is back at 194. EXIT, which needs nothing, issues at
+ * 98, but a warp ends when its last data is back: 194 cycles. */
+static void scoreboard(void)
+{
+    char path[256];
+    const char *independent[] = {"0000 ffffffff 1 R2 LDG.E 1 R10 4 1 0x100000 4\n"
+                                 "0010 ffffffff 1 R3 LDG.E 1 R10 4 1 0x100080 4\n"
+                                 "0020 ffffffff 1 R4 FADD 2 R2 R3 0\n"
+                                 "0030 ffffffff 0 EXIT 0 0\n"};
+    accelsim_kernel(path, sizeof path, "independent-loads", 1, independent);
+    json_t *r = must_replay(CFG(""), path);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 103);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.warp_instructions"), 4);
+    json_decref(r);
+    unlink(path);
+
+    /* The same from a native trace without registers: each load blocks its warp. */
+    struct tb t;
+    tb_open(&t, "serial-loads");
+    tb_kernel(&t, 1, 1, 32, 0, 0);
+    tb_load(&t, 0, 0, A);
+    tb_load(&t, 0, 0, A + 128);
+    tb_nonmem(&t, 0, 0, 2);
+    tb_end(&t, 1);
+    tb_close(&t);
+    r = must_replay(CFG(""), t.path);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 97 + 97 + 2);
+    json_decref(r);
+    unlink(t.path);
+
+    const char *chase[] = {"0000 ffffffff 1 R2 LDG.E 1 R10 4 1 0x100000 4\n"
+                           "0010 ffffffff 1 R3 LDG.E 1 R2 4 1 0x100080 4\n"
+                           "0030 ffffffff 0 EXIT 0 0\n"};
+    CHECK_EQ_U(accelsim_cycles("pointer-chase", 1, chase), 194);
+
+    /* A store of a loaded value waits for it; a store does not block its warp: LDG back
+     * at 97, STG at 97 (its write leaves for L2 but nobody waits), EXIT at 98: 99. */
+    const char *copy[] = {"0000 ffffffff 1 R2 LDG.E 1 R10 4 1 0x100000 4\n"
+                          "0010 ffffffff 0 STG.E 2 R12 R2 4 1 0x200000 4\n"
+                          "0030 ffffffff 0 EXIT 0 0\n"};
+    CHECK_EQ_U(accelsim_cycles("copy", 1, copy), 99);
+}
+
+/* BAR.SYNC holds a CTA's warps until all have reached it (LRR, one issue per cycle, alu 1).
+ * Warp 0: five MOVs, BAR, EXIT; warp 1: BAR, EXIT. Cycle 0: warp 0's MOV; 1: warp 1 reaches
+ * the barrier (it waits); 2-5: warp 0's other MOVs, after which it arrives, ready at 6: both
+ * go on at 6. Warp 1 issues BAR at 6, warp 0 at 7, then EXITs at 8 and 9: 10 cycles. */
+static void barrier(void)
+{
+    const char *warps[] = {"0000 ffffffff 1 R1 MOV 0 0\n0008 ffffffff 1 R2 MOV 0 0\n"
+                           "0010 ffffffff 1 R3 MOV 0 0\n0018 ffffffff 1 R4 MOV 0 0\n"
+                           "0020 ffffffff 1 R5 MOV 0 0\n0028 ffffffff 0 BAR.SYNC 0 0\n"
+                           "0030 ffffffff 0 EXIT 0 0\n",
+                           "0028 ffffffff 0 BAR.SYNC 0 0\n0030 ffffffff 0 EXIT 0 0\n"};
+    CHECK_EQ_U(accelsim_cycles("barrier", 2, warps), 10);
+    /* BAR.ARV only arrives: warp 1 issues at 1 and 3, warp 0 at 0, 2 and 4 to 8: 9 cycles. */
+    const char *arrive[] = {"0000 ffffffff 1 R1 MOV 0 0\n0008 ffffffff 1 R2 MOV 0 0\n"
+                            "0010 ffffffff 1 R3 MOV 0 0\n0018 ffffffff 1 R4 MOV 0 0\n"
+                            "0020 ffffffff 1 R5 MOV 0 0\n0028 ffffffff 0 BAR.ARV 0 0\n"
+                            "0030 ffffffff 0 EXIT 0 0\n",
+                            "0028 ffffffff 0 BAR.ARV 0 0\n0030 ffffffff 0 EXIT 0 0\n"};
+    CHECK_EQ_U(accelsim_cycles("barrier-arrive", 2, arrive), 9);
+}
+
 int main(void)
 {
     chip_links_bypass();
@@ -482,5 +590,7 @@ int main(void)
     dram_rows();
     shared_memory();
     config_errors();
+    scoreboard();
+    barrier();
     CHECK_DONE();
 }
