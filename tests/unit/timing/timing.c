@@ -253,27 +253,6 @@ static void shared_memory(void)
     unlink(t.path);
 }
 
-/* Open rows (tRCD 10, tRP 7, CL 5): the first load opens its row (35 + 10 +
- * 5, then the 4-cycle transfer, + 50 + 3 + 5 = 112); the next line of the
- * same row, issued at 112, reaches DRAM at 147 and only pays CL: 147 + 5 + 4
- * + 50 + 8 = 214. */
-static void dram_rows(void)
-{
-    struct tb t;
-    tb_open(&t, "rows");
-    tb_kernel(&t, 1, 1, 32, 0, 0);
-    tb_load(&t, 0, 0, A);
-    tb_load(&t, 0, 0, A + 128);
-    tb_end(&t, 1);
-    tb_close(&t);
-    json_t *r = must_replay(
-        CFG(", \"dram_rows\": {\"enabled\": true, \"tRCD\": 10, \"tRP\": 7, \"CL\": 5}"), t.path);
-    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 214);
-    CHECK_REAL(r, "kernels.0.timing.dram_row_hit_rate", 0.5);
-    json_decref(r);
-    unlink(t.path);
-}
-
 #define CHECK_REAL_V(got, want)                                                              \
     do {                                                                                     \
         if (fabs((got) - (want)) > 1e-9) {                                                   \
@@ -282,6 +261,69 @@ static void dram_rows(void)
             check_failures++;                                                                \
         }                                                                                    \
     } while (0)
+
+/* Open rows (tRCD 10, tRP 7, CL 5, tRAS 28; 2,048-B rows, 16 banks): the
+ * first load reaches DRAM at 35 (10 + 5 + 20), activates its row, its four
+ * column commands take bus slots 45-48 (tRCD later) and its data is out at
+ * 49 + CL = 54; + 50 + 3 + 5 = 112. The next line of the same row, issued at
+ * 112, reaches DRAM at 147 and only pays CL: slots 147-150, 151 + 5 + 50 +
+ * 8 = 214. */
+#define ROWS_CFG CFG(", \"dram_rows\": {\"enabled\": true, \"tRCD\": 10, \"tRP\": 7, \"CL\": 5}")
+#define ROW_STRIDE (2048ull * 16) /* the next row of the same bank */
+
+static long long rows_cycles(const char *name, const uint64_t *addr, uint32_t n, bool dependent,
+                             double *hit_rate, double *dram_mean)
+{
+    struct tb t;
+    tb_open(&t, name);
+    tb_kernel(&t, 1, 1, dependent ? 32 : 32 * n, 0, 0);
+    for (uint32_t i = 0; i < n; i++)
+        tb_load(&t, 0, dependent ? 0 : i, addr[i]);
+    tb_end(&t, 1);
+    tb_close(&t);
+    json_t *r = must_replay(ROWS_CFG, t.path);
+    long long cycles = (long long)jget(r, "kernels.0.timing.cycles");
+    *hit_rate = jreal(r, "kernels.0.timing.dram_row_hit_rate");
+    *dram_mean = jreal(r, "kernels.0.timing.memory_latency.dram.mean_cycles");
+    json_decref(r);
+    unlink(t.path);
+    return cycles;
+}
+
+static void dram_rows(void)
+{
+    double hits, lat;
+    const uint64_t same_row[] = {A, A + 128};
+    CHECK_EQ_U(rows_cycles("rows-hit", same_row, 2, true, &hits, &lat), 214);
+    CHECK_REAL_V(hits, 0.5);
+    /* Another row of the same bank: at 147 the open row is precharged (its
+     * tRAS ended at 63), the new one activated at 154, its columns at
+     * 164-167: 168 + 5 + 50 + 8 = 231. */
+    const uint64_t conflict[] = {A, A + ROW_STRIDE};
+    CHECK_EQ_U(rows_cycles("rows-conflict", conflict, 2, true, &hits, &lat), 231);
+    CHECK_REAL_V(hits, 0.0);
+    /* Two warps (issued at 0 and 1) on two banks overlap: the second row
+     * opens at 36 and its columns take the free slots 49-52 after the
+     * first's 45-48: out at 58, back at 58 + 50 + 3 + 5 = 116. */
+    const uint64_t two_banks[] = {A, A + 2048};
+    CHECK_EQ_U(rows_cycles("rows-two-banks", two_banks, 2, false, &hits, &lat), 116);
+    /* On one bank the second row waits for the first's tRAS: precharge at
+     * 63, activate at 70, columns 80-83, back at 84 + 5 + 50 + 8 = 147. */
+    const uint64_t one_bank[] = {A, A + ROW_STRIDE};
+    CHECK_EQ_U(rows_cycles("rows-one-bank", one_bank, 2, false, &hits, &lat), 147);
+    /* First ready: a third warp (issued at 2, at DRAM at 37) reads the first
+     * row again. It is presented after the second row was scheduled, but
+     * arrives while the first row is still open (until 63), so it is a row
+     * hit in slots 49-52 and back at 58 + 50 + 8 = 116; its reply follows
+     * the first warp's through the 3 resources, 108-110, so at 116: 114
+     * cycles after issue (the others 112 and 146). The kernel still ends
+     * with the second warp at 147. */
+    const uint64_t first_ready[] = {A, A + ROW_STRIDE, A + 128};
+    CHECK_EQ_U(rows_cycles("rows-first-ready", first_ready, 3, false, &hits, &lat), 147);
+    CHECK_REAL_V(hits, 1.0 / 3);
+    CHECK_REAL_V(lat, (112.0 + 146 + 114) / 3);
+}
+
 
 static void config_errors(void)
 {
