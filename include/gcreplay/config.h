@@ -85,9 +85,10 @@ struct gcr_timing_config {
     uint32_t resource_gaps;          /* idle gaps a resource remembers (0: strict FCFS) */
     uint32_t dram_channels;          /* 0 = one per L2 slice; else divides the slices */
     uint32_t l1_mshrs;               /* outstanding L1 misses per SM */
-    /* Open-row DRAM model (off by default): timings in DRAM cycles. */
+    /* Open-row DRAM model with first-ready, first-come-first-served
+     * scheduling (off by default): timings in DRAM cycles. */
     bool dram_rows;
-    uint32_t dram_banks, dram_row_bytes, t_rcd, t_rp, t_cl;
+    uint32_t dram_banks, dram_row_bytes, t_rcd, t_rp, t_cl, t_ras;
     /* VWS (scheduling.warp_policy "vws"): sampling fraction alpha, throttle
      * factor beta, address-miss-table entries, first-level warps. */
     double vws_alpha, vws_beta;

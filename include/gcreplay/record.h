@@ -77,15 +77,36 @@ struct gcr_warp_insn {
      * gcr_reader_next clears it for formats that do not declare they set it,
      * so the replay engine can trust it; writers ignore it. */
     bool strided;
+    uint32_t waits; /* register dependencies: see GCR_WAITS_KNOWN */
     int64_t stride;
 };
 
 #define GCR_MAX_WIDTH 256
 
+/* Register dependencies, for the timing backend's per-warp scoreboard
+ * (src/timing/README.md). A trace that gives each instruction's registers
+ * (Accel-Sim's) lets its reader say, per record, which of the warp's earlier
+ * memory instructions must have returned their data before it issues: the
+ * ones that wrote a register it reads or overwrites, and that no instruction
+ * in between has waited for already. waits is 0 when the trace gives no
+ * registers (the timing backend then keeps every load blocking its warp);
+ * otherwise GCR_WAITS_KNOWN is set and bit k (k < GCR_WAIT_WINDOW) means
+ * "the (k+1)-th memory instruction of this warp before this record", the last
+ * bit standing for that one and every older one. For a NONMEM record the
+ * waits belong to the first instruction of the run: a reader starts a new run
+ * at an instruction that waits. */
+#define GCR_WAITS_KNOWN (UINT32_C(1) << 31)
+/* With GCR_WAITS_KNOWN: the instruction is a CTA-wide barrier (BAR.SYNC): the warp waits
+ * there until every warp of its CTA that has not finished has reached one. */
+#define GCR_WAITS_BARRIER (UINT32_C(1) << 30)
+#define GCR_WAIT_WINDOW 16
+#define GCR_WAITS_MASK ((UINT32_C(1) << GCR_WAIT_WINDOW) - 1)
+
 struct gcr_nonmem {
     uint32_t cta;
     uint32_t warp;
     uint32_t count; /* >= 1 */
+    uint32_t waits; /* of the run's first instruction: see GCR_WAITS_KNOWN */
 };
 
 struct gcr_memcpy {

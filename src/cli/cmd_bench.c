@@ -77,6 +77,7 @@ static void bench_insn(struct gcr_warp_insn *in, enum bench_mix mix, uint64_t g,
     in->cache_op = GCR_CACHEOP_DEFAULT;
     in->width = 4;
     in->active_mask = 0xffffffffu;
+    in->waits = 0;
     uint64_t base, stride = 4;
     switch (cycles[mix][k % 8]) {
     case STREAM:
@@ -152,7 +153,7 @@ static int generate(const char *path, enum bench_mix mix, uint64_t n_insns, int 
                     written++;
                     if (k % 4 == 3) {
                         rec.kind = GCR_REC_NONMEM;
-                        rec.u.nonmem = (struct gcr_nonmem){cta, warp, 4};
+                        rec.u.nonmem = (struct gcr_nonmem){cta, warp, 4, 0};
                         if (gcr_writer_write(w, &rec, err) != 0)
                             goto fail;
                     }

@@ -368,7 +368,8 @@ static int parse_timing(struct jobj *top, struct gcr_config *cfg, struct gcr_err
         get_u32(&rows, "row_bytes", 2048, 1, 1u << 24, &tc->dram_row_bytes, err) ||
         get_u32(&rows, "tRCD", 12, 0, 1u << 16, &tc->t_rcd, err) ||
         get_u32(&rows, "tRP", 12, 0, 1u << 16, &tc->t_rp, err) ||
-        get_u32(&rows, "CL", 12, 0, 1u << 16, &tc->t_cl, err) || jobj_finish(&rows, err) ||
+        get_u32(&rows, "CL", 12, 0, 1u << 16, &tc->t_cl, err) ||
+        get_u32(&rows, "tRAS", 28, 0, 1u << 16, &tc->t_ras, err) || jobj_finish(&rows, err) ||
         jobj_sub(&t, "vws", &vws, err) ||
         get_positive_real(&vws, "alpha", 0.1, 1.0, &tc->vws_alpha, err) ||
         get_positive_real(&vws, "beta", 4.0, 1e6, &tc->vws_beta, err) ||
@@ -916,7 +917,7 @@ json_t *gcr_timing_config_to_json(const struct gcr_timing_config *t)
 {
     return json_pack(
         "{s:b, s:{s:f, s:f, s:f, s:f}, s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I}, "
-        "s:{s:I, s:I, s:I, s:I, s:I, s:I}, s:I, s:I, s:I, s:{s:b, s:I, s:I, s:I, s:I, s:I}, "
+        "s:{s:I, s:I, s:I, s:I, s:I, s:I}, s:I, s:I, s:I, s:{s:b, s:I, s:I, s:I, s:I, s:I, s:I}, "
         "s:{s:f, s:f, s:I, s:I}}",
         "enabled", t->enabled, "clocks_mhz", "core", t->core_mhz, "noc", t->noc_mhz, "l2",
         t->l2_mhz, "dram", t->dram_mhz, "issue_per_cycle", (json_int_t)t->issue_per_cycle,
@@ -932,7 +933,7 @@ json_t *gcr_timing_config_to_json(const struct gcr_timing_config *t)
         (json_int_t)t->resource_gaps, "l1_mshrs", (json_int_t)t->l1_mshrs,
         "dram_rows", "enabled", t->dram_rows, "banks", (json_int_t)t->dram_banks, "row_bytes",
         (json_int_t)t->dram_row_bytes, "tRCD", (json_int_t)t->t_rcd, "tRP", (json_int_t)t->t_rp,
-        "CL", (json_int_t)t->t_cl, "vws", "alpha", t->vws_alpha, "beta", t->vws_beta,
+        "CL", (json_int_t)t->t_cl, "tRAS", (json_int_t)t->t_ras, "vws", "alpha", t->vws_alpha, "beta", t->vws_beta,
         "amt_entries", (json_int_t)t->vws_amt_entries, "level1_warps",
         (json_int_t)t->vws_level1_warps);
 }

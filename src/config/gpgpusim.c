@@ -441,7 +441,7 @@ static int timing_section(const struct options *o, json_t *cfg, struct gcr_err *
                 l2 > 1e6 || dram > 1e6))
         return opt_fail(err, clk, "expected <core>:<interconnect>:<L2>:<DRAM> clocks in MHz");
     uint64_t sched = 0, launch = 0, l1 = 0, smem = 0, rop = 0, dlat = 0, flit = 0, bus = 0,
-             per_ctrl = 0, ratio = 0, nmem = 0, banks = 0;
+             per_ctrl = 0, ratio = 0, nmem = 0, banks = 0, sched_kind = 0;
     unsigned alu;
     if (get_uint(o, "gpgpu_num_sched_per_core", 1, &sched, err) ||
         get_uint(o, "gpgpu_kernel_launch_latency", 0, &launch, err) ||
@@ -455,6 +455,7 @@ static int timing_section(const struct options *o, json_t *cfg, struct gcr_err *
         get_uint(o, "dram_data_command_freq_ratio", 2, &ratio, err) ||
         get_uint(o, "gpgpu_n_mem", -1, &nmem, err) ||
         get_uint(o, "gpgpu_shmem_num_banks", 16, &banks, err) ||
+        get_uint(o, "gpgpu_dram_scheduler", 1, &sched_kind, err) ||
         first_uint(o, "ptx_opcode_latency_int", 4, &alu, err))
         return -1;
     /* GPGPU-Sim's channel moves buswidth x chips x data:command ratio bytes per
@@ -462,11 +463,14 @@ static int timing_section(const struct options *o, json_t *cfg, struct gcr_err *
     uint64_t dram_bytes;
     if (__builtin_mul_overflow(bus * per_ctrl, ratio, &dram_bytes)) /* each 32 bits: see get_uint */
         dram_bytes = UINT64_MAX; /* refused by the config check, with its path */
+    /* GPGPU-Sim's FR-FCFS scheduler (gpgpu_dram_scheduler 1) is what the
+     * open-row model stands for; its FIFO scheduler (0) is the plain bus. */
+    int frfcfs = sched_kind == 1;
     const struct option_value *dt = find(o, "gpgpu_dram_timing_opt");
     const char *t = dt ? dt->value : "";
     json_t *sec = json_pack(
         "{s:b, s:{s:f, s:f, s:f, s:f}, s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I}, "
-        "s:{s:I, s:I, s:I, s:I}, s:I, s:{s:b, s:I, s:I, s:I, s:I}}",
+        "s:{s:I, s:I, s:I, s:I}, s:I, s:{s:b, s:I, s:I, s:I, s:I, s:I}}",
         "enabled", 0, "clocks_mhz", "core", core, "noc", noc, "l2", l2, "dram", dram,
         "issue_per_cycle", (json_int_t)(sched ? sched : 1), "kernel_launch_latency",
         (json_int_t)launch, "latency", "alu", (json_int_t)alu, "shared",
@@ -475,9 +479,10 @@ static int timing_section(const struct options *o, json_t *cfg, struct gcr_err *
         (json_int_t)(flit ? flit : 1), "l2_slice_bytes", (json_int_t)32,
         "dram_channel_bytes", (json_int_t)(dram_bytes ? dram_bytes : 1), "shared_bytes",
         (json_int_t)(banks ? 4 * banks : 4),
-        "dram_channels", (json_int_t)nmem, "dram_rows", "enabled", 0, "banks",
+        "dram_channels", (json_int_t)nmem, "dram_rows", "enabled", frfcfs, "banks",
         (json_int_t)dram_timing(t, "nbk", 16), "tRCD", (json_int_t)dram_timing(t, "RCD", 12),
-        "tRP", (json_int_t)dram_timing(t, "RP", 12), "CL", (json_int_t)dram_timing(t, "CL", 12));
+        "tRP", (json_int_t)dram_timing(t, "RP", 12), "CL", (json_int_t)dram_timing(t, "CL", 12),
+        "tRAS", (json_int_t)dram_timing(t, "RAS", 28));
     if (!sec)
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     json_object_set_new(cfg, "timing", sec);

@@ -139,6 +139,8 @@ const char *gcr_record_invalid(const struct gcr_record *rec, const struct gcr_ke
             return "unknown cache operator";
         if (in->width == 0 || in->width > GCR_MAX_WIDTH)
             return "access width must be 1..256 bytes";
+        if (in->waits & ~(GCR_WAITS_KNOWN | GCR_WAITS_BARRIER | GCR_WAITS_MASK))
+            return "register dependencies name memory instructions beyond the window";
         if (kb && in->cta >= gcr_kernel_ctas(kb))
             return "CTA id outside the kernel's grid";
         if (kb && in->warp >= gcr_kernel_warps_per_cta(kb))
@@ -148,6 +150,8 @@ const char *gcr_record_invalid(const struct gcr_record *rec, const struct gcr_ke
     case GCR_REC_NONMEM:
         if (rec->u.nonmem.count == 0)
             return "non-memory instruction count must be >= 1";
+        if (rec->u.nonmem.waits & ~(GCR_WAITS_KNOWN | GCR_WAITS_BARRIER | GCR_WAITS_MASK))
+            return "register dependencies name memory instructions beyond the window";
         if (kb && rec->u.nonmem.cta >= gcr_kernel_ctas(kb))
             return "CTA id outside the kernel's grid";
         if (kb && rec->u.nonmem.warp >= gcr_kernel_warps_per_cta(kb))

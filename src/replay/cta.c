@@ -40,6 +40,8 @@ static struct cta *cta_get(struct gcr_replay *rp, uint32_t id, uint32_t nwarps)
         c->warps[w].nonmem_left = 0;
         c->warps[w].sched = (struct gcr_warp_sched_state){0};
     }
+    c->barrier_waiting = 0;
+    c->barrier_release = 0;
     return c;
 }
 
@@ -126,6 +128,8 @@ static int load_cta(struct gcr_replay *rp, struct cta **out, struct gcr_err *err
      * of the size, and so the fresh memory the kernel must zero for them. Variants
      * replayed in the same pass (pass.c) may observe them too. */
     const bool onchip_lanes = gcr_bus_wants(&rp->bus, GCR_EV_INSN) || rp->variants_observe_insns;
+    /* Register dependencies matter to the timed driver only (src/timing/timed.c). */
+    const bool timed = rp->timing != NULL;
     for (;;) {
         if (read_record(rp, &rec, err) != 1)
             goto fail;
@@ -181,6 +185,15 @@ static int load_cta(struct gcr_replay *rp, struct cta **out, struct gcr_err *err
                 goto done; /* the next CTA's first record, left for the next call */
             }
             struct gcr_warpq *q = &c->warps[warp].q;
+            uint32_t waits = insn ? rec->u.insn.waits : rec->u.nonmem.waits;
+            if (__builtin_expect(waits != 0, 0) && timed) {
+                c->warps[warp].sched.regs_known = true;
+                if ((waits & (GCR_WAITS_MASK | GCR_WAITS_BARRIER)) &&
+                    gcr_warpq_push_waits(q, waits) != 0) {
+                    gcr_fail(err, GCR_E_NOMEM, "out of memory loading CTA %u", cta);
+                    goto fail;
+                }
+            }
             int rc = !insn ? gcr_warpq_push_nonmem(q, rec->u.nonmem.count)
                      : rec->u.insn.space > GCR_SPACE_LOCAL && !onchip_lanes
                          ? gcr_warpq_push_unaddressed(q, &rec->u.insn)

@@ -54,6 +54,9 @@ struct cta {
     uint32_t sm;
     struct warp *warps;
     struct cta *next; /* free list / FIFO link */
+    /* timed: warps waiting at a barrier (GCR_WAITS_BARRIER) and the cycle they may go on */
+    uint32_t barrier_waiting;
+    double barrier_release;
 };
 
 struct sm {

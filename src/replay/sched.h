@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "gcreplay/config.h"
+#include "gcreplay/record.h"
 
 struct gcr_replay;
 struct sm;
@@ -28,6 +29,14 @@ struct gcr_warp_sched_state {
      * warp is in the first scheduling level, whether it waits on memory. */
     uint32_t vws_accesses, vws_misses;
     bool level1, mem_wait;
+    /* timed, with register dependencies from the trace (regs_known): the per-warp
+     * scoreboard of src/timing/README.md. mem_done[i % GCR_WAIT_WINDOW] is the cycle the
+     * data of the warp's memory instruction i is back (mem_count issued so far);
+     * mem_done_older the latest of those that left the window. */
+    bool regs_known, at_barrier;
+    uint32_t mem_count;
+    double mem_done_older;
+    double mem_done[GCR_WAIT_WINDOW];
 };
 
 struct gcr_warp_sched {

@@ -81,7 +81,13 @@ void gcr_warpq_free(struct gcr_warpq *q);
  * stream through it the more of the cache models' state stays there. A run of
  * non-memory instructions is its count (4 bytes) and, at the tag's place, its
  * tag. Fields are in the host's byte order: a queue never leaves the process. */
-enum { GCR_WQ_TAG_STRIDE, GCR_WQ_TAG_STRIDE_WIDE, GCR_WQ_TAG_LIST, GCR_WQ_TAG_NONMEM };
+enum {
+    GCR_WQ_TAG_STRIDE,
+    GCR_WQ_TAG_STRIDE_WIDE,
+    GCR_WQ_TAG_LIST,
+    GCR_WQ_TAG_NONMEM,
+    GCR_WQ_TAG_WAITS /* timed only: the next item's register dependencies (gcr_warpq_take_waits) */
+};
 
 #define GCR_WQ_IMAGE_START offsetof(struct gcr_warp_insn, pc)
 #define GCR_WQ_OFFSET(field) (offsetof(struct gcr_warp_insn, field) - GCR_WQ_IMAGE_START)
@@ -167,15 +173,41 @@ static inline int gcr_warpq_push_unaddressed(struct gcr_warpq *q, const struct g
     return gcr_warpq_push_strided(q, in, 0, 0);
 }
 
-/* Appends a run of count non-memory instructions; 0, or -1 when out of memory. */
-static inline int gcr_warpq_push_nonmem(struct gcr_warpq *q, uint32_t count)
+/* Appends an item of one 32-bit word and its tag; 0, or -1 when out of memory. */
+static inline int gcr_warpq_push_word(struct gcr_warpq *q, uint32_t word, unsigned tag)
 {
     if (gcr_warpq_reserve(q, GCR_WQ_NONMEM_BYTES) != 0)
         return -1;
-    memcpy(q->buf + q->len, &count, 4);
-    q->buf[q->len + GCR_WQ_TAG_AT] = GCR_WQ_TAG_NONMEM;
+    memcpy(q->buf + q->len, &word, 4);
+    q->buf[q->len + GCR_WQ_TAG_AT] = (uint8_t)tag;
     q->len += GCR_WQ_NONMEM_BYTES;
     return 0;
+}
+
+/* Appends a run of count non-memory instructions; 0, or -1 when out of memory. */
+static inline int gcr_warpq_push_nonmem(struct gcr_warpq *q, uint32_t count)
+{
+    return gcr_warpq_push_word(q, count, GCR_WQ_TAG_NONMEM);
+}
+
+/* Appends the register dependencies of the item pushed next (gcreplay/record.h,
+ * GCR_WAITS_KNOWN). Only the timed driver pushes them, and takes them off the queue
+ * (gcr_warpq_take_waits) before it pops the item they belong to, so gcr_warpq_pop never
+ * meets one. 0, or -1 when out of memory. */
+static inline int gcr_warpq_push_waits(struct gcr_warpq *q, uint32_t waits)
+{
+    return gcr_warpq_push_word(q, waits, GCR_WQ_TAG_WAITS);
+}
+
+/* The register dependencies at the head of q, taken off it; 0 when the head is no such item. */
+static inline uint32_t gcr_warpq_take_waits(struct gcr_warpq *q)
+{
+    if (gcr_warpq_empty(q) || q->buf[q->pos + GCR_WQ_TAG_AT] != GCR_WQ_TAG_WAITS)
+        return 0;
+    uint32_t waits;
+    memcpy(&waits, q->buf + q->pos, 4);
+    q->pos += GCR_WQ_NONMEM_BYTES;
+    return waits;
 }
 
 static inline enum gcr_warpq_item gcr_warpq_pop(struct gcr_warpq *q, struct gcr_warp_insn *in,

@@ -96,6 +96,71 @@ static void timed_placed(struct gcr_replay *rp, uint32_t s, bool was_idle)
     heap_fix(rp, s);
 }
 
+/* The per-warp scoreboard (src/timing/README.md), for warps whose trace gives register
+ * dependencies: the cycle the data of each of the last GCR_WAIT_WINDOW memory instructions
+ * is back, and the latest of the older ones. */
+static void scoreboard_push(struct gcr_warp_sched_state *ws, double done)
+{
+    double *slot = &ws->mem_done[ws->mem_count++ % GCR_WAIT_WINDOW];
+    if (*slot > ws->mem_done_older)
+        ws->mem_done_older = *slot;
+    *slot = done;
+}
+
+/* The cycle at which the data the waits name (gcreplay/record.h) is back. */
+static double scoreboard_ready(const struct gcr_warp_sched_state *ws, uint32_t waits)
+{
+    double ready = waits >> (GCR_WAIT_WINDOW - 1) & 1 ? ws->mem_done_older : 0;
+    for (uint32_t m = waits & GCR_WAITS_MASK; m; m &= m - 1) {
+        double d = ws->mem_done[(ws->mem_count - 1 - (uint32_t)__builtin_ctz(m)) %
+                                GCR_WAIT_WINDOW];
+        if (d > ready)
+            ready = d;
+    }
+    return ready;
+}
+
+/* The latest data return the warp still has in flight. */
+static double scoreboard_last(const struct gcr_warp_sched_state *ws)
+{
+    double last = ws->mem_done_older;
+    for (uint32_t i = 0; i < GCR_WAIT_WINDOW; i++)
+        if (ws->mem_done[i] > last)
+            last = ws->mem_done[i];
+    return last;
+}
+
+/* Every unfinished warp of CTA c has reached its barrier: they go on together, at the
+ * cycle the last of them arrived. */
+static void barrier_release(struct cta *c, double *next)
+{
+    if (c->barrier_release < *next)
+        *next = c->barrier_release;
+    for (uint32_t i = 0; i < c->nwarps; i++) {
+        struct gcr_warp_sched_state *ws = &c->warps[i].sched;
+        if (ws->at_barrier) {
+            ws->at_barrier = false;
+            ws->ready_at = c->barrier_release;
+        }
+    }
+    c->barrier_waiting = 0;
+    c->barrier_release = 0;
+}
+
+/* Warp w, ready at ws->ready_at, reaches a barrier: it waits there for the rest of its CTA.
+ * *next: the SM's next issue cycle, brought forward if they all go on before it. */
+static void barrier_arrive(struct warp *w, double *next)
+{
+    struct cta *c = w->cta;
+    struct gcr_warp_sched_state *ws = &w->sched;
+    if (ws->ready_at > c->barrier_release)
+        c->barrier_release = ws->ready_at;
+    ws->at_barrier = true;
+    ws->ready_at = INFINITY;
+    if (++c->barrier_waiting == c->warps_left)
+        barrier_release(c, next);
+}
+
 static void sm_step_timed(struct gcr_replay *rp, uint32_t s)
 {
     struct sm *sm = &rp->sms[s];
@@ -115,20 +180,50 @@ static void sm_step_timed(struct gcr_replay *rp, uint32_t s)
     }
     for (uint32_t k = 0; k < got; k++) {
         struct warp *w = picked[k];
-        w->sched.ready_at = now + tc->alu_latency;
-        w->sched.mem_wait = false;
+        struct gcr_warp_sched_state *ws = &w->sched;
+        ws->ready_at = now + tc->alu_latency;
+        ws->mem_wait = false;
         struct gcr_lane_shape shape;
+        if (ws->regs_known && !w->nonmem_left &&
+            gcr_warpq_take_waits(&w->q) & GCR_WAITS_BARRIER) {
+            /* A warp's first instruction is a barrier (waits on data name nothing yet). */
+            ws->ready_at = now;
+            barrier_arrive(w, &next);
+            continue;
+        }
         if (gcr_next_insn(rp, w, &shape)) {
             memory = true;
             gcr_timing_insn_begin(rp->timing, s, now, rp->insn.op, rp->insn.space,
                                   gcr_bits_popcount32(rp->insn.active_mask) *
                                       (uint32_t)rp->insn.width);
             gcr_execute(rp, s, &shape);
-            w->sched.ready_at = gcr_timing_insn_end(rp->timing);
+            double accepted, done = gcr_timing_insn_end(rp->timing, &accepted);
+            if (ws->regs_known) {
+                /* The data goes to the scoreboard; the warp goes on once the LD/ST unit
+                 * has taken the instruction. */
+                scoreboard_push(ws, done);
+                ws->ready_at = accepted;
+            } else {
+                ws->ready_at = done; /* no registers: every load blocks its warp */
+            }
             if (rp->sched->after_memory)
                 rp->sched->after_memory(rp, sm, w, now, &next);
         }
+        if (ws->regs_known && !w->nonmem_left) {
+            /* The next instruction waits for the data of the ones its registers name. */
+            uint32_t waits = gcr_warpq_take_waits(&w->q);
+            double ready = scoreboard_ready(ws, waits);
+            if (ready > ws->ready_at)
+                ws->ready_at = ready;
+            if (waits & GCR_WAITS_BARRIER)
+                barrier_arrive(w, &next);
+        }
         if (!w->nonmem_left && gcr_warpq_empty(&w->q)) {
+            if (ws->regs_known) { /* the warp ends when its last data is back */
+                double last = scoreboard_last(ws);
+                if (last > ws->ready_at)
+                    ws->ready_at = last;
+            }
             if (w->sched.ready_at > rp->kernel_end)
                 rp->kernel_end = w->sched.ready_at;
             if (rp->sched->warp_finished)
@@ -137,7 +232,11 @@ static void sm_step_timed(struct gcr_replay *rp, uint32_t s)
             uint32_t index = 0;
             while (sm->active[index] != w)
                 index++;
+            struct cta *c = w->cta;
+            uint32_t left = c->warps_left - 1;
             gcr_warp_done(rp, sm, index);
+            if (left && c->barrier_waiting == left) /* the others wait for no one more */
+                barrier_release(c, &next);
             next = now + 1; /* the warps left may be picked differently (VWS window) */
         } else if (w->sched.ready_at < next) {
             next = w->sched.ready_at;

@@ -165,6 +165,27 @@ struct sm_state {
     uint64_t *amt;     /* VWS address miss table: one bit per entry */
 };
 
+/* The open-row DRAM model's state (see dram_access). */
+#define DRAM_WINDOW_WORDS 1024u /* calendar: 65,536 DRAM cycles per channel */
+#define DRAM_ROWS_KEPT 4        /* intervals remembered per bank */
+
+struct dram_row_interval {
+    int64_t row;   /* -1: none */
+    int64_t act;   /* the activation's DRAM cycle */
+    int64_t end;   /* its precharge (INT64_MAX while it is the bank's latest) */
+};
+
+struct dram_bank {
+    struct dram_row_interval iv[DRAM_ROWS_KEPT];
+    uint32_t latest;
+    int64_t last_col; /* its last column command's slot */
+};
+
+struct dram_channel {
+    uint64_t busy[DRAM_WINDOW_WORDS];  /* one bit per bus slot */
+    uint64_t epoch[DRAM_WINDOW_WORDS]; /* which window a word describes */
+};
+
 struct gcr_timing {
     const struct gcr_config *cfg;
     const struct gcr_timing_config *tc;
@@ -175,9 +196,9 @@ struct gcr_timing {
     uint32_t pend_mask;
     uint32_t slices_per_channel;
     double dram_cycle; /* one DRAM clock in core cycles */
-    /* open-row model, per channel x bank */
-    int64_t *open_row;
-    double *bank_free;
+    /* open-row model: per channel x bank, per channel */
+    struct dram_bank *dram_bank;
+    struct dram_channel *dram_ch;
 
     /* time */
     double now;          /* end of the last kernel (start of the next) */
@@ -191,6 +212,7 @@ struct gcr_timing {
     enum gcr_op op;
     enum gcr_space space;
     double completion;   /* latest data return the warp waits for */
+    double accepted;     /* the cycle after its last request's L1 tag-port slot */
     double req_t;        /* where the current request stands before the L2 network */
     double req_leave;    /* when it left its L1 (or issued, when it bypasses the L1) */
     double chain_t;      /* where the current L2 request/reply chain stands */
@@ -221,8 +243,8 @@ void gcr_timing_destroy(struct gcr_timing *t)
             free(t->sm[s].amt);
         }
     free(t->sm);
-    free(t->open_row);
-    free(t->bank_free);
+    free(t->dram_bank);
+    free(t->dram_ch);
     free(t);
 }
 
@@ -294,15 +316,21 @@ int gcr_timing_create(struct gcr_timing **out, const struct gcr_sim_info *info,
               chip_links_init(t) ||
               class_init(t, RC_SHARED, S, tc->shared_bytes, tc->core_mhz);
     t->sm = calloc(S, sizeof *t->sm);
-    t->open_row = malloc((size_t)channels * tc->dram_banks * sizeof *t->open_row);
-    t->bank_free = calloc((size_t)channels * tc->dram_banks, sizeof *t->bank_free);
+    if (tc->dram_rows) {
+        t->dram_bank = calloc((size_t)channels * tc->dram_banks, sizeof *t->dram_bank);
+        t->dram_ch = calloc(channels, sizeof *t->dram_ch);
+        bad = bad || !t->dram_bank || !t->dram_ch;
+    }
     bad = bad || class_init(t, RC_L1_TAGS, t->nl1, 1, tc->core_mhz);
-    if (bad || !t->sm || !t->open_row || !t->bank_free) {
+    if (bad || !t->sm) {
         gcr_timing_destroy(t);
         return gcr_fail(err, GCR_E_NOMEM, "out of memory for the timing model");
     }
-    for (size_t i = 0; i < (size_t)channels * tc->dram_banks; i++)
-        t->open_row[i] = -1;
+    for (size_t i = 0; t->dram_bank && i < (size_t)channels * tc->dram_banks; i++) {
+        for (uint32_t k = 0; k < DRAM_ROWS_KEPT; k++)
+            t->dram_bank[i].iv[k].row = -1;
+        t->dram_bank[i].last_col = -1;
+    }
     for (uint32_t s = 0; s < S; s++) {
         t->sm[s].mshr = calloc(tc->l1_mshrs, sizeof(double));
         t->sm[s].pend = calloc(pend, sizeof(struct pending));
@@ -373,32 +401,136 @@ static void close_miss(struct gcr_timing *t)
 
 /* ------------------------------------------------------------- DRAM */
 
+/* The open-row model stands for GPGPU-Sim's FR-FCFS scheduler (dram.cc,
+ * dram_sched.cc): per bank, requests to the open row go first, then the
+ * oldest request's row is opened. Requests reach the model in issue order,
+ * not in the order they arrive at the channel, so the model does not keep a
+ * queue: each channel keeps a calendar of its data-bus slots (one column
+ * command of dram_channel_bytes per DRAM cycle) and each bank the last few
+ * rows it opened, as intervals of DRAM cycles. A request arriving while its
+ * row is (or will be) open takes the first free bus slots in that interval:
+ * a row hit, whenever it was presented. Otherwise it opens its row after the
+ * bank's latest interval: the latest row stays open while it has requests
+ * (first ready), then is precharged no earlier than tRAS after its
+ * activation; the new row's columns start tRP + tRCD later. The data of a
+ * column command is on the bus CL after it. src/timing/README.md lists what
+ * is left out. */
+
+/* The calendar word of slot s, emptied when it last described another window. */
+static uint64_t *dram_word(struct dram_channel *c, int64_t s)
+{
+    uint64_t w = (uint64_t)s / 64, i = w % DRAM_WINDOW_WORDS;
+    if (c->epoch[i] != w / DRAM_WINDOW_WORDS + 1) {
+        c->epoch[i] = w / DRAM_WINDOW_WORDS + 1;
+        c->busy[i] = 0;
+    }
+    return &c->busy[i];
+}
+
+/* The first free bus slot at or after s, or `limit` if none is before it. */
+static int64_t dram_free_slot(struct dram_channel *c, int64_t s, int64_t limit)
+{
+    while (s < limit) {
+        uint64_t free = ~*dram_word(c, s) & (~0ull << (s % 64));
+        if (free) {
+            int64_t f = (s - s % 64) + __builtin_ctzll(free);
+            return f < limit ? f : limit;
+        }
+        s += 64 - s % 64;
+    }
+    return limit;
+}
+
+/* Takes n bus slots in [from, limit) and returns the last, or -1 (nothing
+ * taken) when they do not fit. */
+static int64_t dram_take_slots(struct dram_channel *c, int64_t from, int64_t limit, uint32_t n,
+                               int64_t *first)
+{
+    int64_t s = from, last = -1;
+    for (uint32_t k = 0; k < n; k++, s = last + 1) {
+        s = dram_free_slot(c, s, limit);
+        if (s >= limit)
+            return -1;
+        last = s;
+    }
+    s = from;
+    for (uint32_t k = 0; k < n; k++) {
+        s = dram_free_slot(c, s, limit);
+        if (k == 0)
+            *first = s;
+        *dram_word(c, s) |= 1ull << (s % 64);
+        s++;
+    }
+    return last;
+}
+
 static double dram_access(struct gcr_timing *t, uint32_t slice, uint64_t line, double arrive,
                           uint32_t bytes)
 {
     const struct gcr_timing_config *tc = t->tc;
     uint32_t ch = slice / t->slices_per_channel;
-    if (tc->dram_rows) {
-        /* The address inside the channel: the granules of other slices removed. */
-        uint64_t il = t->cfg->l2_interleave_bytes;
-        uint64_t local = (line / il / t->info.num_l2_slices) * il + (line % il);
-        uint64_t row = local / tc->dram_row_bytes;
-        uint32_t bank = (uint32_t)(row % tc->dram_banks);
-        int64_t id = (int64_t)(row / tc->dram_banks);
-        size_t b = (size_t)ch * tc->dram_banks + bank;
-        double start = arrive > t->bank_free[b] ? arrive : t->bank_free[b];
-        double open = 0;
-        if (t->open_row[b] == id) {
-            t->lat.row_hits++;
-        } else {
-            t->lat.row_misses++;
-            open = (t->open_row[b] < 0 ? tc->t_rcd : tc->t_rp + tc->t_rcd) * t->dram_cycle;
-        }
-        t->open_row[b] = id;
-        t->bank_free[b] = start + open;
-        arrive = start + open + tc->t_cl * t->dram_cycle;
+    struct res *bus = &t->cls[RC_DRAM].r[ch];
+    if (!tc->dram_rows)
+        return serve(bus, arrive, bytes);
+
+    /* The address inside the channel: the granules of other slices removed. */
+    uint64_t il = t->cfg->l2_interleave_bytes;
+    uint64_t local = (line / il / t->info.num_l2_slices) * il + (line % il);
+    uint64_t row_index = local / tc->dram_row_bytes;
+    struct dram_bank *bank = &t->dram_bank[(size_t)ch * tc->dram_banks +
+                                           (uint32_t)(row_index % tc->dram_banks)];
+    int64_t row = (int64_t)(row_index / tc->dram_banks);
+    struct dram_channel *c = &t->dram_ch[ch];
+    uint32_t n = (bytes + tc->dram_channel_bytes - 1) / tc->dram_channel_bytes;
+    if (!n)
+        n = 1;
+    int64_t a = (int64_t)ceil(arrive / t->dram_cycle), first = 0, last = -1;
+
+    /* A row hit: the latest interval of its row on this bank that is still
+     * open when the request arrives. */
+    for (uint32_t k = 0; k < DRAM_ROWS_KEPT && last < 0; k++) {
+        struct dram_row_interval *iv =
+            &bank->iv[(bank->latest + DRAM_ROWS_KEPT - k) % DRAM_ROWS_KEPT];
+        if (iv->row < 0 || iv->end <= a)
+            break;
+        if (iv->row != row)
+            continue;
+        int64_t from = iv->act + tc->t_rcd > a ? iv->act + tc->t_rcd : a;
+        last = dram_take_slots(c, from, iv->end, n, &first);
+        break;
     }
-    return serve(&t->cls[RC_DRAM].r[ch], arrive, bytes);
+    if (last >= 0) {
+        t->lat.row_hits++;
+    } else {
+        /* A row miss: precharge the latest row once its requests are served
+         * and tRAS has passed, then activate this one. */
+        t->lat.row_misses++;
+        struct dram_row_interval *cur = &bank->iv[bank->latest];
+        int64_t act = a;
+        if (cur->row >= 0) {
+            int64_t pre = a;
+            if (cur->act + tc->t_ras > pre)
+                pre = cur->act + tc->t_ras;
+            if (bank->last_col + 1 > pre)
+                pre = bank->last_col + 1;
+            cur->end = pre;
+            act = pre + tc->t_rp;
+        }
+        bank->latest = (bank->latest + 1) % DRAM_ROWS_KEPT;
+        cur = &bank->iv[bank->latest];
+        *cur = (struct dram_row_interval){.row = row, .act = act, .end = INT64_MAX};
+        last = dram_take_slots(c, act + tc->t_rcd, INT64_MAX, n, &first);
+    }
+    if (last > bank->last_col)
+        bank->last_col = last;
+
+    /* The channel's statistics: its bus busy one DRAM cycle per slot. */
+    double start = (double)first * t->dram_cycle;
+    bus->busy += n * t->dram_cycle;
+    bus->wait += start > arrive ? start - arrive : 0;
+    bus->msgs++;
+    bus->bytes += bytes;
+    return (double)(last + 1 + tc->t_cl) * t->dram_cycle;
 }
 
 /* ------------------------------------------------------------- messages */
@@ -420,6 +552,8 @@ void gcr_timing_l1_lookup(struct gcr_timing *t, uint32_t unit, uint64_t line, ui
         unit = 0;
     /* one request per cycle at each L1's tag port */
     start = serve(&t->cls[RC_L1_TAGS].r[unit], start, 1) - 1;
+    if (start + 1 > t->accepted)
+        t->accepted = start + 1;
     t->insn_accesses++;
     uint64_t *amt = t->sm[t->sm_id].amt;
     if (amt && !is_write && outcome != GCR_HIT) {
@@ -566,6 +700,7 @@ void gcr_timing_insn_begin(struct gcr_timing *t, uint32_t sm, double now, enum g
     t->op = op;
     t->space = space;
     t->completion = now + 1;
+    t->accepted = now + 1;
     t->req_t = now; /* requests that skip the L1 leave at issue */
     t->req_leave = now;
     t->chain_t = now;
@@ -588,9 +723,10 @@ void gcr_timing_amt_clear(struct gcr_timing *t, uint32_t sm)
         memset(t->sm[sm].amt, 0, (t->tc->vws_amt_entries + 63) / 64 * sizeof(uint64_t));
 }
 
-double gcr_timing_insn_end(struct gcr_timing *t)
+double gcr_timing_insn_end(struct gcr_timing *t, double *accepted)
 {
     close_miss(t);
+    *accepted = t->accepted;
     t->in_insn = false;
     t->at_l2 = false;
     if (t->space == GCR_SPACE_SHARED) /* the SM's banks, then a fixed latency */

@@ -101,6 +101,7 @@ struct opinfo {
     uint8_t cls;        /* enum op_class */
     uint8_t cache_op;   /* enum gcr_cache_op */
     bool gmma;          /* a GMMA commit-group field follows the sources (tracer version 6) */
+    bool barrier;       /* BAR (not BAR.ARV): a CTA-wide barrier its warps wait at */
     uint16_t width;     /* bytes per lane by Accel-Sim's rule; 0 if outside 1..GCR_MAX_WIDTH */
     uint64_t width_raw; /* the rule's value before the range check, for the message */
     int counter;        /* index in the unknown or ignored-address counters; -1 until needed */
@@ -227,6 +228,7 @@ static void classify(const char *op, size_t n, struct opinfo *info)
         if (contains(op, n, tma_opcodes[k]))
             info->cls = CL_TMA;
     info->gmma = contains(op, n, "GMMA");
+    info->barrier = strcmp(mnemonic, "BAR") == 0 && !has_token(op, n, "ARV");
 
     /* Accel-Sim: LDG, LDGSTS and LDL with both .STRONG and .GPU use CACHE_GLOBAL (L1 bypass). */
     if ((info->cls == CL_LOAD_GLOBAL || info->cls == CL_LOAD_LOCAL) &&
@@ -280,6 +282,23 @@ enum body_state {
 
 #define MAX_WARPS_PER_CTA (65536 / GCR_WARP_SIZE)
 
+/* Register dependencies of one warp (gcreplay/record.h, GCR_WAITS_KNOWN): which general
+ * registers (R0..R254; R255 is RZ) wait for the data of one of the warp's memory
+ * instructions, numbered 0, 1, ... in program order. An instruction that reads or
+ * overwrites such a register waits for that memory instruction, as GPGPU-Sim's scoreboard
+ * checks both an instruction's sources and its destinations; once one has waited, the data is
+ * there for every later reader. */
+#define NUM_REGS 255
+struct reg_deps {
+    uint32_t writer[NUM_REGS]; /* 1 + the memory instruction whose data the register awaits; 0: none */
+    uint32_t mem_seq;          /* memory instructions of the warp so far */
+    uint32_t recent_done;      /* bit k: the (k+1)-th memory instruction back was waited for */
+    uint32_t done_below;       /* every memory instruction numbered below was waited for */
+    uint32_t waits;            /* of the instruction being parsed */
+    uint8_t dst[8];            /* its first destination registers */
+    uint32_t ndst;
+};
+
 struct accelsim_reader {
     char *path; /* as given */
     const struct gcr_files *files; /* where path and the kernel files it names are read */
@@ -304,6 +323,8 @@ struct accelsim_reader {
     uint64_t insts_line;
     uint64_t warp_seen[MAX_WARPS_PER_CTA / 64];
     uint32_t pending; /* non-memory instructions of the current warp not yet returned */
+    uint32_t pending_waits; /* the register dependencies of the pending run's first one */
+    struct reg_deps deps;   /* the current warp's registers (GCR_WAITS_KNOWN) */
     bool held_valid;  /* a memory instruction waits behind a NONMEM record */
     uint64_t held_line;
     struct gcr_record held;
@@ -617,18 +638,73 @@ static inline int sdec_field(struct accelsim_reader *r, struct gcr_err *err, con
     return 0;
 }
 
-/* Skips the next field (a register name), which must exist. */
-static inline int skip_field(struct accelsim_reader *r, struct gcr_err *err, const char **pp,
-                             const char *what)
+#define DEC_RANGE_U32 "maximum 4294967295"
+
+static void deps_reset(struct reg_deps *d)
+{
+    memset(d, 0, sizeof *d);
+}
+
+/* Adds to the instruction's waits the memory instruction register reg awaits, unless an
+ * earlier instruction has waited for it already. */
+static inline void deps_use(struct reg_deps *d, unsigned reg)
+{
+    uint32_t w = d->writer[reg];
+    if (!w)
+        return;
+    uint32_t dist = d->mem_seq - (w - 1); /* 1: the last memory instruction */
+    bool done = dist <= GCR_WAIT_WINDOW ? d->recent_done >> (dist - 1) & 1
+                                        : w - 1 < d->done_below;
+    if (done) {
+        d->writer[reg] = 0;
+        return;
+    }
+    d->waits |= UINT32_C(1) << (dist < GCR_WAIT_WINDOW ? dist - 1 : GCR_WAIT_WINDOW - 1);
+}
+
+/* The instruction is complete: what it waited for has arrived, its destinations await its
+ * own data if it is a memory instruction (else nothing), and it takes the next number if so. */
+static inline void deps_issue(struct reg_deps *d, bool memory)
+{
+    uint32_t m = d->waits & GCR_WAITS_MASK;
+    d->recent_done |= m;
+    if (m >> (GCR_WAIT_WINDOW - 1)) /* the last bit: that one and every older one */
+        d->done_below = d->mem_seq - (GCR_WAIT_WINDOW - 1); /* never lower: see below */
+    for (uint32_t i = 0; i < d->ndst; i++)
+        if (d->dst[i] < NUM_REGS)
+            d->writer[d->dst[i]] = memory ? d->mem_seq + 1 : 0;
+    if (memory) {
+        /* The oldest of the window leaves it: if it was waited for and the ones before it
+         * too, the watermark covers it. */
+        if (d->recent_done >> (GCR_WAIT_WINDOW - 1) & 1 &&
+            d->done_below == d->mem_seq - GCR_WAIT_WINDOW)
+            d->done_below++;
+        d->recent_done = (d->recent_done << 1) & GCR_WAITS_MASK;
+        d->mem_seq++;
+    }
+}
+
+/* The next field, a register name, which must exist: its number for R0..R254, else NUM_REGS
+ * (RZ, uniform and predicate registers, which no memory instruction of this model writes). */
+static inline int reg_field(struct accelsim_reader *r, struct gcr_err *err, const char **pp,
+                            const char *what, unsigned *reg)
 {
     const char *p = blanks(*pp);
     if (__builtin_expect(*p == '\n', 0))
         return missing(r, err, what);
+    unsigned n = NUM_REGS;
+    if (p[0] == 'R' && (unsigned)(p[1] - '0') < 10) {
+        const char *q = p + 1;
+        n = 0;
+        while ((unsigned)(*q - '0') < 10 && n < NUM_REGS)
+            n = n * 10 + (unsigned)(*q++ - '0');
+        if (!separator[(unsigned char)*q] || n > NUM_REGS)
+            n = NUM_REGS;
+    }
+    *reg = n;
     *pp = word_end(p);
     return 0;
 }
-
-#define DEC_RANGE_U32 "maximum 4294967295"
 
 /* ---- Opcode cache --------------------------------------------------------------------------- */
 
@@ -951,9 +1027,19 @@ static int parse_insn(struct accelsim_reader *r, const char *p, const char *end,
                      mask);
     if (dec_field(r, err, &p, "destination register count", 255, "maximum 255", &ndst) != 0)
         return -1;
-    for (uint64_t i = 0; i < ndst; i++)
-        if (skip_field(r, err, &p, "destination register") != 0)
+    struct reg_deps *deps = &r->deps;
+    deps->waits = 0;
+    deps->ndst = 0;
+    for (uint64_t i = 0; i < ndst; i++) {
+        unsigned reg = NUM_REGS;
+        if (reg_field(r, err, &p, "destination register", &reg) != 0)
             return -1;
+        if (reg < NUM_REGS) {
+            deps_use(deps, reg);
+            if (deps->ndst < sizeof deps->dst)
+                deps->dst[deps->ndst++] = (uint8_t)reg;
+        }
+    }
 
     /* The opcode, hashed while it is scanned. */
     const char *op = blanks(p);
@@ -966,9 +1052,13 @@ static int parse_insn(struct accelsim_reader *r, const char *p, const char *end,
 
     if (dec_field(r, err, &p, "source register count", 255, "maximum 255", &nsrc) != 0)
         return -1;
-    for (uint64_t i = 0; i < nsrc; i++)
-        if (skip_field(r, err, &p, "source register") != 0)
+    for (uint64_t i = 0; i < nsrc; i++) {
+        unsigned reg = NUM_REGS;
+        if (reg_field(r, err, &p, "source register", &reg) != 0)
             return -1;
+        if (reg < NUM_REGS)
+            deps_use(deps, reg);
+    }
 
     struct opinfo scratch;
     struct opinfo *info = lookup_opcode(r, op, oplen, h, &scratch);
@@ -978,6 +1068,8 @@ static int parse_insn(struct accelsim_reader *r, const char *p, const char *end,
     if (dec_field(r, err, &p, "memory width", UINT32_MAX, DEC_RANGE_U32, &memw) != 0)
         return -1;
     r->insns++;
+    if (info->barrier)
+        deps->waits |= GCR_WAITS_BARRIER;
 
     enum op_class cls = (enum op_class)info->cls;
     bool memory = false, clean;
@@ -1024,6 +1116,7 @@ static int parse_insn(struct accelsim_reader *r, const char *p, const char *end,
             return extra_field(r, err, p, end);
         }
     }
+    deps_issue(deps, memory);
     if (!memory)
         return 0;
 
@@ -1037,6 +1130,7 @@ static int parse_insn(struct accelsim_reader *r, const char *p, const char *end,
     rec->kind = GCR_REC_WARP_INSN;
     in->cta = r->cta;
     in->warp = r->warp;
+    in->waits = GCR_WAITS_KNOWN | deps->waits;
     in->pc = pc;
     in->width = info->width;
     in->cache_op = info->cache_op;
@@ -1121,12 +1215,14 @@ static bool parse_triple(const char *t, const char *q, bool parens, uint32_t out
     return true;
 }
 
+/* A NONMEM record of the pending run, whose first instruction waits as r->pending_waits says. */
 static void make_nonmem(const struct accelsim_reader *r, struct gcr_record *rec, uint32_t count)
 {
     rec->kind = GCR_REC_NONMEM;
     rec->u.nonmem.cta = r->cta;
     rec->u.nonmem.warp = r->warp;
     rec->u.nonmem.count = count;
+    rec->u.nonmem.waits = r->pending_waits;
 }
 
 /* Ends the current warp's run of non-memory instructions: 1 with a NONMEM record, else 0. */
@@ -1282,6 +1378,7 @@ static int structure_line(struct accelsim_reader *r, const char *p, const char *
                          PRIu32 ",%" PRIu32 ",%" PRIu32 ")", v, r->tb[0], r->tb[1], r->tb[2]);
         r->warp_seen[v / 64] |= 1ull << (v % 64);
         int flushed = flush_pending(r, rec); /* the previous warp's run, with its warp id */
+        deps_reset(&r->deps);
         r->warp = (uint32_t)v;
         r->st = B_WARP_HEAD;
         return flushed;
@@ -1560,12 +1657,18 @@ static int body_next(struct accelsim_reader *r, struct gcr_record *rec, uint64_t
             if (rc < 0)
                 return -1;
             if (rc == 0) {
-                if (__builtin_expect(r->pending == UINT32_MAX, 0)) {
-                    make_nonmem(r, rec, UINT32_MAX); /* the count is 32 bits: split the run */
+                uint32_t waits = GCR_WAITS_KNOWN | r->deps.waits;
+                /* A run ends before an instruction that waits for memory (the waits belong to
+                 * a run's first instruction), or when its 32-bit count is full. */
+                if (__builtin_expect(r->pending && (waits != GCR_WAITS_KNOWN ||
+                                                    r->pending == UINT32_MAX), 0)) {
+                    make_nonmem(r, rec, r->pending);
                     r->pending = 1;
+                    r->pending_waits = waits;
                     return 1;
                 }
-                r->pending++;
+                if (!r->pending++)
+                    r->pending_waits = waits;
                 continue;
             }
             if (r->pending) { /* the run of non-memory instructions before it comes first */

@@ -374,6 +374,7 @@ decode_insn_after_cta(const unsigned char *p, struct gcr_warp_insn *in, bool laz
     in->width = (uint16_t)(p[1] + 1);
     uint32_t mask = get_le32(p + 2);
     in->active_mask = mask;
+    in->waits = 0;
     p += 6;
     if (__builtin_expect(!(mask == 0xffffffffu && mode == GCRT_ADDR_STRIDE && lazy), 0))
         return decode_lanes(p, in, mode, lazy, why);
@@ -932,6 +933,7 @@ static inline int decode_record(struct gcrt_reader *r, struct gcr_record *rec,
         if ((p = get_varint32(p, &rec->u.nonmem.cta, &why)) &&
             (p = get_varint32(p, &rec->u.nonmem.warp, &why)))
             p = get_varint32(p, &rec->u.nonmem.count, &why);
+        rec->u.nonmem.waits = 0;
     } else {
         return decode_other(r, rec, type, p, err);
     }
@@ -1017,6 +1019,7 @@ run_rest(struct gcrt_reader *r, struct gcr_record *recs, size_t max, const bool 
             if (!(q <= end && nm->warp < warps && nm->count != 0))
                 break;
             nm->cta = cta;
+            nm->waits = 0;
             rec->kind = GCR_REC_NONMEM;
         } else {
             break;

@@ -161,7 +161,7 @@ static inline struct gcr_record nonmem(uint32_t cta, uint32_t warp, uint32_t cou
     struct gcr_record r;
     memset(&r, 0, sizeof r);
     r.kind = GCR_REC_NONMEM;
-    r.u.nonmem = (struct gcr_nonmem){cta, warp, count};
+    r.u.nonmem = (struct gcr_nonmem){cta, warp, count, 0};
     return r;
 }
 

@@ -164,7 +164,7 @@ static void random_kernel(struct trace *t, uint32_t id)
             if (below(4) == 0) {
                 r.kind = GCR_REC_NONMEM;
                 r.u.nonmem = (struct gcr_nonmem){chosen[c], warp,
-                                                 below(2) ? 1 + below(20) : 1 + below(UINT32_MAX)};
+                                                 below(2) ? 1 + below(20) : 1 + below(UINT32_MAX), 0};
             } else {
                 r.kind = GCR_REC_WARP_INSN;
                 struct gcr_warp_insn *in = &r.u.insn;

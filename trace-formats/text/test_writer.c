@@ -101,7 +101,7 @@ static struct gcr_record nonmem(uint32_t cta, uint32_t warp, uint32_t count)
     struct gcr_record r;
     memset(&r, 0, sizeof r);
     r.kind = GCR_REC_NONMEM;
-    r.u.nonmem = (struct gcr_nonmem){cta, warp, count};
+    r.u.nonmem = (struct gcr_nonmem){cta, warp, count, 0};
     return r;
 }
 

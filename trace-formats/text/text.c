@@ -440,6 +440,7 @@ static int parse_insn(struct text_reader *r, struct gcr_err *err, const struct t
             num_field(r, err, &t, false, UINT32_MAX, "instruction count", &v) != 0)
             return -1;
         rec->u.nonmem.count = (uint32_t)v;
+        rec->u.nonmem.waits = 0; /* text traces carry no registers */
         return no_more(r, err, cur, end);
     }
 
@@ -447,6 +448,7 @@ static int parse_insn(struct text_reader *r, struct gcr_err *err, const struct t
     rec->kind = GCR_REC_WARP_INSN;
     in->cta = (uint32_t)cta;
     in->warp = (uint32_t)warp;
+    in->waits = 0;
     if (num_field(r, err, &t, true, UINT64_MAX, "pc", &in->pc) != 0)
         return -1;
 

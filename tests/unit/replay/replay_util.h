@@ -84,7 +84,7 @@ static void tb_load(struct tb *t, uint32_t cta, uint32_t warp, uint64_t base)
 static void tb_nonmem(struct tb *t, uint32_t cta, uint32_t warp, uint32_t n)
 {
     struct gcr_record r = {.kind = GCR_REC_NONMEM};
-    r.u.nonmem = (struct gcr_nonmem){cta, warp, n};
+    r.u.nonmem = (struct gcr_nonmem){cta, warp, n, 0};
     tb_write(t, &r);
 }
 

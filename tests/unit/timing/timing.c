@@ -253,27 +253,6 @@ static void shared_memory(void)
     unlink(t.path);
 }
 
-/* Open rows (tRCD 10, tRP 7, CL 5): the first load opens its row (35 + 10 +
- * 5, then the 4-cycle transfer, + 50 + 3 + 5 = 112); the next line of the
- * same row, issued at 112, reaches DRAM at 147 and only pays CL: 147 + 5 + 4
- * + 50 + 8 = 214. */
-static void dram_rows(void)
-{
-    struct tb t;
-    tb_open(&t, "rows");
-    tb_kernel(&t, 1, 1, 32, 0, 0);
-    tb_load(&t, 0, 0, A);
-    tb_load(&t, 0, 0, A + 128);
-    tb_end(&t, 1);
-    tb_close(&t);
-    json_t *r = must_replay(
-        CFG(", \"dram_rows\": {\"enabled\": true, \"tRCD\": 10, \"tRP\": 7, \"CL\": 5}"), t.path);
-    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 214);
-    CHECK_REAL(r, "kernels.0.timing.dram_row_hit_rate", 0.5);
-    json_decref(r);
-    unlink(t.path);
-}
-
 #define CHECK_REAL_V(got, want)                                                              \
     do {                                                                                     \
         if (fabs((got) - (want)) > 1e-9) {                                                   \
@@ -282,6 +261,69 @@ static void dram_rows(void)
             check_failures++;                                                                \
         }                                                                                    \
     } while (0)
+
+/* Open rows (tRCD 10, tRP 7, CL 5, tRAS 28; 2,048-B rows, 16 banks): the
+ * first load reaches DRAM at 35 (10 + 5 + 20), activates its row, its four
+ * column commands take bus slots 45-48 (tRCD later) and its data is out at
+ * 49 + CL = 54; + 50 + 3 + 5 = 112. The next line of the same row, issued at
+ * 112, reaches DRAM at 147 and only pays CL: slots 147-150, 151 + 5 + 50 +
+ * 8 = 214. */
+#define ROWS_CFG CFG(", \"dram_rows\": {\"enabled\": true, \"tRCD\": 10, \"tRP\": 7, \"CL\": 5}")
+#define ROW_STRIDE (2048ull * 16) /* the next row of the same bank */
+
+static long long rows_cycles(const char *name, const uint64_t *addr, uint32_t n, bool dependent,
+                             double *hit_rate, double *dram_mean)
+{
+    struct tb t;
+    tb_open(&t, name);
+    tb_kernel(&t, 1, 1, dependent ? 32 : 32 * n, 0, 0);
+    for (uint32_t i = 0; i < n; i++)
+        tb_load(&t, 0, dependent ? 0 : i, addr[i]);
+    tb_end(&t, 1);
+    tb_close(&t);
+    json_t *r = must_replay(ROWS_CFG, t.path);
+    long long cycles = (long long)jget(r, "kernels.0.timing.cycles");
+    *hit_rate = jreal(r, "kernels.0.timing.dram_row_hit_rate");
+    *dram_mean = jreal(r, "kernels.0.timing.memory_latency.dram.mean_cycles");
+    json_decref(r);
+    unlink(t.path);
+    return cycles;
+}
+
+static void dram_rows(void)
+{
+    double hits, lat;
+    const uint64_t same_row[] = {A, A + 128};
+    CHECK_EQ_U(rows_cycles("rows-hit", same_row, 2, true, &hits, &lat), 214);
+    CHECK_REAL_V(hits, 0.5);
+    /* Another row of the same bank: at 147 the open row is precharged (its
+     * tRAS ended at 63), the new one activated at 154, its columns at
+     * 164-167: 168 + 5 + 50 + 8 = 231. */
+    const uint64_t conflict[] = {A, A + ROW_STRIDE};
+    CHECK_EQ_U(rows_cycles("rows-conflict", conflict, 2, true, &hits, &lat), 231);
+    CHECK_REAL_V(hits, 0.0);
+    /* Two warps (issued at 0 and 1) on two banks overlap: the second row
+     * opens at 36 and its columns take the free slots 49-52 after the
+     * first's 45-48: out at 58, back at 58 + 50 + 3 + 5 = 116. */
+    const uint64_t two_banks[] = {A, A + 2048};
+    CHECK_EQ_U(rows_cycles("rows-two-banks", two_banks, 2, false, &hits, &lat), 116);
+    /* On one bank the second row waits for the first's tRAS: precharge at
+     * 63, activate at 70, columns 80-83, back at 84 + 5 + 50 + 8 = 147. */
+    const uint64_t one_bank[] = {A, A + ROW_STRIDE};
+    CHECK_EQ_U(rows_cycles("rows-one-bank", one_bank, 2, false, &hits, &lat), 147);
+    /* First ready: a third warp (issued at 2, at DRAM at 37) reads the first
+     * row again. It is presented after the second row was scheduled, but
+     * arrives while the first row is still open (until 63), so it is a row
+     * hit in slots 49-52 and back at 58 + 50 + 8 = 116; its reply follows
+     * the first warp's through the 3 resources, 108-110, so at 116: 114
+     * cycles after issue (the others 112 and 146). The kernel still ends
+     * with the second warp at 147. */
+    const uint64_t first_ready[] = {A, A + ROW_STRIDE, A + 128};
+    CHECK_EQ_U(rows_cycles("rows-first-ready", first_ready, 3, false, &hits, &lat), 147);
+    CHECK_REAL_V(hits, 1.0 / 3);
+    CHECK_REAL_V(lat, (112.0 + 146 + 114) / 3);
+}
+
 
 static void config_errors(void)
 {
@@ -467,6 +509,114 @@ static void chip_links_bypass(void)
     unlink(t.path);
 }
 
+/* An Accel-Sim kernel file of one CTA of `warps` warps (warp w's instruction lines in
+ * bodies[w]), written to a file of its own: its lines carry registers, so the replay
+ * has their dependencies (the per-warp scoreboard). */
+static void accelsim_kernel(char *path, size_t n, const char *name, uint32_t warps,
+                            const char *const *bodies)
+{
+    snprintf(path, n, "%s-%d.traceg", name, (int)getpid());
+    FILE *f = fopen(path, "w");
+    if (!f)
+        exit(2);
+    fprintf(f, "-kernel name = %s\n-kernel id = 1\n-grid dim = (1,1,1)\n"
+               "-block dim = (%u,1,1)\n-shmem = 0\n-nregs = 16\n-binary version = 70\n"
+               "-accelsim tracer version = 4\n\n#traces format = ...\n\n#BEGIN_TB\n\n"
+               "thread block = 0,0,0\n",
+            name, 32 * warps);
+    for (uint32_t w = 0; w < warps; w++) {
+        unsigned lines = 0;
+        for (const char *c = bodies[w]; *c; c++)
+            lines += *c == '\n';
+        fprintf(f, "\nwarp = %u\ninsts = %u\n%s", w, lines, bodies[w]);
+    }
+    fprintf(f, "\n#END_TB\n");
+    fclose(f);
+}
+
+/* The cycles of such a kernel (accelsim_kernel) under CFG(""). */
+static long long accelsim_cycles(const char *name, uint32_t warps, const char *const *bodies)
+{
+    char path[256];
+    accelsim_kernel(path, sizeof path, name, warps, bodies);
+    json_t *r = must_replay(CFG(""), path);
+    long long cycles = jget(r, "kernels.0.timing.cycles");
+    CHECK_EQ_U(jget(r, "total.timing.cycles"), cycles);
+    json_decref(r);
+    unlink(path);
+    return cycles;
+}
+
+/* Independent loads overlap (GPGPU-Sim's scoreboard): the warp issues the second load the
+ * cycle after the first left the L1 tag port (1), and its FADD waits for both. The lines
+ * reach DRAM at 35 and 36, leave the channel at 39 and 43, and are back at 97 and 101
+ * (one_load, dram_bandwidth); FADD issues at 101, EXIT at 102 (alu 1): 103 cycles, where
+ * serialised loads take 97 + 97 + 2 (the same trace without registers, as gcrt). A load
+ * whose address comes from the first (a pointer chase) waits for it: it issues at 97, its
+ * line leaves DRAM at 97 + 35 + 4 and is back at 194. EXIT, which needs nothing, issues at
+ * 98, but a warp ends when its last data is back: 194 cycles. */
+static void scoreboard(void)
+{
+    char path[256];
+    const char *independent[] = {"0000 ffffffff 1 R2 LDG.E 1 R10 4 1 0x100000 4\n"
+                                 "0010 ffffffff 1 R3 LDG.E 1 R10 4 1 0x100080 4\n"
+                                 "0020 ffffffff 1 R4 FADD 2 R2 R3 0\n"
+                                 "0030 ffffffff 0 EXIT 0 0\n"};
+    accelsim_kernel(path, sizeof path, "independent-loads", 1, independent);
+    json_t *r = must_replay(CFG(""), path);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 103);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.warp_instructions"), 4);
+    json_decref(r);
+    unlink(path);
+
+    /* The same from a native trace without registers: each load blocks its warp. */
+    struct tb t;
+    tb_open(&t, "serial-loads");
+    tb_kernel(&t, 1, 1, 32, 0, 0);
+    tb_load(&t, 0, 0, A);
+    tb_load(&t, 0, 0, A + 128);
+    tb_nonmem(&t, 0, 0, 2);
+    tb_end(&t, 1);
+    tb_close(&t);
+    r = must_replay(CFG(""), t.path);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 97 + 97 + 2);
+    json_decref(r);
+    unlink(t.path);
+
+    const char *chase[] = {"0000 ffffffff 1 R2 LDG.E 1 R10 4 1 0x100000 4\n"
+                           "0010 ffffffff 1 R3 LDG.E 1 R2 4 1 0x100080 4\n"
+                           "0030 ffffffff 0 EXIT 0 0\n"};
+    CHECK_EQ_U(accelsim_cycles("pointer-chase", 1, chase), 194);
+
+    /* A store of a loaded value waits for it; a store does not block its warp: LDG back
+     * at 97, STG at 97 (its write leaves for L2 but nobody waits), EXIT at 98: 99. */
+    const char *copy[] = {"0000 ffffffff 1 R2 LDG.E 1 R10 4 1 0x100000 4\n"
+                          "0010 ffffffff 0 STG.E 2 R12 R2 4 1 0x200000 4\n"
+                          "0030 ffffffff 0 EXIT 0 0\n"};
+    CHECK_EQ_U(accelsim_cycles("copy", 1, copy), 99);
+}
+
+/* BAR.SYNC holds a CTA's warps until all have reached it (LRR, one issue per cycle, alu 1).
+ * Warp 0: five MOVs, BAR, EXIT; warp 1: BAR, EXIT. Cycle 0: warp 0's MOV; 1: warp 1 reaches
+ * the barrier (it waits); 2-5: warp 0's other MOVs, after which it arrives, ready at 6: both
+ * go on at 6. Warp 1 issues BAR at 6, warp 0 at 7, then EXITs at 8 and 9: 10 cycles. */
+static void barrier(void)
+{
+    const char *warps[] = {"0000 ffffffff 1 R1 MOV 0 0\n0008 ffffffff 1 R2 MOV 0 0\n"
+                           "0010 ffffffff 1 R3 MOV 0 0\n0018 ffffffff 1 R4 MOV 0 0\n"
+                           "0020 ffffffff 1 R5 MOV 0 0\n0028 ffffffff 0 BAR.SYNC 0 0\n"
+                           "0030 ffffffff 0 EXIT 0 0\n",
+                           "0028 ffffffff 0 BAR.SYNC 0 0\n0030 ffffffff 0 EXIT 0 0\n"};
+    CHECK_EQ_U(accelsim_cycles("barrier", 2, warps), 10);
+    /* BAR.ARV only arrives: warp 1 issues at 1 and 3, warp 0 at 0, 2 and 4 to 8: 9 cycles. */
+    const char *arrive[] = {"0000 ffffffff 1 R1 MOV 0 0\n0008 ffffffff 1 R2 MOV 0 0\n"
+                            "0010 ffffffff 1 R3 MOV 0 0\n0018 ffffffff 1 R4 MOV 0 0\n"
+                            "0020 ffffffff 1 R5 MOV 0 0\n0028 ffffffff 0 BAR.ARV 0 0\n"
+                            "0030 ffffffff 0 EXIT 0 0\n",
+                            "0028 ffffffff 0 BAR.ARV 0 0\n0030 ffffffff 0 EXIT 0 0\n"};
+    CHECK_EQ_U(accelsim_cycles("barrier-arrive", 2, arrive), 9);
+}
+
 int main(void)
 {
     chip_links_bypass();
@@ -482,5 +632,7 @@ int main(void)
     dram_rows();
     shared_memory();
     config_errors();
+    scoreboard();
+    barrier();
     CHECK_DONE();
 }
