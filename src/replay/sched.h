@@ -37,6 +37,7 @@ struct gcr_warp_sched_state {
     uint32_t mem_count;
     double mem_done_older;
     double mem_done[GCR_WAIT_WINDOW];
+    double writes_acked; /* timed: when the warp's last store or reduction is acknowledged */
 };
 
 struct gcr_warp_sched {

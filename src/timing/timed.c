@@ -197,7 +197,9 @@ static void sm_step_timed(struct gcr_replay *rp, uint32_t s)
                                   gcr_bits_popcount32(rp->insn.active_mask) *
                                       (uint32_t)rp->insn.width);
             gcr_execute(rp, s, &shape);
-            double accepted, done = gcr_timing_insn_end(rp->timing, &accepted);
+            double accepted, acked, done = gcr_timing_insn_end(rp->timing, &accepted, &acked);
+            if (acked > ws->writes_acked)
+                ws->writes_acked = acked;
             if (ws->regs_known) {
                 /* The data goes to the scoreboard; the warp goes on once the LD/ST unit
                  * has taken the instruction. */
@@ -224,6 +226,8 @@ static void sm_step_timed(struct gcr_replay *rp, uint32_t s)
                 if (last > ws->ready_at)
                     ws->ready_at = last;
             }
+            if (ws->writes_acked > ws->ready_at) /* and its writes are acknowledged */
+                ws->ready_at = ws->writes_acked;
             if (w->sched.ready_at > rp->kernel_end)
                 rp->kernel_end = w->sched.ready_at;
             if (rp->sched->warp_finished)

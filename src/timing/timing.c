@@ -212,6 +212,7 @@ struct gcr_timing {
     enum gcr_op op;
     enum gcr_space space;
     double completion;   /* latest data return the warp waits for */
+    double acked;        /* latest acknowledgement of its writes (a store's, a reduction's) */
     double accepted;     /* the cycle after its last request's L1 tag-port slot */
     double req_t;        /* where the current request stands before the L2 network */
     double req_leave;    /* when it left its L1 (or issued, when it bypasses the L1) */
@@ -570,8 +571,11 @@ void gcr_timing_l1_lookup(struct gcr_timing *t, uint32_t unit, uint64_t line, ui
     t->req_leave = done;
     t->chain_t = done; /* a new request: nothing of the previous one carries over */
     t->at_l2 = false;
-    if (is_write)
+    if (is_write) { /* an L1 that keeps the write acknowledges it (write-through sends it on) */
+        if (done > t->acked)
+            t->acked = done;
         return;
+    }
     uint64_t key = pend_key(t, line, sectors);
     if (outcome == GCR_HIT) {
         const struct pending *p = pend_slot(t, t->sm_id, key);
@@ -615,6 +619,12 @@ void gcr_timing_send(struct gcr_timing *t, enum gcr_net net, uint32_t from, uint
             t->chain_t = x + tc->l2_latency;
             t->chain_dram = false;
             t->at_l2 = true;
+            /* A store or reduction is acknowledged once its slice has taken it: the warp
+             * cannot end before (GPGPU-Sim keeps a warp until its stores are acknowledged).
+             * The acknowledgement's way back takes the network's latency, not its
+             * bandwidth. */
+            if (t->in_insn && !waits_for_data(t) && t->chain_t + tc->noc_latency > t->acked)
+                t->acked = t->chain_t + tc->noc_latency;
             /* Link hops to a remote home moved req_t; the instruction's next
              * request (L1-bypassing ones have no L1 access to reset it)
              * leaves from where this one did, not after its hops. */
@@ -633,6 +643,8 @@ void gcr_timing_send(struct gcr_timing *t, enum gcr_net net, uint32_t from, uint
             t->lat.n[lv]++;
             if (waits_for_data(t) && x > t->completion)
                 t->completion = x;
+            else if (!waits_for_data(t) && x > t->acked) /* a reduction's answer */
+                t->acked = x;
             if (t->mshr_open && x > t->miss_ready)
                 t->miss_ready = x;
         }
@@ -701,6 +713,7 @@ void gcr_timing_insn_begin(struct gcr_timing *t, uint32_t sm, double now, enum g
     t->space = space;
     t->completion = now + 1;
     t->accepted = now + 1;
+    t->acked = now + 1;
     t->req_t = now; /* requests that skip the L1 leave at issue */
     t->req_leave = now;
     t->chain_t = now;
@@ -723,10 +736,11 @@ void gcr_timing_amt_clear(struct gcr_timing *t, uint32_t sm)
         memset(t->sm[sm].amt, 0, (t->tc->vws_amt_entries + 63) / 64 * sizeof(uint64_t));
 }
 
-double gcr_timing_insn_end(struct gcr_timing *t, double *accepted)
+double gcr_timing_insn_end(struct gcr_timing *t, double *accepted, double *acked)
 {
     close_miss(t);
     *accepted = t->accepted;
+    *acked = t->acked;
     t->in_insn = false;
     t->at_l2 = false;
     if (t->space == GCR_SPACE_SHARED) /* the SM's banks, then a fixed latency */

@@ -54,10 +54,12 @@ json_t *gcr_timing_report_total(struct gcr_timing *t);
 void gcr_timing_insn_begin(struct gcr_timing *t, uint32_t sm, double now, enum gcr_op op,
                            enum gcr_space space, uint32_t lane_bytes);
 /* The cycle at which the warp's data is back (a load's, an atomic's; for a store or a
- * reduction the cycle after issue), and in *accepted the cycle after the instruction's last
+ * reduction the cycle after issue), in *accepted the cycle after the instruction's last
  * request passed its L1's tag port (the cycle after issue when none did): when the LD/ST
- * unit can take the warp's next memory instruction. */
-double gcr_timing_insn_end(struct gcr_timing *t, double *accepted);
+ * unit can take the warp's next memory instruction, and in *acked the cycle its writes (a
+ * store's, a reduction's) are acknowledged (the cycle after issue when it has none): the warp
+ * cannot end before. */
+double gcr_timing_insn_end(struct gcr_timing *t, double *accepted, double *acked);
 
 /* A request reaches the tags of L1 instance `unit` (sectors of line; a store
  * when is_write) with the given outcome. The lookup takes the instance's tag

@@ -143,8 +143,8 @@ static int drive(const struct gcr_l1org_ops *ops, const char *label, const char 
                               GCR_SPACE_GLOBAL, bytes);
         r.seen.n = 0;
         rig_access(&r, sm, line, sectors, bytes, is_write);
-        double accepted;
-        now = gcr_timing_insn_end(t, &accepted) + 1;
+        double accepted, acked;
+        now = gcr_timing_insn_end(t, &accepted, &acked) + 1;
         CHECK(r.seen.n < SEEN_MAX);
         failures += check_request(label, q, &r.seen, &c);
     }

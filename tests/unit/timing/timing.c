@@ -179,7 +179,8 @@ static void mshr_bound(void)
 /* Two warps, two stores each to their own line, one write-back allocating
  * 1-line L1: stores do not stall a warp, so GTO runs warp 0's two stores
  * back to back (miss, hit, miss, hit) while LRR alternates (4 misses). Both
- * issue one store per cycle: the last is ready at cycle 4. */
+ * issue one store per cycle, the last at cycle 3, and a warp ends once its stores are
+ * acknowledged: when the line fetched for its last miss is in the L1, at 101 in both. */
 static void scheduler_order(void)
 {
     struct tb t;
@@ -194,12 +195,12 @@ static void scheduler_order(void)
                      " \"write_allocate\": \"fetch\"}";
     json_t *r = must_replay(cfg_with("", "lrr", l1, 32), t.path);
     CHECK_EQ_U(jget(r, "total.L1D.misses"), 4);
-    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 4);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 101);
     json_decref(r);
     r = must_replay(cfg_with("", "gto", l1, 32), t.path);
     CHECK_EQ_U(jget(r, "total.L1D.misses"), 2);
     CHECK_EQ_U(jget(r, "total.L1D.hits"), 2);
-    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 4);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 101);
     json_decref(r);
     unlink(t.path);
 }
@@ -588,12 +589,13 @@ static void scoreboard(void)
                            "0030 ffffffff 0 EXIT 0 0\n"};
     CHECK_EQ_U(accelsim_cycles("pointer-chase", 1, chase), 194);
 
-    /* A store of a loaded value waits for it; a store does not block its warp: LDG back
-     * at 97, STG at 97 (its write leaves for L2 but nobody waits), EXIT at 98: 99. */
+    /* A store of a loaded value waits for it; a store does not block its warp, but the warp
+     * ends only once it is acknowledged: LDG back at 97, STG at 97, EXIT at 98; the store
+     * reaches the slice at 97 + 38 and its acknowledgement is back at 140. */
     const char *copy[] = {"0000 ffffffff 1 R2 LDG.E 1 R10 4 1 0x100000 4\n"
                           "0010 ffffffff 0 STG.E 2 R12 R2 4 1 0x200000 4\n"
                           "0030 ffffffff 0 EXIT 0 0\n"};
-    CHECK_EQ_U(accelsim_cycles("copy", 1, copy), 99);
+    CHECK_EQ_U(accelsim_cycles("copy", 1, copy), 140);
 }
 
 /* BAR.SYNC holds a CTA's warps until all have reached it (LRR, one issue per cycle, alu 1).
@@ -617,6 +619,47 @@ static void barrier(void)
     CHECK_EQ_U(accelsim_cycles("barrier-arrive", 2, arrive), 9);
 }
 
+/* A warp ends once its writes are acknowledged, as in GPGPU-Sim, which keeps a warp until its
+ * stores are acknowledged. One store of a line through the write-through L1: L1 10, the SM's
+ * NoC port 1 + NoC 5, the slice's input port 1 and data array 1, L2 20: the slice has it at
+ * 38, and the acknowledgement is back 5 cycles later, at 43. Reductions (RED: no value
+ * returned) are acknowledged by their answer: 64 warps reducing into one word queue at one
+ * slice, and the kernel lasts until the last answer is back, so that no resource is busy for
+ * longer than the kernel. */
+static void writes_acknowledged(void)
+{
+    struct tb t;
+    tb_open(&t, "store-ack");
+    tb_kernel(&t, 1, 1, 32, 0, 0);
+    tb_access(&t, 0, 0, GCR_OP_STORE, GCR_SPACE_GLOBAL, 4, 0xffffffffu, A, 4);
+    tb_end(&t, 1);
+    tb_close(&t);
+    json_t *r = must_replay(CFG(""), t.path);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 43);
+    json_decref(r);
+    unlink(t.path);
+
+    tb_open(&t, "reductions");
+    tb_kernel(&t, 1, 2, 1024, 0, 0);
+    for (uint32_t c = 0; c < 2; c++)
+        for (uint32_t w = 0; w < 32; w++)
+            tb_access(&t, c, w, GCR_OP_REDUCTION, GCR_SPACE_GLOBAL, 4, 0xffffffffu, A, 0);
+    tb_end(&t, 1);
+    tb_close(&t);
+    r = must_replay(CFG(""), t.path);
+    static const char *const resources[] = {"noc_sm_inject", "noc_slice_in", "l2_slice",
+                                            "noc_slice_out", "noc_sm_eject"};
+    for (size_t i = 0; i < sizeof resources / sizeof *resources; i++) {
+        char path[128];
+        snprintf(path, sizeof path, "kernels.0.timing.resources.%s.utilisation_max",
+                 resources[i]);
+        CHECK(jreal(r, path) <= 1.0);
+    }
+    CHECK(jreal(r, "kernels.0.timing.resources.l2_slice.utilisation_max") >= 0.5);
+    json_decref(r);
+    unlink(t.path);
+}
+
 int main(void)
 {
     chip_links_bypass();
@@ -634,5 +677,6 @@ int main(void)
     config_errors();
     scoreboard();
     barrier();
+    writes_acknowledged();
     CHECK_DONE();
 }
