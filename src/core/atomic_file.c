@@ -11,36 +11,51 @@
 #include <unistd.h>
 
 /* The temporary files open now, for gcr_atomic_file_remove_pending, which a
- * signal handler may run at any moment, on any thread. Each slot holds a copy
- * of the name (nothing a handler reads is ever freed) behind a lock-free
- * atomic state, so a handler reads only names written whole. A file is
- * registered once mkstemp has created it, so a slot never names someone
+ * signal handler may run at any moment, on any thread. They are a list of
+ * entries that is only ever pushed onto and whose entries are never freed
+ * (nothing a handler reads goes away): each holds a copy of a name behind a
+ * lock-free atomic state, so a handler reads only names written whole. An
+ * entry whose file is gone is reused for a name that fits it. A file is
+ * registered once mkstemp has created it, so an entry never names someone
  * else's file, and dropped when its struct is released, after the rename: a
- * handler that runs in between unlinks a name that no longer exists. Longer
- * names, and files beyond the slots, are not covered. */
+ * handler that runs in between unlinks a name that no longer exists. There is
+ * no limit on how many files are pending at once (a run of many variants
+ * writes one per variant). */
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "a signal handler may read only lock-free atomics");
-enum { PENDING_SLOTS = 8, PENDING_NAME = 4096 };
+_Static_assert(ATOMIC_POINTER_LOCK_FREE == 2, "a signal handler may read only lock-free atomics");
 enum { SLOT_FREE, SLOT_FILLING, SLOT_SET };
-static struct {
+struct gcr_pending_output {
     _Atomic int state;
-    char name[PENDING_NAME];
-} pending[PENDING_SLOTS];
+    struct gcr_pending_output *_Atomic next;
+    size_t capacity;
+    char name[];
+};
+static struct gcr_pending_output *_Atomic pending_list;
 
-/* 1 + the slot now naming tmp, or 0 if none could. */
-static int pending_add(const char *tmp)
+/* The entry now naming tmp, or NULL when out of memory (the file is then not covered). */
+static struct gcr_pending_output *pending_add(const char *tmp)
 {
     size_t n = strlen(tmp) + 1;
-    if (n > PENDING_NAME)
-        return 0;
-    for (int i = 0; i < PENDING_SLOTS; i++) {
+    for (struct gcr_pending_output *p = atomic_load(&pending_list); p; p = atomic_load(&p->next)) {
         int expect = SLOT_FREE;
-        if (atomic_compare_exchange_strong(&pending[i].state, &expect, SLOT_FILLING)) {
-            memcpy(pending[i].name, tmp, n);
-            atomic_store(&pending[i].state, SLOT_SET);
-            return i + 1;
+        if (p->capacity >= n &&
+            atomic_compare_exchange_strong(&p->state, &expect, SLOT_FILLING)) {
+            memcpy(p->name, tmp, n);
+            atomic_store(&p->state, SLOT_SET);
+            return p;
         }
     }
-    return 0;
+    struct gcr_pending_output *p = malloc(sizeof *p + n);
+    if (!p)
+        return NULL;
+    atomic_init(&p->state, SLOT_SET);
+    p->capacity = n;
+    memcpy(p->name, tmp, n);
+    struct gcr_pending_output *head = atomic_load(&pending_list);
+    do
+        atomic_store(&p->next, head);
+    while (!atomic_compare_exchange_weak(&pending_list, &head, p));
+    return p;
 }
 
 void gcr_atomic_file_stop_signals(sigset_t *set)
@@ -54,16 +69,16 @@ void gcr_atomic_file_stop_signals(sigset_t *set)
 
 void gcr_atomic_file_remove_pending(void)
 {
-    for (int i = 0; i < PENDING_SLOTS; i++)
-        if (atomic_load(&pending[i].state) == SLOT_SET)
-            unlink(pending[i].name);
+    for (struct gcr_pending_output *p = atomic_load(&pending_list); p; p = atomic_load(&p->next))
+        if (atomic_load(&p->state) == SLOT_SET)
+            unlink(p->name);
 }
 
 static void release(struct gcr_atomic_file *a)
 {
-    if (a->slot)
-        atomic_store(&pending[a->slot - 1].state, SLOT_FREE);
-    a->slot = 0;
+    if (a->pending)
+        atomic_store(&a->pending->state, SLOT_FREE);
+    a->pending = NULL;
     free(a->path);
     free(a->target);
     free(a->tmp);
@@ -218,7 +233,7 @@ static int open_renamed(struct gcr_atomic_file *a, mode_t existing_mode, struct 
     int fd = mkstemp(a->tmp);
     int e = errno;
     if (fd >= 0)
-        a->slot = pending_add(a->tmp);
+        a->pending = pending_add(a->tmp);
     pthread_sigmask(SIG_SETMASK, &before, NULL);
     if (fd < 0) {
         free(a->tmp);

@@ -35,7 +35,7 @@ struct gcr_atomic_file {
     char *target; /* GCR_OUTPUT_RENAMED: the file renamed over (symlinks resolved) */
     char *tmp;    /* GCR_OUTPUT_RENAMED: the temporary file */
     enum gcr_output_mode mode;
-    int slot; /* 1 + its slot for gcr_atomic_file_remove_pending; 0: none */
+    struct gcr_pending_output *pending; /* its entry for gcr_atomic_file_remove_pending; NULL: none */
 };
 
 /* Refuses a path no output may be written to: an existing directory or block device (the

@@ -308,6 +308,29 @@ json-atomic)
   [ "$status" -eq 143 ] || fail "SIGTERM: exit $status, want 143 (ended by the signal)"
   ! ls "$work"/r.json.tmp.* >/dev/null 2>&1 || fail "temporary report left after SIGTERM"
   grep -q '"old"' "$work/r.json" || fail "a run stopped by SIGTERM touched the report"
+  # The same with twelve variants, each with its --json-dir file, and their --json: thirteen
+  # temporary files pending at once, none left after SIGTERM.
+  mkdir "$work/variants"
+  variants=()
+  for i in $(seq 12); do variants+=(--config examples/configs/volta80.json); done
+  { cat examples/traces/vecadd.txt; exec sleep 60; } >"$work/fifo" &
+  feeder=$!
+  "$GCR" run -q --format text "${variants[@]}" --json-dir "$work/variants" \
+    --json "$work/r.json" "$work/fifo" 2>"$work/err" &
+  run=$!
+  for _ in $(seq 200); do
+    [ "$(ls "$work/variants" | wc -l)" -eq 12 ] && break
+    sleep 0.05
+  done
+  [ "$(ls "$work/variants" | wc -l)" -eq 12 ] || fail "not every variant's temporary report is there"
+  kill -TERM "$run"
+  wait "$run"
+  status=$?
+  kill "$feeder" 2>/dev/null
+  [ "$status" -eq 143 ] || fail "SIGTERM (12 variants): exit $status, want 143"
+  [ -z "$(ls "$work/variants")" ] || fail "temporary reports left after SIGTERM: $(ls "$work/variants")"
+  ! ls "$work"/r.json.tmp.* >/dev/null 2>&1 || fail "temporary report left after SIGTERM (12 variants)"
+  grep -q '"old"' "$work/r.json" || fail "a run of 12 variants stopped by SIGTERM touched the report"
   ;;
 bad-input)
   # tests/cli/bad-input.txt: each bad input or output gives its exit status and
