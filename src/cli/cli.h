@@ -51,6 +51,9 @@ void cli_put_escaped(FILE *f, const char *s);
 int cli_check_output(const char *out, const char *const *files, size_t nfiles,
                      char *const *traces, size_t ntraces, const char *format,
                      struct gcr_err *err);
+/* Before any work: refuses a folder that outputs go into (run --json-dir) unless it exists
+ * and is a folder. The files in it are outputs each, checked as cli_check_output does. */
+int cli_check_output_dir(const char *dir, const char *option, struct gcr_err *err);
 
 /* Parses a non-negative integer option value; false if malformed. */
 bool cli_parse_u64(const char *s, uint64_t *out);

@@ -242,5 +242,7 @@ int cmd_run(int argc, char **argv)
     if (a.json_path && cli_check_output(a.json_path, configs, a.nconfigs, a.traces, a.ntraces,
                                         a.format, &err) != 0)
         return cli_error(&err);
+    if (a.json_dir && cli_check_output_dir(a.json_dir, "--json-dir", &err) != 0)
+        return cli_error(&err);
     return a.nconfigs == 1 && !a.json_dir ? run_one(&a) : run_variants(&a);
 }

@@ -15,15 +15,15 @@
 
 static const char usage[] =
     "usage: gcreplay sweep --config FILE... [--vary PATH=V1,V2,...]... [--set PATH=VALUE]...\n"
-    "                      [--timing] [-j N] [--force] [--rank-by METRIC] [--format NAME]\n"
-    "                      [--quiet] -o DIR TRACE...\n"
+    "                      [--timing] [-j N] [--one-pass on|off] [--force]\n"
+    "                      [--rank-by METRIC] [--format NAME] [--quiet] -o DIR TRACE...\n"
     "       gcreplay sweep --slurm [--slurm-opt ARG]... [--shards K] [--max-running M]\n"
     "                      [--no-submit] [the options above] -o DIR TRACE...\n"
-    "       gcreplay sweep --shard I/K [-j N] [--quiet] DIR\n"
+    "       gcreplay sweep --shard I/K [-j N] [--one-pass on|off] [--quiet] DIR\n"
     "       gcreplay sweep --collect DIR\n"
     "       gcreplay sweep --status DIR [--json]\n"
     "\n"
-    "Replays every trace under every variant, one replay per pair, N at a time, and\n"
+    "Replays every trace under every variant, N processes at a time, and\n"
     "writes to DIR each pair's report (runs/TRACE/VARIANT.json, what run --json writes),\n"
     "summary.csv (one row per pair), kernels.csv (one per pair and kernel),\n"
     "failures.csv and summary.txt (printed at the end): per trace, the variant best by\n"
@@ -40,8 +40,14 @@ static const char usage[] =
     "                      values as for --set, separated by commas)\n"
     CLI_SET_HELP
     "  -t, --timing        replay with the timing backend (cycles, IPC)\n"
-    "  -j, --jobs N        replays at once (default: the CPUs this process may use);\n"
-    "                      with --slurm, the CPUs of each array task (--cpus-per-task)\n"
+    "  -j, --jobs N        replay processes at once (default: the CPUs this process may\n"
+    "                      use); with --slurm, the CPUs of each array task\n"
+    "                      (--cpus-per-task)\n"
+    "  --one-pass W        on (default): the variants of a trace that can share a pass\n"
+    "                      (as gcreplay run with several --config) are replayed in one\n"
+    "                      pass, a few at a time, as long as -j processes stay busy;\n"
+    "                      off: one process per pair. The reports are the same but for\n"
+    "                      the \"variant\" member of a report replayed in a shared pass\n"
     "  -o, --output DIR    the sweep's folder (created; a folder of an earlier sweep is\n"
     "                      resumed)\n"
     "  --force             replay every pair, also those already done\n"
@@ -55,7 +61,9 @@ static const char usage[] =
     "                      each shard and its task (squeue, sacct); --json: as JSON\n"
     "  -q, --quiet         no progress and no summary on the terminal\n"
     "  -h, --help          this text\n"
-    "\n"
+    "\n";
+/* Split in two: a string literal a C17 compiler must take holds 4095 characters. */
+static const char usage_slurm[] =
     "On a Slurm cluster (DIR on a filesystem every node sees):\n"
     "  --slurm             plan here, then run the pairs as one Slurm job array:\n"
     "                      writes DIR/slurm/sweep.sbatch (task I runs --shard I/K) and\n"
@@ -322,7 +330,8 @@ int cmd_sweep(int argc, char **argv)
 {
     enum {
         OPT_FORCE = 1000, OPT_RANK, OPT_COLLECT, OPT_DETAIL, OPT_SLURM, OPT_SLURM_OPT,
-        OPT_SHARDS, OPT_MAX_RUNNING, OPT_NO_SUBMIT, OPT_SHARD, OPT_STATUS, OPT_JSON
+        OPT_SHARDS, OPT_MAX_RUNNING, OPT_NO_SUBMIT, OPT_SHARD, OPT_STATUS, OPT_JSON,
+        OPT_ONE_PASS
     };
     static const struct option opts[] = {
         {"config", required_argument, NULL, 'c'},  {"vary", required_argument, NULL, 'V'},
@@ -340,15 +349,17 @@ int cmd_sweep(int argc, char **argv)
         {"shard", required_argument, NULL, OPT_SHARD},
         {"status", required_argument, NULL, OPT_STATUS},
         {"json", no_argument, NULL, OPT_JSON},
+        {"one-pass", required_argument, NULL, OPT_ONE_PASS},
         {NULL, 0, NULL, 0}};
     const char *configs[MAX_CONFIGS], *varies[MAX_VARIES], *sets[CLI_MAX_SETS];
     const char *slurm_opts[MAX_SLURM_OPTS];
     size_t nconfigs = 0, nvaries = 0, nsets = 0;
     struct sweep_request rq = {0};
-    struct sweep_run_opts ro = {0};
+    struct sweep_run_opts ro = {.one_pass = true};
     struct sweep_slurm_opts so = {0};
     const char *collect = NULL, *status = NULL, *shard_text = NULL;
-    bool quiet = false, slurm = false, no_submit = false, as_json = false, jobs_given = false;
+    bool quiet = false, slurm = false, no_submit = false, as_json = false, jobs_given = false,
+         one_pass_given = false;
     uint64_t v;
     int c;
     struct gcr_err err = {0};
@@ -412,7 +423,16 @@ int cmd_sweep(int argc, char **argv)
         case OPT_SHARD: shard_text = optarg; break;
         case OPT_STATUS: status = optarg; break;
         case OPT_JSON: as_json = true; break;
-        case 'h': fputs(usage, stdout); return CLI_OK;
+        case OPT_ONE_PASS:
+            if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0)
+                return cli_usage_error("sweep", "--one-pass must be on or off, got '%s'", optarg);
+            ro.one_pass = !strcmp(optarg, "on");
+            one_pass_given = true;
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            fputs(usage_slurm, stdout);
+            return CLI_OK;
         default: return cli_bad_option("sweep", c, argv);
         }
     }
@@ -421,7 +441,7 @@ int cmd_sweep(int argc, char **argv)
     bool slurm_only = so.noptions || so.shards || so.max_running || no_submit;
     if (status) {
         if (planning || slurm || slurm_only || collect || shard_text || jobs_given ||
-            optind < argc)
+            one_pass_given || optind < argc)
             return cli_usage_error("sweep", "--status DIR takes no other option than --json, "
                                    "and no trace");
         return status_only(status, as_json);
@@ -429,7 +449,8 @@ int cmd_sweep(int argc, char **argv)
     if (as_json)
         return cli_usage_error("sweep", "--json goes with --status DIR");
     if (collect) {
-        if (planning || slurm || slurm_only || shard_text || jobs_given || optind < argc)
+        if (planning || slurm || slurm_only || shard_text || jobs_given || one_pass_given ||
+            optind < argc)
             return cli_usage_error("sweep", "--collect DIR takes no other options or traces");
         return collect_only(collect, quiet);
     }
@@ -440,7 +461,7 @@ int cmd_sweep(int argc, char **argv)
             return bad;
         if (planning || slurm || slurm_only)
             return cli_usage_error("sweep", "--shard I/K DIR reads the plan in DIR: it takes "
-                                   "no other options than -j and --quiet");
+                                   "no other options than -j, --one-pass and --quiet");
         if (argc - optind != 1)
             return cli_usage_error("sweep", "--shard I/K takes one folder, the sweep's (DIR)");
         if (!ro.jobs)
@@ -467,6 +488,7 @@ int cmd_sweep(int argc, char **argv)
     rq.ntraces = (size_t)(argc - optind);
     so.options = slurm_opts;
     so.cpus = jobs_given ? ro.jobs : 0;
+    so.one_pass = ro.one_pass;
     if (!ro.jobs)
         ro.jobs = (unsigned)gcr_cpus_usable();
     ro.progress = !quiet && isatty(STDERR_FILENO);

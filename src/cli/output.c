@@ -1,6 +1,8 @@
 /* The output rules every command applies before it does any work (README, "Output files"). */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "core/atomic_file.h"
@@ -38,5 +40,19 @@ int cli_check_output(const char *out, const char *const *files, size_t nfiles,
     if (c.input)
         return gcr_fail(err, GCR_E_USAGE, "%s: the output is the same file as the input %s; "
                         "name another output", out, c.input);
+    return 0;
+}
+
+int cli_check_output_dir(const char *dir, const char *option, struct gcr_err *err)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0 && errno == ENOENT)
+        return gcr_fail(err, GCR_E_USAGE, "%s: no such folder; %s must name an existing folder",
+                        dir, option);
+    if (stat(dir, &st) != 0)
+        return gcr_fail(err, GCR_E_USAGE, "%s: %s", dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return gcr_fail(err, GCR_E_USAGE, "%s: is not a folder; %s must name an existing folder",
+                        dir, option);
     return 0;
 }

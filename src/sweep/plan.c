@@ -11,6 +11,7 @@
 
 #include "core/atomic_file.h"
 #include "gcreplay/config.h"
+#include "gcreplay/replay.h"
 #include "gcreplay/trace.h"
 
 /* ---- Small helpers ------------------------------------------------------------------------ */
@@ -513,6 +514,39 @@ static int build_variants(struct sweep_plan *p, const struct sweep_request *rq,
         p->variants[i].id = ids[i];
     free(ids);
     return rc == 0 ? 0 : gcr_fail(err, GCR_E_NOMEM, "out of memory");
+}
+
+/* ---- Passes ------------------------------------------------------------------------------- */
+
+int sweep_pass_groups(const struct sweep_plan *p, size_t *group_of, struct gcr_err *err)
+{
+    size_t nv = p->nvariants ? p->nvariants : 1, groups = 0;
+    char (*keys)[GCR_PASS_KEY_MAX] = malloc(nv * sizeof *keys);
+    bool *alone = malloc(nv * sizeof *alone);
+    int rc = keys && alone ? 0 : gcr_fail(err, GCR_E_NOMEM, "out of memory");
+    for (size_t v = 0; v < p->nvariants && rc == 0; v++) {
+        struct gcr_config c;
+        /* The effective config was checked when the plan was made: a failure now is the
+         * plan's (a sweep.json edited by hand), named by the variant. */
+        char origin[1100];
+        snprintf(origin, sizeof origin, "sweep.json: variant %s", p->variants[v].id);
+        if (gcr_config_from_json(&c, p->variants[v].effective, origin, err) != 0) {
+            rc = -1;
+            break;
+        }
+        alone[v] = gcr_replay_pass_key(&c, keys[v], sizeof keys[v]) != NULL;
+        gcr_config_free(&c);
+        group_of[v] = v;
+        for (size_t w = 0; w < v && !alone[v]; w++)
+            if (!alone[w] && !strcmp(keys[w], keys[v])) {
+                group_of[v] = group_of[w];
+                break;
+            }
+        groups += group_of[v] == v;
+    }
+    free(keys);
+    free(alone);
+    return rc == 0 ? (int)groups : -1;
 }
 
 /* ---- Metrics ------------------------------------------------------------------------------ */

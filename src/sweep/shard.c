@@ -3,11 +3,17 @@
  *
  * The split is computed from the plan alone, so that every task of a job array, on whatever
  * node, computes the same one from the same sweep.json, and no task needs to hear from
- * another. A pair's cost is its trace's bytes (all variants of a trace cost about the same)
- * plus a fixed cost per replay; pairs go heaviest first, each to the shard with the least cost
- * so far (longest processing time first: within 4/3 of the best split). Pairs of equal cost go
- * in the order of a stable hash of their ids, so that the split depends on the pairs and their
- * sizes, not on where they stand in the plan. */
+ * another. What is split are units: the pairs of one trace whose variants can share a pass
+ * (sweep_pass_groups), so that a shard can replay them together; a variant that needs a pass
+ * of its own is a unit alone. The units are the same whether the shard then replays them in
+ * one pass or not (sweep --one-pass), so that the split never depends on how it is run. A
+ * unit costs what its pairs would one by one, each its trace's bytes plus a fixed cost per
+ * replay (a shared pass measured about as long as its variants one by one on the bench's
+ * trace: tests/bench/README.md); units go heaviest first, each to the shard with the least
+ * cost so far (longest processing time first: within 4/3 of the best split). Units of equal
+ * cost go in the order of a stable hash of the ids of their trace and first variant, so that
+ * the split depends on the pairs and their sizes, not on where they stand in the plan (and
+ * is the split of the pairs themselves when no two variants can share a pass). */
 #include "sweep/sweep.h"
 
 #include <dirent.h>
@@ -23,10 +29,10 @@
  * as this many bytes of trace: traces of a few kilobytes are then spread by their number. */
 enum { REPLAY_FIXED_COST = 64 * 1024 };
 
-struct pair {
+struct unit {
     uint64_t cost, hash;
-    const char *trace_id, *variant_id;
-    size_t index; /* trace * nvariants + variant */
+    const char *trace_id, *variant_id; /* the trace and the first variant of the pass */
+    size_t trace, group;
 };
 
 /* FNV-1a over the bytes of s and its terminating zero. */
@@ -41,7 +47,7 @@ static uint64_t fnv(uint64_t h, const char *s)
 
 static int heaviest_first(const void *a, const void *b)
 {
-    const struct pair *x = a, *y = b;
+    const struct unit *x = a, *y = b;
     if (x->cost != y->cost)
         return x->cost > y->cost ? -1 : 1;
     if (x->hash != y->hash)
@@ -83,35 +89,55 @@ int sweep_shard_partition(const struct sweep_plan *p, unsigned shards, unsigned 
 {
     if (shards == 0)
         return gcr_fail(err, GCR_E_USAGE, "a sweep has at least one shard");
-    size_t n = p->ntraces * p->nvariants;
-    struct pair *pairs = malloc((n ? n : 1) * sizeof *pairs);
+    size_t n = p->ntraces * p->nvariants, nv = p->nvariants ? p->nvariants : 1;
+    struct unit *units = malloc((n ? n : 1) * sizeof *units);
     struct shard_load *heap = malloc(shards * sizeof *heap);
-    if (!pairs || !heap) {
-        free(pairs);
-        free(heap);
-        return gcr_fail(err, GCR_E_NOMEM, "out of memory");
-    }
-    for (size_t t = 0; t < p->ntraces; t++)
-        for (size_t v = 0; v < p->nvariants; v++) {
-            struct pair *x = &pairs[t * p->nvariants + v];
-            x->cost = p->traces[t].bytes + REPLAY_FIXED_COST;
+    size_t *group_of = malloc(nv * sizeof *group_of), *members = calloc(nv, sizeof *members);
+    int rc = units && heap && group_of && members ? 0
+                                                  : gcr_fail(err, GCR_E_NOMEM, "out of memory");
+    if (rc == 0 && sweep_pass_groups(p, group_of, err) < 0)
+        rc = -1;
+    for (size_t v = 0; v < p->nvariants && rc == 0; v++)
+        members[group_of[v]]++;
+    size_t nunits = 0;
+    for (size_t t = 0; t < p->ntraces && rc == 0; t++)
+        for (size_t g = 0; g < p->nvariants; g++) {
+            if (!members[g])
+                continue; /* not the first variant of a group */
+            struct unit *x = &units[nunits++];
+            x->cost = (p->traces[t].bytes + REPLAY_FIXED_COST) * members[g];
             x->trace_id = p->traces[t].id;
-            x->variant_id = p->variants[v].id;
+            x->variant_id = p->variants[g].id;
             x->hash = fnv(fnv(1469598103934665603ull, x->trace_id), x->variant_id);
-            x->index = t * p->nvariants + v;
+            x->trace = t;
+            x->group = g;
         }
-    qsort(pairs, n, sizeof *pairs, heaviest_first);
+    if (rc == 0)
+        qsort(units, nunits, sizeof *units, heaviest_first);
     /* Numbered in order, all empty, it is a heap already. */
-    for (unsigned s = 0; s < shards; s++)
+    for (unsigned s = 0; s < shards && rc == 0; s++)
         heap[s] = (struct shard_load){0, s};
-    for (size_t i = 0; i < n; i++) {
-        shard_of[pairs[i].index] = heap[0].shard;
-        heap[0].load += pairs[i].cost;
+    for (size_t i = 0; i < nunits && rc == 0; i++) {
+        for (size_t v = 0; v < p->nvariants; v++)
+            if (group_of[v] == units[i].group)
+                shard_of[units[i].trace * p->nvariants + v] = heap[0].shard;
+        heap[0].load += units[i].cost;
         sift_down(heap, shards, 0);
     }
-    free(pairs);
+    free(units);
     free(heap);
-    return 0;
+    free(group_of);
+    free(members);
+    return rc;
+}
+
+size_t sweep_shard_units(const struct sweep_plan *p, struct gcr_err *err)
+{
+    size_t *group_of = malloc((p->nvariants ? p->nvariants : 1) * sizeof *group_of);
+    int groups = group_of ? sweep_pass_groups(p, group_of, err)
+                          : gcr_fail(err, GCR_E_NOMEM, "out of memory");
+    free(group_of);
+    return groups < 0 ? SIZE_MAX : p->ntraces * (size_t)groups;
 }
 
 /* ---- Markers ------------------------------------------------------------------------------ */

@@ -168,10 +168,12 @@ int sweep_slurm_write(const struct sweep_plan *p, const char *dir,
         return gcr_fail(err, GCR_E_USAGE, "%s: with --slurm, the sweep's folder must have a "
                         "path without blanks, quotes, backslashes or %% (sbatch reads it in "
                         "the job script's #SBATCH lines); name another folder", abs);
-    size_t pairs = p->ntraces * p->nvariants;
+    size_t pairs = p->ntraces * p->nvariants, units = sweep_shard_units(p, err);
+    if (units == SIZE_MAX)
+        return -1;
     unsigned shards = o->shards ? o->shards : sweep_slurm_default_shards(pairs);
-    if (pairs && shards > pairs)
-        shards = (unsigned)pairs; /* a shard of no pair would be a task with nothing to do */
+    if (units && shards > units)
+        shards = (unsigned)units; /* a shard of no pair would be a task with nothing to do */
     out->shards = shards;
     out->pairs = pairs;
     char *slurm = sweep_path(abs, "slurm", NULL, NULL);
@@ -205,8 +207,8 @@ int sweep_slurm_write(const struct sweep_plan *p, const char *dir,
     put_common(&a, o, cwd);
     sweep_put(&a, "exec ");
     put_quoted(&a, self);
-    sweep_put(&a, " sweep --shard \"$SLURM_ARRAY_TASK_ID/%u\" -j \"${SLURM_CPUS_PER_TASK:-1}\" ",
-              shards);
+    sweep_put(&a, " sweep --shard \"$SLURM_ARRAY_TASK_ID/%u\" -j \"${SLURM_CPUS_PER_TASK:-1}\" %s",
+              shards, o->one_pass ? "" : "--one-pass off ");
     put_quoted(&a, abs);
     sweep_put(&a, "\n");
 

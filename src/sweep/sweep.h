@@ -6,15 +6,17 @@
  *             the variants (configs x --vary axes, each with its effective config), and the
  *             plan file sweep.json that records both;
  *   runner.c  running it: every (trace, variant) pair whose report is missing or stale is
- *             replayed by a `gcreplay run` child process, N at a time; a failure is recorded
+ *             replayed by a `gcreplay run` child process, N at a time, the pairs of a trace
+ *             whose variants can share a pass together, in one pass; a failure is recorded
  *             beside the reports and stops nothing else;
  *   collect.c reading it back: the reports under runs/ become summary.csv, kernels.csv,
  *             failures.csv and summary.txt, sorted, so that the outputs do not depend on the
  *             order or the parallelism the pairs ran with.
  * and, for a sweep spread over the nodes of a cluster:
  *   shard.c   the plan's pairs split into K shards, computed from the plan alone (every task
- *             of a job array computes the same split from the same sweep.json), and the
- *             marker each shard writes when it starts and when it ends;
+ *             of a job array computes the same split from the same sweep.json), the pairs of
+ *             a trace that can share a pass in the same shard, and the marker each shard
+ *             writes when it starts and when it ends;
  *   slurm.c   the Slurm job array whose task i runs shard i (`gcreplay sweep --shard i/K`),
  *             and the collect job after it; submitted with sbatch;
  *   status.c  what is done, failed, running and pending, from runs/, the markers, and
@@ -26,7 +28,9 @@
  * The output folder:
  *   sweep.json                    the plan
  *   variants/<variant>.json       each variant's effective config (`gcreplay run --config` it)
- *   runs/<trace>/<variant>.json   the report, exactly what `gcreplay run --json` writes
+ *   runs/<trace>/<variant>.json   the report, exactly what `gcreplay run --json` writes; when
+ *                                 the pair shared a pass with others, with the "variant"
+ *                                 member that `run --json-dir` adds (which pass, with whom)
  *   runs/<trace>/<variant>.failed why the pair failed: {"exit_status", "message"}
  *   summary.csv kernels.csv failures.csv summary.txt
  *   slurm/sweep.sbatch slurm/collect.sbatch   the job array and the collect job (--slurm)
@@ -111,6 +115,11 @@ bool sweep_metric_known(const char *name, bool *lower_is_better);
 /* The metrics sweep_metric_known accepts, for messages. */
 const char *sweep_metric_names(void);
 
+/* plan.c: which variants can share a pass of a trace (gcreplay run with several --config),
+ * by gcr_replay_pass_key of their effective configs: group_of[v] is the first variant of v's
+ * group (v itself when it needs a pass of its own). Returns the number of groups, or -1. */
+int sweep_pass_groups(const struct sweep_plan *p, size_t *group_of, struct gcr_err *err);
+
 /* runner.c: removes the reports the plan `now` cannot use: of a trace whose identity differs
  * from the one `before` (the plan of the last run; NULL: none) recorded, and of a config other
  * than the variant's effective one. So every report left belongs to the new plan. */
@@ -120,7 +129,9 @@ int sweep_forget_stale(const struct sweep_plan *now, const struct sweep_plan *be
  * only the pairs of shard `shard` of that many. Returns the number of pairs that failed in this
  * call, or -1 when the sweep itself cannot go on; counts (NULL: not wanted) tells more. */
 struct sweep_run_opts {
-    unsigned jobs;
+    unsigned jobs;   /* processes at once */
+    bool one_pass;   /* the pairs of a trace that can share a pass replayed in one (a process
+                      * each pass); false: a process each pair */
     bool force;
     bool progress;   /* on standard error, when it is a terminal */
     unsigned shard;  /* with shards: this one, from 0 */
@@ -141,9 +152,14 @@ int sweep_run(const struct sweep_plan *p, const char *dir, const struct sweep_ru
 int sweep_write_variants(const struct sweep_plan *p, const char *dir, bool only_missing,
                          struct gcr_err *err);
 
-/* shard.c: shard_of[t * nvariants + v] = the shard, from 0, of pair (t, v). */
+/* shard.c: shard_of[t * nvariants + v] = the shard, from 0, of pair (t, v). What is split
+ * are units, the pairs of a trace whose variants can share a pass (sweep_pass_groups): they
+ * go to the same shard, whether the shard replays them in one pass or not. */
 int sweep_shard_partition(const struct sweep_plan *p, unsigned shards, unsigned *shard_of,
                           struct gcr_err *err);
+/* How many units the plan has (more shards than that would leave some empty): SIZE_MAX with
+ * err on failure. */
+size_t sweep_shard_units(const struct sweep_plan *p, struct gcr_err *err);
 /* slurm/shards/<shard>.json: written when the shard starts (finished NULL) and again when it
  * ends, with its counts. Its presence shows the collect step that the shard ran and wrote to
  * this very folder. */
@@ -165,12 +181,13 @@ struct sweep_slurm_opts {
     unsigned shards;      /* 0: the pairs, at most SWEEP_DEFAULT_SHARDS */
     unsigned max_running; /* tasks at once; 0: as many as Slurm runs */
     unsigned cpus;        /* --cpus-per-task of a task; 0: Slurm's default */
+    bool one_pass;        /* the tasks' sweep --one-pass */
 };
 struct sweep_slurm_layout {
     char *dir;            /* absolute */
     char *array_script;   /* slurm/sweep.sbatch */
     char *collect_script; /* slurm/collect.sbatch */
-    unsigned shards;      /* as written: never more than the pairs */
+    unsigned shards;      /* as written: never more than the units (sweep_shard_units) */
     size_t pairs;
 };
 /* What was submitted, in slurm/submission.json (job ids empty: not submitted by gcreplay). */

@@ -21,17 +21,34 @@ def bench_traces(gcreplay, instructions, work, config=None):
             os.path.join(work, f"bench-typical-{instructions // 4}.gcrt"))
 
 
-def timed_replay(who, gcreplay, cfg, trace, extra=()):
-    """(wall seconds, CPU seconds (user + system), peak RSS in MB) of one
-    `gcreplay run -q` replay, from wait4."""
+def timed_command(who, cmd):
+    """(wall seconds, CPU seconds (user + system), peak RSS in MB) of one command, from
+    wait4: its CPU time includes that of the processes it waited for (a sweep's replays)."""
     t0 = time.perf_counter()
-    p = subprocess.Popen([gcreplay, "run", "-q", *extra, "--config", cfg, trace],
-                         stdout=subprocess.DEVNULL)
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t0
     if status != 0:
-        sys.exit(f"{who}: {gcreplay} run --config {cfg} {trace} failed (status {status})")
+        sys.exit(f"{who}: {' '.join(cmd)} failed (status {status})")
     return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0
+
+
+def timed_replay(who, gcreplay, cfg, trace, extra=()):
+    """timed_command of one `gcreplay run -q` replay."""
+    return timed_command(who, [gcreplay, "run", "-q", *extra, "--config", cfg, trace])
+
+
+def readme_sweep(gcreplay, out, shared, options=()):
+    """The command line of the README's sweep ("A worked screening"): the example traces
+    and the reference Accel-Sim traces, four L1 organisations of volta80 x two L1 sizes,
+    the replication analysis on; options go before the configs."""
+    cmd = [gcreplay, "sweep", "-q", *options, "--set", "analyses.replication={}",
+           "--vary", "l1d.ways=256,64"]
+    for c in ("volta80.json", "volta80-shared.json", "volta80-dcl1-sh40-c10.json",
+              "volta80-colab.json"):
+        cmd += ["-c", os.path.join(ROOT, "examples", "configs", c)]
+    return cmd + ["-o", out, os.path.join(ROOT, "examples", "traces"),
+                  os.path.join(shared, "traces", "accelsim")]
 
 
 def callgrind_events(who, cmd, work, valgrind_options=()):

@@ -21,10 +21,9 @@ import json
 import os
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_util import ROOT, bench_traces  # noqa: E402
+from bench_util import ROOT, bench_traces, timed_command  # noqa: E402
 
 BASE = os.path.join(ROOT, "examples", "configs", "volta80.json")
 ORGS = {"private": "volta80.json", "shared": "volta80-shared.json",
@@ -56,13 +55,7 @@ def variant_configs(work, n):
 
 def timed(cmd):
     """(wall s, CPU s, peak RSS MB) of one process."""
-    t0 = time.perf_counter()
-    pid = os.spawnv(os.P_NOWAIT, cmd[0], cmd)
-    _, status, ru = os.wait4(pid, 0)
-    wall = time.perf_counter() - t0
-    if status != 0:
-        sys.exit(f"onepass: {' '.join(cmd)} failed (status {status})")
-    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0
+    return timed_command("onepass", cmd)
 
 
 def run_cmd(gcr, configs, trace):

@@ -18,18 +18,12 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_util import ROOT, readme_sweep  # noqa: E402
 
 
 def sweep_command(gcreplay, jobs, out, shared):
-    configs = ["volta80.json", "volta80-shared.json", "volta80-dcl1-sh40-c10.json",
-               "volta80-colab.json"]
-    cmd = [gcreplay, "sweep", "-q", "-j", str(jobs), "--set", "analyses.replication={}",
-           "--vary", "l1d.ways=256,64"]
-    for c in configs:
-        cmd += ["-c", os.path.join(ROOT, "examples", "configs", c)]
-    return cmd + ["-o", out, os.path.join(ROOT, "examples", "traces"),
-                  os.path.join(shared, "traces", "accelsim")]
+    return readme_sweep(gcreplay, out, shared, ["-j", str(jobs)])
 
 
 def timed(cmd):

@@ -447,7 +447,9 @@ sweep)
   # gcreplay sweep on the example traces and two reference traces, two configs x two L1
   # sizes: the tables agree with one `gcreplay run` per pair, -j 1 and -j 4 write the same
   # bytes, a second run replays nothing, a changed config replays its pairs only, and a bad
-  # trace fails alone.
+  # trace fails alone. The variants of a trace share a pass, or not (--one-pass off): the
+  # reports are the same but for the "variant" member, also with a variant that needs a
+  # pass of its own.
   mkdir "$work/traces"
   cp examples/traces/*.txt "$work/traces/"
   cp -r ../shared/traces/accelsim/vectoradd-100 ../shared/traces/accelsim/jacobi2d "$work/traces/"
@@ -459,6 +461,47 @@ sweep)
   expect_exit 0 "$GCR" sweep $(sweep_args "$work/s1" 1)
   expect_exit 0 "$GCR" sweep $(sweep_args "$work/s4" 4)
   diff -r "$work/s1" "$work/s4" >/dev/null || fail "sweep -j 1 and -j 4 wrote different files"
+  # One pass or not. With --one-pass off every pair is a `gcreplay run` of its own; on, the
+  # pairs of a trace that can share a pass are replayed in one (-j 6: two passes of two each,
+  # so that 6 processes can run), and the VWS variant (the timing backend) alone.
+  mkdir "$work/small"
+  cp examples/traces/stencil.txt examples/traces/broadcast.txt "$work/small/"
+  cp examples/configs/volta80-vws.json "$work/"
+  for m in "on -j 1" "on -j 6" "off -j 1"; do
+    expect_exit 0 "$GCR" sweep -q --one-pass $m --vary l1d.ways=256,64 -c "$work/volta80.json" \
+      -c "$work/volta80-shared.json" -c "$work/volta80-vws.json" -o "$work/pass-${m// /}" "$work/small"
+  done
+  python3 - "$work" <<'PY' || fail "sweep --one-pass: reports differ"
+import json, os, sys
+work = sys.argv[1]
+ids = [f"{c}+l1d.ways={w}" for c in ("volta80", "volta80-shared", "volta80-vws") for w in (256, 64)]
+for run, size in (("on-j1", 4), ("on-j6", 2)):
+    for trace in ("stencil", "broadcast"):
+        passes = []
+        for v in ids:
+            text = open(f"{work}/pass-{run}/runs/{trace}/{v}.json").read()
+            single = open(f"{work}/pass-off-j1/runs/{trace}/{v}.json").read()
+            assert '"variant"' not in single, (trace, v)
+            if "vws" in v:
+                assert text == single, (run, trace, v)
+                continue
+            member = json.loads(text)["variant"]
+            assert member["name"] == v and len(member["pass_variants"]) == size, (run, v, member)
+            passes.append(tuple(member["pass_variants"]))
+            at = text.index(',"variant":')
+            assert text[:at] + text[text.index(',"config":', at):] == single, (run, trace, v)
+        assert sorted(set(p for p in passes for p in p)) == sorted(v for v in ids if "vws" not in v)
+        assert len(set(passes)) == 4 // size, passes
+PY
+  for m in on-j6 off-j1; do
+    for f in summary.csv kernels.csv failures.csv summary.txt; do
+      cmp -s "$work/pass-on-j1/$f" "$work/pass-$m/$f" || fail "sweep --one-pass $m: $f differs"
+    done
+  done
+  expect_exit 0 "$GCR" sweep --status "$work/pass-on-j1"
+  contains "$work/out" "12 pairs: 12 done, 0 failed, 0 running, 0 pending"
+  expect_exit 2 "$GCR" sweep --one-pass maybe -c "$work/volta80.json" -o "$work/pass-bad" "$work/small"
+  contains "$work/err" "--one-pass must be on or off, got 'maybe'"
   [ -z "$(find "$work/s1" -name '*.tmp*')" ] || fail "sweep left temporary files"
   # Every row of summary.csv is the total of that pair's own `gcreplay run`, and the kernel
   # rows add up to it.
@@ -581,7 +624,7 @@ PY
   contains "$work/err" "was split into 3 shards (slurm/submission.json)"
   expect_exit 0 "$GCR" sweep --shard 1/3 "$work/s8"
   expect_exit 0 "$GCR" sweep --shard 1/3 "$work/s8"
-  contains "$work/out" "pairs: 7 done before, 0 replayed, 0 failed"
+  contains "$work/out" "8 pairs: 8 done before, 0 replayed, 0 failed"
   expect_exit 0 "$GCR" sweep --collect "$work/s8"
   for f in summary.csv kernels.csv failures.csv summary.txt; do
     cmp -s "$work/s7/$f" "$work/s8/$f" || fail "sweep in shards: $f differs from one local sweep's"
@@ -594,11 +637,16 @@ assert st["pairs"] == {"pairs": 20, "done": 20, "failed": 0, "running": 0, "pend
 shards = st["slurm"]["shard_states"]
 assert [s["shard"] for s in shards] == [0, 1, 2]
 assert sum(s["pairs"]["pairs"] for s in shards) == 20 and all(s["pairs"]["done"] == s["pairs"]["pairs"] for s in shards)
-assert max(s["pairs"]["pairs"] for s in shards) - min(s["pairs"]["pairs"] for s in shards) <= 2, shards
+# Shards are of the pairs of a trace that can share a pass: here the 4 variants of a trace.
+assert all(s["pairs"]["pairs"] % 4 == 0 for s in shards), shards
+assert max(s["pairs"]["pairs"] for s in shards) - min(s["pairs"]["pairs"] for s in shards) <= 4, shards
 assert all(s["marker"]["finished"] and s["marker"]["failed"] == 0 for s in shards), shards
 PY
   expect_exit 0 "$GCR" sweep $(sweep_args "$work/s8" 2) --slurm
   contains "$work/out" "every pair of $work/s8 is done: nothing to submit"
+  # The tasks replay as the submission asked: --one-pass off is on their command line.
+  expect_exit 0 "$GCR" sweep $(sweep_args "$work/s10" 2) --slurm --no-submit --one-pass off
+  contains "$work/s10/slurm/sweep.sbatch" "-j \"\${SLURM_CPUS_PER_TASK:-1}\" --one-pass off '$work/s10'"
   # Submitting needs sbatch.
   mkdir "$work/nobin"
   PATH=$work/nobin expect_exit 1 "$GCR" sweep $(sweep_args "$work/s9" 2) --slurm
@@ -627,6 +675,11 @@ plot)
     -o "$work/s" "$work/traces"
   expect_exit 0 "$GCR" plot -o "$work/sp" --metric l1d_miss_rate "$work/s"
   contains "$work/out" "heatmap-l1d_miss_rate.png"
+  # A pair's report from a pass it shared with other variants plots as any report.
+  grep -q '"variant":{"name":"volta80+l1d.ways=256"' "$work/s/runs/stencil/volta80+l1d.ways=256.json" ||
+    fail "the sweep's pairs did not share a pass"
+  expect_exit 0 "$GCR" plot -o "$work/pp" "$work/s/runs/stencil/volta80+l1d.ways=256.json"
+  contains "$work/out" "$work/pp/kernels.png"
   python3 - "$work" <<'PY' || fail "plot files or data"
 import csv, json, os, struct, sys, xml.etree.ElementTree as ET
 work = sys.argv[1]
