@@ -143,7 +143,7 @@ int gcr_cache_op_from_name(const char *s);
 bool gcr_insn_stride(const struct gcr_warp_insn *insn, uint64_t *base, int64_t *stride);
 
 /* Whether two records say the same thing: every field a trace carries, the
- * kernel's name included. Inactive lanes' addresses and the readers' strided
+ * kernel's name and the register dependencies (waits) included. Inactive lanes' addresses and the readers' strided
  * hint are not part of what a record says, and are not compared. For tests
  * and fuzzers that check readers and writers against each other. */
 bool gcr_record_same(const struct gcr_record *a, const struct gcr_record *b);

@@ -108,6 +108,16 @@ const char *gcr_kernel_dims_invalid(const uint32_t grid[3], const uint32_t block
     return NULL;
 }
 
+/* What is wrong with a record's register dependencies (record.h, GCR_WAITS_KNOWN), or NULL. */
+static const char *waits_invalid(uint32_t waits)
+{
+    if (waits & ~(GCR_WAITS_KNOWN | GCR_WAITS_BARRIER | GCR_WAITS_MASK))
+        return "register dependencies name memory instructions beyond the window";
+    if (waits && !(waits & GCR_WAITS_KNOWN))
+        return "register dependencies on a record whose registers are not known";
+    return NULL;
+}
+
 const char *gcr_record_invalid(const struct gcr_record *rec, const struct gcr_kernel_begin *kb)
 {
     switch (rec->kind) {
@@ -139,8 +149,8 @@ const char *gcr_record_invalid(const struct gcr_record *rec, const struct gcr_ke
             return "unknown cache operator";
         if (in->width == 0 || in->width > GCR_MAX_WIDTH)
             return "access width must be 1..256 bytes";
-        if (in->waits & ~(GCR_WAITS_KNOWN | GCR_WAITS_BARRIER | GCR_WAITS_MASK))
-            return "register dependencies name memory instructions beyond the window";
+        if (waits_invalid(in->waits))
+            return waits_invalid(in->waits);
         if (kb && in->cta >= gcr_kernel_ctas(kb))
             return "CTA id outside the kernel's grid";
         if (kb && in->warp >= gcr_kernel_warps_per_cta(kb))
@@ -150,8 +160,8 @@ const char *gcr_record_invalid(const struct gcr_record *rec, const struct gcr_ke
     case GCR_REC_NONMEM:
         if (rec->u.nonmem.count == 0)
             return "non-memory instruction count must be >= 1";
-        if (rec->u.nonmem.waits & ~(GCR_WAITS_KNOWN | GCR_WAITS_BARRIER | GCR_WAITS_MASK))
-            return "register dependencies name memory instructions beyond the window";
+        if (waits_invalid(rec->u.nonmem.waits))
+            return waits_invalid(rec->u.nonmem.waits);
         if (kb && rec->u.nonmem.cta >= gcr_kernel_ctas(kb))
             return "CTA id outside the kernel's grid";
         if (kb && rec->u.nonmem.warp >= gcr_kernel_warps_per_cta(kb))
@@ -179,12 +189,12 @@ bool gcr_record_same(const struct gcr_record *a, const struct gcr_record *b)
         return a->u.memcpy.dst == b->u.memcpy.dst && a->u.memcpy.bytes == b->u.memcpy.bytes;
     case GCR_REC_NONMEM:
         return a->u.nonmem.cta == b->u.nonmem.cta && a->u.nonmem.warp == b->u.nonmem.warp &&
-               a->u.nonmem.count == b->u.nonmem.count;
+               a->u.nonmem.count == b->u.nonmem.count && a->u.nonmem.waits == b->u.nonmem.waits;
     case GCR_REC_WARP_INSN: {
         const struct gcr_warp_insn *x = &a->u.insn, *y = &b->u.insn;
         if (x->cta != y->cta || x->warp != y->warp || x->pc != y->pc || x->op != y->op ||
             x->space != y->space || x->cache_op != y->cache_op || x->width != y->width ||
-            x->active_mask != y->active_mask)
+            x->active_mask != y->active_mask || x->waits != y->waits)
             return false;
         for (int lane = 0; lane < GCR_WARP_SIZE; lane++)
             if ((x->active_mask >> lane & 1u) && x->addr[lane] != y->addr[lane])

@@ -11,8 +11,10 @@ A and B are each a gcreplay binary or a git revision of this repository; a
 revision is exported with `git archive` into a temporary directory and built
 there (meson, --buildtype release unless --buildtype says otherwise), so the
 work tree is not touched. B generates the synthetic trace (`gcreplay bench
---keep`, typical mix, `--instructions` warp memory instructions), and both
-replay it with `run -q`, alternately (A B, B A, A B, ...) so that drift slows
+--keep`, typical mix, `--instructions` warp memory instructions), or A where
+A cannot read B's (a build older than the native format version B writes:
+gcrt 1.1 files need a reader from 1.1 on; both generators write the same
+records), and both replay it with `run -q`, alternately (A B, B A, A B, ...) so that drift slows
 both alike. Each replay's wall and CPU time (user + system) come from wait4.
 
 It prints each build's best and median wall time and its best rate (warp
@@ -98,6 +100,10 @@ def main():
                 json.dump(BUILTIN_CONFIG, f)
         trace, quarter = bench_traces(b, args.instructions, work,
                                       cfg if args.config else None)
+        if subprocess.run([a, "info", trace], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode != 0:
+            trace, quarter = bench_traces(a, args.instructions, work,
+                                          cfg if args.config else None)
 
         same = total_of(a, cfg, trace, work, "A") == total_of(b, cfg, trace, work, "B")
         times = {"A": [], "B": []}

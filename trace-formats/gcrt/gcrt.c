@@ -47,12 +47,21 @@ static const unsigned char trailer_magic[4] = {'G', 'E', 'N', 'D'};
 
 #define GCRT_MAGIC_BYTES 8
 #define GCRT_VERSION_MAJOR 1
-#define GCRT_VERSION_MINOR 0
+#define GCRT_VERSION_MINOR 1
 #define GCRT_BYTE_ORDER_MARK 0x01020304u
 #define GCRT_HEADER_BYTES 32u
 #define GCRT_MAX_HEADER_BYTES 65536u
 #define GCRT_BLOCK_HEADER_BYTES 40u
 #define GCRT_TRAILER_BYTES 28u
+
+/* Header flag (version 1.1 on): warp instructions and non-memory runs may carry register
+ * dependencies, in the top two bits of their type byte (README.md, section 6.3). */
+#define GCRT_FLAG_WAITS 1u
+#define GCRT_WAITS_SHIFT 6          /* the dependency code's place in the type byte */
+#define GCRT_WAITS_NONE 0           /* no registers known: waits 0 */
+#define GCRT_WAITS_NOTHING 1        /* registers known, waits for nothing: GCR_WAITS_KNOWN */
+#define GCRT_WAITS_EXPLICIT 2       /* a waits varint follows the record */
+#define GCRT_MAX_WAITS_VALUE 0x1ffffu /* 16 memory instructions and a barrier bit */
 
 #define GCRT_CODEC_NONE 0
 #define GCRT_CODEC_ZSTD 1
@@ -68,13 +77,14 @@ static const unsigned char trailer_magic[4] = {'G', 'E', 'N', 'D'};
 #define GCRT_ADDR_LIST 2
 
 /* Largest encoded record: a kernel begin with a maximal name (type, 9 u32 varints, 3-byte
- * length, name). A warp instruction is at most 1+5+5+10+1+1+4+32*10 = 347 bytes. */
+ * length, name). A warp instruction is at most 1+5+5+10+1+1+4+32*10+3 = 350 bytes. */
 #define GCRT_MAX_RECORD (1 + 9 * 5 + 3 + GCRT_MAX_NAME)
 
 /* Bytes a record decoder may read from its start before it finishes or fails, not counting
  * the explicitly checked name: varints are read up to 10 bytes before they are rejected, so a
- * warp instruction reads at most 1 + 3*10 + 1 + 1 + 4 + 32*10 = 357 bytes. */
-#define GCRT_MAX_FIXED_READ 357
+ * warp instruction reads at most 1 + 3*10 + 1 + 1 + 4 + 32*10 + 10 = 367 bytes (the last 10:
+ * its register dependencies). */
+#define GCRT_MAX_FIXED_READ 367
 #define GCRT_PAD 512
 
 _Static_assert(GCRT_PAD >= GCRT_MAX_FIXED_READ, "decode padding too small");
@@ -395,6 +405,40 @@ decode_insn(const unsigned char *p, struct gcr_warp_insn *in, bool lazy, const c
     return decode_insn_after_cta(p, in, lazy, why);
 }
 
+/* An explicit register-dependency value (README.md, section 6.3), or the reserved code 3.
+ * Out of line: most instructions wait for nothing, which costs no byte and no call. */
+static __attribute__((noinline)) const unsigned char *
+decode_waits_value(const unsigned char *p, unsigned code, uint32_t *waits, const char **why)
+{
+    if (code != GCRT_WAITS_EXPLICIT) {
+        *why = "register dependency code 3 is reserved";
+        return NULL;
+    }
+    uint64_t v;
+    if (!(p = get_varint(p, &v, why)))
+        return NULL;
+    if (v == 0 || v > GCRT_MAX_WAITS_VALUE) {
+        *why = v == 0 ? "register dependencies value 0 (code 1 stands for no dependency)"
+                      : "register dependencies value above 131071 (16 memory instructions and a "
+                        "barrier bit)";
+        return NULL;
+    }
+    *waits = GCR_WAITS_KNOWN | (uint32_t)(v >> 1) | (v & 1 ? GCR_WAITS_BARRIER : 0);
+    return p;
+}
+
+/* The register dependencies of a record whose type byte carried the code `code` (not 0) and
+ * whose other fields end at p (NULL: they failed, and so does this). */
+static inline __attribute__((always_inline)) const unsigned char *
+decode_waits(const unsigned char *p, unsigned code, uint32_t *waits, const char **why)
+{
+    if (p && code == GCRT_WAITS_NOTHING) {
+        *waits = GCR_WAITS_KNOWN;
+        return p;
+    }
+    return p ? decode_waits_value(p, code, waits, why) : NULL;
+}
+
 /* ---- Reader ------------------------------------------------------------------------------- */
 
 struct gcrt_reader {
@@ -415,6 +459,9 @@ struct gcrt_reader {
 
     uint64_t records; /* records in fully or partly decoded blocks: next expected first index */
     uint16_t version_major, version_minor;
+    /* The bits of a type byte that give the record's type: 0xff, or 0x3f when the header flag
+     * says the top two give its register dependencies (GCRT_FLAG_WAITS). */
+    unsigned type_mask;
     bool lazy_addresses; /* see gcr_reader_set_lazy_addresses */
     uint64_t blocks_zstd, blocks_raw, payload_raw_bytes; /* for gcreplay info */
     struct gcr_stream_rules rules; /* the stream so far: open kernel, finished CTAs */
@@ -601,11 +648,16 @@ static int read_header(struct gcrt_reader *r, struct gcr_err *err)
     if (header_bytes < GCRT_HEADER_BYTES || header_bytes > GCRT_MAX_HEADER_BYTES)
         return header_fail(r, err, GCR_E_FORMAT, "header size %u outside %u..%u", header_bytes,
                            GCRT_HEADER_BYTES, GCRT_MAX_HEADER_BYTES);
-    if (flags != 0)
+    /* Flag bit 0 is defined from version 1.1 on: in a file that says 1.0 it is as unknown as it
+     * was to a 1.0 reader. */
+    uint32_t known_flags = minor >= 1 ? GCRT_FLAG_WAITS : 0;
+    if (flags & ~known_flags)
         return header_fail(r, err, GCR_E_UNSUPPORTED,
-                           "unknown header flags 0x%08x (version %u.%u)", flags, major, minor);
+                           "unknown header flags 0x%08x (version %u.%u)", flags & ~known_flags,
+                           major, minor);
     r->version_major = major;
     r->version_minor = minor;
+    r->type_mask = flags & GCRT_FLAG_WAITS ? 0xff >> (8 - GCRT_WAITS_SHIFT) : 0xff;
     /* A later minor version may append header fields this reader does not need: skip them. */
     for (uint32_t skip = header_bytes - GCRT_HEADER_BYTES; skip > 0;) {
         unsigned char tmp[4096];
@@ -847,7 +899,8 @@ static __attribute__((noinline)) int finish_record(struct gcrt_reader *r, struct
 }
 
 /* Decodes a record of the rare kinds (kernel boundaries, copies) or an unknown type, whose
- * type byte was just read; p points after it. */
+ * type byte was just read; p points after it. Only warp instructions and non-memory runs carry
+ * register dependencies: a dependency code on any other type makes an unknown type byte. */
 static __attribute__((noinline)) int decode_other(struct gcrt_reader *r, struct gcr_record *rec,
                                                   unsigned type, const unsigned char *p,
                                                   struct gcr_err *err)
@@ -909,11 +962,13 @@ static inline int decode_record(struct gcrt_reader *r, struct gcr_record *rec,
 {
     const unsigned char *p = r->pos;
     const char *why = NULL;
-    unsigned type = *p++;
+    unsigned byte = *p++, type = byte & r->type_mask, code = byte >> GCRT_WAITS_SHIFT;
     if (type == GCR_REC_WARP_INSN) {
         rec->kind = GCR_REC_WARP_INSN;
-        const struct gcr_warp_insn *in = &rec->u.insn;
-        p = decode_insn(p, &rec->u.insn, r->lazy_addresses, &why);
+        struct gcr_warp_insn *in = &rec->u.insn;
+        p = decode_insn(p, in, r->lazy_addresses, &why);
+        if (__builtin_expect(code != GCRT_WAITS_NONE, 0)) /* never without the header flag */
+            p = decode_waits(p, code, &in->waits, &why);
         /* gcr_stream_rules_same_run_ok() for a decoded instruction, minus the
          * checks its encoding makes redundant: op has 2 bits, cache_op 1, and
          * width is a byte plus one. */
@@ -934,8 +989,10 @@ static inline int decode_record(struct gcrt_reader *r, struct gcr_record *rec,
             (p = get_varint32(p, &rec->u.nonmem.warp, &why)))
             p = get_varint32(p, &rec->u.nonmem.count, &why);
         rec->u.nonmem.waits = 0;
+        if (__builtin_expect(code != GCRT_WAITS_NONE, 0))
+            p = decode_waits(p, code, &rec->u.nonmem.waits, &why);
     } else {
-        return decode_other(r, rec, type, p, err);
+        return decode_other(r, rec, byte, p, err);
     }
     if (__builtin_expect(p && p <= r->end && r->rules.in_cta_run &&
                              gcr_stream_rules_same_run_ok(&r->rules, rec), 1)) {
@@ -979,11 +1036,14 @@ static int gcrt_reader_next(void *state, struct gcr_record *rec, struct gcr_err 
     return decode_record(r, rec, err);
 }
 
-/* The loop of gcrt_reader_next_run after its first record: returns the number of records
- * read, from 1 (the first) to max. Inline twice, with lazy a constant each time, so the test
- * of decode_insn's inline case has one condition less. */
+/* The loop of gcrt_reader_next_run after its first record: reads records from recs[n] on and
+ * returns the number of records read, from n to max. Inline four times, with lazy and waits
+ * constants each time, so the test of decode_insn's inline case has one condition less, and so
+ * that records without register dependencies are read by the loop that read them before there
+ * were any (waits false: a type byte is a type, so a record with dependencies stops it). */
 static inline __attribute__((always_inline)) size_t
-run_rest(struct gcrt_reader *r, struct gcr_record *recs, size_t max, const bool lazy)
+run_rest(struct gcrt_reader *r, struct gcr_record *recs, size_t n, size_t max, const bool lazy,
+         const bool waits)
 {
     const unsigned char *p = r->pos;
     const unsigned char *const end = r->end;
@@ -994,7 +1054,7 @@ run_rest(struct gcrt_reader *r, struct gcr_record *recs, size_t max, const bool 
     unsigned char enc[8] = {0};
     const unsigned cta_len = (unsigned)(put_varint(enc, cta) - enc); /* 1..5 */
     const uint64_t cta_bytes = get_le64(enc), cta_mask = (UINT64_C(1) << (8 * cta_len)) - 1;
-    size_t n = 1;
+    const size_t first = n;
     /* No p < end test: at the end of the payload the type byte is the zero padding, which
      * ends the loop like any other type would; the CTA bytes read after it are padding too. */
     for (; n < max; n++) {
@@ -1003,23 +1063,29 @@ run_rest(struct gcrt_reader *r, struct gcr_record *recs, size_t max, const bool 
         const unsigned char *q;
         if ((get_le64(p + 1) & cta_mask) != cta_bytes)
             break;
-        if (*p == GCR_REC_WARP_INSN) {
+        const unsigned code = waits ? *p >> GCRT_WAITS_SHIFT : GCRT_WAITS_NONE;
+        const unsigned type = waits ? *p & (0xff >> (8 - GCRT_WAITS_SHIFT)) : *p;
+        if (type == GCR_REC_WARP_INSN) {
             q = decode_insn_after_cta(p + 1 + cta_len, &rec->u.insn, lazy, &why);
+            if (code != GCRT_WAITS_NONE)
+                q = decode_waits(q, code, &rec->u.insn.waits, &why);
             /* The test of decode_record's fast path (same reasoning about the field widths). */
             if (!(q && q <= end && rec->u.insn.warp < warps &&
                   rec->u.insn.space < GCR_SPACE_COUNT))
                 break;
             rec->u.insn.cta = cta;
             rec->kind = GCR_REC_WARP_INSN;
-        } else if (*p == GCR_REC_NONMEM) {
+        } else if (type == GCR_REC_NONMEM) {
             struct gcr_nonmem *nm = &rec->u.nonmem;
             if (!(q = get_varint32(p + 1 + cta_len, &nm->warp, &why)) ||
                 !(q = get_varint32(q, &nm->count, &why)))
                 break;
+            nm->waits = 0;
+            if (code != GCRT_WAITS_NONE && !(q = decode_waits(q, code, &nm->waits, &why)))
+                break;
             if (!(q <= end && nm->warp < warps && nm->count != 0))
                 break;
             nm->cta = cta;
-            nm->waits = 0;
             rec->kind = GCR_REC_NONMEM;
         } else {
             break;
@@ -1027,7 +1093,7 @@ run_rest(struct gcrt_reader *r, struct gcr_record *recs, size_t max, const bool 
         p = q;
     }
     r->pos = p;
-    r->left -= (uint32_t)(n - 1);
+    r->left -= (uint32_t)(n - first);
     return n;
 }
 
@@ -1051,7 +1117,13 @@ static int gcrt_reader_next_run(void *state, struct gcr_record *recs, size_t max
         max = (size_t)r->left + 1;
     if (max > INT_MAX)
         max = INT_MAX;
-    size_t n = r->lazy_addresses ? run_rest(r, recs, max, true) : run_rest(r, recs, max, false);
+    bool lazy = r->lazy_addresses;
+    size_t n = lazy ? run_rest(r, recs, 1, max, true, false) : run_rest(r, recs, 1, max, false, false);
+    /* In a file that may carry register dependencies, the first record with some stopped that
+     * loop: the rest of the run goes on in the loop that reads them (which stops at once where
+     * the first one stopped for another reason). */
+    if (r->type_mask != 0xff && n < max)
+        n = lazy ? run_rest(r, recs, n, max, true, true) : run_rest(r, recs, n, max, false, true);
     return (int)n;
 }
 
@@ -1147,7 +1219,7 @@ static int gcrt_writer_open(void **state, FILE *out, const char *path,
     put_le16(h + 10, GCRT_VERSION_MINOR);
     put_le32(h + 12, GCRT_BYTE_ORDER_MARK);
     put_le32(h + 16, GCRT_HEADER_BYTES);
-    put_le32(h + 20, 0); /* flags */
+    put_le32(h + 20, GCRT_FLAG_WAITS); /* flags: records may carry register dependencies */
     put_le32(h + 24, 0); /* reserved */
     put_le32(h + 28, crc32_of(h, 28));
     if (write_bytes(w, h, sizeof h, err) < 0) {
@@ -1196,12 +1268,36 @@ static int flush_block(struct gcrt_writer *w, struct gcr_err *err)
     return 0;
 }
 
+/* The dependency code of a record's type byte for its waits (README.md, section 6.3). */
+static inline unsigned waits_code(uint32_t waits)
+{
+    return waits == 0                 ? GCRT_WAITS_NONE
+           : waits == GCR_WAITS_KNOWN ? GCRT_WAITS_NOTHING
+                                      : GCRT_WAITS_EXPLICIT;
+}
+
+/* The type byte of a warp instruction or non-memory run. */
+static inline unsigned char type_byte(enum gcr_rec_kind kind, uint32_t waits)
+{
+    return (unsigned char)(kind | waits_code(waits) << GCRT_WAITS_SHIFT);
+}
+
+/* The explicit register dependencies that follow a record's other fields (end: the position
+ * after them), if its code says so. */
+static inline unsigned char *encode_waits(unsigned char *end, uint32_t waits)
+{
+    if (waits_code(waits) != GCRT_WAITS_EXPLICIT)
+        return end;
+    return put_varint(end, (uint64_t)(waits & GCR_WAITS_MASK) << 1 |
+                               (waits & GCR_WAITS_BARRIER ? 1 : 0));
+}
+
 static unsigned char *encode_insn(unsigned char *p, const struct gcr_warp_insn *in)
 {
     uint64_t base;
     int64_t stride;
     uint32_t mask = in->active_mask;
-    *p++ = GCR_REC_WARP_INSN;
+    *p++ = type_byte(GCR_REC_WARP_INSN, in->waits);
     p = put_varint(p, in->cta);
     p = put_varint(p, in->warp);
     p = put_varint(p, in->pc);
@@ -1211,11 +1307,11 @@ static unsigned char *encode_insn(unsigned char *p, const struct gcr_warp_insn *
     put_le32(p, mask);
     p += 4;
     if (mask == 0)
-        return p;
+        return encode_waits(p, in->waits);
     if (gcr_insn_stride(in, &base, &stride)) {
         *info |= GCRT_ADDR_STRIDE << 6;
         p = put_varint(p, base);
-        return put_varint(p, zigzag_encode(stride));
+        return encode_waits(put_varint(p, zigzag_encode(stride)), in->waits);
     }
     /* Deltas first; an explicit list only when it is strictly smaller (e.g. addresses that
      * jump between distant regions, where deltas are as large as the addresses). */
@@ -1238,7 +1334,7 @@ static unsigned char *encode_insn(unsigned char *p, const struct gcr_warp_insn *
     } else {
         *info |= GCRT_ADDR_DELTAS << 6;
     }
-    return p;
+    return encode_waits(p, in->waits);
 }
 
 /* The writer refuses what the reader would reject, so it never produces an unreadable file: the
@@ -1248,9 +1344,17 @@ static int write_check(struct gcrt_writer *w, const struct gcr_record *rec, stru
 {
     char why[GCR_ERR_MSG_MAX / 2];
     enum gcr_status st;
+    uint32_t waits = rec->kind == GCR_REC_WARP_INSN ? rec->u.insn.waits
+                     : rec->kind == GCR_REC_NONMEM  ? rec->u.nonmem.waits
+                                                    : 0;
+    const char *bad;
     if (rec->kind == GCR_REC_KERNEL_BEGIN && rec->u.kbegin.name &&
         strlen(rec->u.kbegin.name) > GCRT_MAX_NAME) {
         snprintf(why, sizeof why, "kernel name longer than %u bytes", GCRT_MAX_NAME);
+        st = GCR_E_FORMAT;
+    } else if (waits_code(waits) == GCRT_WAITS_EXPLICIT && (bad = gcr_record_invalid(rec, NULL))) {
+        /* The stream rules' fast path leaves register dependencies unchecked. */
+        snprintf(why, sizeof why, "%s", bad);
         st = GCR_E_FORMAT;
     } else {
         st = gcr_stream_rules_apply(&w->rules, rec, why, sizeof why);
@@ -1274,10 +1378,11 @@ static int gcrt_writer_write(void *state, const struct gcr_record *rec, struct g
         p = encode_insn(p, &rec->u.insn);
         break;
     case GCR_REC_NONMEM:
-        *p++ = GCR_REC_NONMEM;
+        *p++ = type_byte(GCR_REC_NONMEM, rec->u.nonmem.waits);
         p = put_varint(p, rec->u.nonmem.cta);
         p = put_varint(p, rec->u.nonmem.warp);
         p = put_varint(p, rec->u.nonmem.count);
+        p = encode_waits(p, rec->u.nonmem.waits);
         break;
     case GCR_REC_KERNEL_BEGIN: {
         const struct gcr_kernel_begin *k = &rec->u.kbegin;

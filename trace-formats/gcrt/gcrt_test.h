@@ -236,6 +236,7 @@ static inline int record_diff(const struct gcr_record *a, const struct gcr_recor
         DIFF(u.insn.cache_op);
         DIFF(u.insn.width);
         DIFF(u.insn.active_mask);
+        DIFF(u.insn.waits);
         /* Inactive lanes must read back as 0 whatever the writer was given. */
         for (int lane = 0; lane < GCR_WARP_SIZE; lane++) {
             uint64_t want = (a->u.insn.active_mask >> lane & 1) ? a->u.insn.addr[lane] : 0;
@@ -250,6 +251,7 @@ static inline int record_diff(const struct gcr_record *a, const struct gcr_recor
         DIFF(u.nonmem.cta);
         DIFF(u.nonmem.warp);
         DIFF(u.nonmem.count);
+        DIFF(u.nonmem.waits);
         break;
     case GCR_REC_MEMCPY:
         DIFF(u.memcpy.dst);
@@ -316,19 +318,33 @@ static inline void rehash(unsigned char *f, size_t len)
     }
 }
 
-/* Header as version 1.0 writes it. */
-static inline void enc_header(struct buf *b)
+/* Rewrites the header of a file the writer wrote (version 1.1) as version 1.0 wrote it: for
+ * records without register dependencies the rest of the file is the same in both versions. */
+static inline void as_version_1_0(unsigned char *f)
+{
+    f[10] = 0; /* version_minor */
+    put32(f + 20, 0); /* flags */
+    put32(f + 28, test_crc(f, 28));
+}
+
+/* Header as version 1.0 writes it, or 1.1 with its flag for register dependencies. */
+static inline void enc_header_version(struct buf *b, unsigned minor)
 {
     static const unsigned char magic[8] = {0x89, 'G', 'C', 'R', 'T', '\r', '\n', '\n'};
     size_t start = b->len;
     buf_add(b, magic, 8);
     buf_le(b, 1, 2);
-    buf_le(b, 0, 2);
+    buf_le(b, minor, 2);
     buf_le(b, 0x01020304, 4);
     buf_le(b, 32, 4);
-    buf_le(b, 0, 4);
+    buf_le(b, minor >= 1 ? 1 : 0, 4);
     buf_le(b, 0, 4);
     buf_le(b, test_crc(b->p + start, 28), 4);
+}
+
+static inline void enc_header(struct buf *b)
+{
+    enc_header_version(b, 0);
 }
 
 /* One uncompressed block holding payload (count records, first at index first). */

@@ -1,9 +1,72 @@
 /* Pins the specification: the exact bytes of a tiny uncompressed file, written out by hand
  * from README.md (checksums computed independently with CRC-32/ISO-HDLC), must equal what the
- * writer produces, and the reader must decode those hand-written bytes back. */
+ * writer produces, and the reader must decode those hand-written bytes back. The same file as
+ * version 1.0 wrote it (the worked example of that version, without register dependencies)
+ * must still read back to the same records, with no dependencies known. */
 #include "gcrt_test.h"
 
 static const unsigned char expected[] = {
+    /* File header (32 bytes). */
+    0x89, 'G', 'C', 'R', 'T', 0x0d, 0x0a, 0x0a, /* magic */
+    0x01, 0x00,                                 /* version_major 1 */
+    0x01, 0x00,                                 /* version_minor 1 */
+    0x04, 0x03, 0x02, 0x01,                     /* byte-order mark 0x01020304 */
+    0x20, 0x00, 0x00, 0x00,                     /* header_bytes 32 */
+    0x01, 0x00, 0x00, 0x00,                     /* flags: bit 0, register dependencies */
+    0x00, 0x00, 0x00, 0x00,                     /* reserved */
+    0x34, 0x88, 0x2b, 0x39,                     /* crc32 of bytes 0..27 = 0x392b8834 */
+
+    /* Block 0 header (40 bytes). */
+    'G', 'B', 'L', 'K',     /* magic */
+    0x00,                   /* codec none */
+    0x00, 0x00, 0x00,       /* reserved */
+    0x00, 0x00, 0x00, 0x00, /* block_index 0 */
+    0x58, 0x00, 0x00, 0x00, /* stored_bytes 88 */
+    0x58, 0x00, 0x00, 0x00, /* raw_bytes 88 */
+    0x08, 0x00, 0x00, 0x00, /* record_count 8 */
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* first_record_index 0 */
+    0x1b, 0x4b, 0x1c, 0xa3, /* payload crc32 0xa31c4b1b */
+    0x99, 0x53, 0x89, 0x5a, /* header crc32 0x5a895399 */
+
+    /* Payload (88 bytes). */
+    /* memcpy: type 5, dst 0x1000, bytes 256 */
+    0x05, 0x80, 0x20, 0x80, 0x02,
+    /* kernel begin: type 1, id 7, grid 2 1 1, block 64 1 1, shmem 0, regs 16, name "k" */
+    0x01, 0x07, 0x02, 0x01, 0x01, 0x40, 0x01, 0x01, 0x00, 0x10, 0x01, 'k',
+    /* warp insn, type byte 0x43 (3 | code 1 << 6: registers known, waits for nothing), stride
+     * mode: cta 0, warp 1, pc 0x10, info 0x00 (load, global, default, stride), width 4
+     * (stored 3), mask 0x0000000f, base 0x1000, stride +4 (zigzag 8) */
+    0x43, 0x00, 0x01, 0x10, 0x00, 0x03, 0x0f, 0x00, 0x00, 0x00, 0x80, 0x20, 0x08,
+    /* warp insn, type byte 0x83 (3 | code 2 << 6: explicit dependencies), deltas mode: cta 0,
+     * warp 0, pc 0x20, info 0x65 (store=1 | local=1<<2 | bypass_l1=1<<5 | deltas=1<<6),
+     * width 8, mask 0x7, base 0x100, deltas -16 (zigzag 31) and +0x110 (zigzag 544), then
+     * waits value 2 (bit 0 of the mask: the previous memory instruction) */
+    0x83, 0x00, 0x00, 0x20, 0x65, 0x07, 0x07, 0x00, 0x00, 0x00, 0x80, 0x02, 0x1f, 0xa0, 0x04,
+    0x02,
+    /* warp insn, type byte 0x03 (code 0: registers not known), list mode: cta 1, warp 0,
+     * pc 0x30, info 0x82 (atomic=2 | global | list=2<<6), width 16, mask 0x80010001,
+     * addresses 1, 2^63 (ten bytes), 2 */
+    0x03, 0x01, 0x00, 0x30, 0x82, 0x0f, 0x01, 0x00, 0x01, 0x80, 0x01, 0x80, 0x80, 0x80, 0x80,
+    0x80, 0x80, 0x80, 0x80, 0x80, 0x01, 0x02,
+    /* non-memory, type byte 0x84 (4 | code 2 << 6): cta 1, warp 1, count 300, waits value
+     * 0x10001 (mask bit 15, the 16th memory instruction back and older, << 1 | barrier) */
+    0x84, 0x01, 0x01, 0xac, 0x02, 0x81, 0x80, 0x04,
+    /* warp insn with no active lane, type byte 0x43: cta 1, warp 1, pc 0x40, info 0x0c (load,
+     * const), width 1, mask 0, no address fields */
+    0x43, 0x01, 0x01, 0x40, 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00,
+    /* kernel end: type 2, id 7 */
+    0x02, 0x07,
+
+    /* Trailer (28 bytes). */
+    'G', 'E', 'N', 'D',
+    0x00, 0x00, 0x00, 0x00,                         /* reserved */
+    0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* total_records 8 */
+    0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* total_blocks 1 */
+    0x49, 0xdc, 0xbd, 0x72,                         /* crc32 0x72bddc49 */
+};
+
+/* Version 1.0's worked example: the same records without register dependencies. */
+static const unsigned char expected_1_0[] = {
     /* File header (32 bytes). */
     0x89, 'G', 'C', 'R', 'T', 0x0d, 0x0a, 0x0a, /* magic */
     0x01, 0x00,                                 /* version_major 1 */
@@ -58,7 +121,8 @@ static const unsigned char expected[] = {
     0x49, 0xdc, 0xbd, 0x72,                         /* crc32 0x72bddc49 */
 };
 
-static void build(struct gcr_record *r)
+/* The records of both examples; with_waits: those of the 1.1 one. */
+static void build(struct gcr_record *r, bool with_waits)
 {
     r[0] = mcpy(0x1000, 256);
     r[1] = kbegin(7, "k", 2, 1, 1, 64, 1, 1);
@@ -76,12 +140,37 @@ static void build(struct gcr_record *r)
     r[5] = nonmem(1, 1, 300);
     r[6] = insn_stride(1, 1, 0x40, GCR_OP_LOAD, GCR_SPACE_CONST, 1, 0, 0, 0);
     r[7] = kend(7);
+    if (with_waits) {
+        r[2].u.insn.waits = GCR_WAITS_KNOWN;
+        r[3].u.insn.waits = GCR_WAITS_KNOWN | 1u;
+        r[5].u.nonmem.waits = GCR_WAITS_KNOWN | GCR_WAITS_BARRIER | 1u << 15;
+        r[6].u.insn.waits = GCR_WAITS_KNOWN;
+    }
+}
+
+/* The reader decodes the hand-written bytes back to the records. */
+static void check_reads_back(const unsigned char *bytes, size_t len,
+                             const struct gcr_record *recs)
+{
+    char path[256];
+    tmp_path(path, sizeof path, "bytes-read");
+    spit(path, bytes, len);
+    struct gcr_record back[8];
+    char names[8][64];
+    struct read_result res = read_trace(path, back, 8, names);
+    CHECK_EQ_U(res.rc, 0);
+    CHECK_EQ_U(res.count, 8);
+    CHECK_EQ_U(res.bytes_done, len);
+    for (size_t i = 0; i < 8 && i < res.count; i++)
+        CHECK_EQ_U(record_diff(&recs[i], &back[i], i), 0);
+    remove(path);
 }
 
 int main(void)
 {
-    struct gcr_record recs[8];
-    build(recs);
+    struct gcr_record recs[8], recs_1_0[8];
+    build(recs, true);
+    build(recs_1_0, false);
     char path[256];
     tmp_path(path, sizeof path, "bytes");
     struct gcr_err err = {GCR_OK, ""};
@@ -96,17 +185,9 @@ int main(void)
             check_failures++;
         }
     free(got);
-
-    /* The reader decodes the hand-written bytes back to the same records. */
-    spit(path, expected, sizeof expected);
-    struct gcr_record back[8];
-    char names[8][64];
-    struct read_result res = read_trace(path, back, 8, names);
-    CHECK_EQ_U(res.rc, 0);
-    CHECK_EQ_U(res.count, 8);
-    CHECK_EQ_U(res.bytes_done, sizeof expected);
-    for (size_t i = 0; i < 8 && i < res.count; i++)
-        CHECK_EQ_U(record_diff(&recs[i], &back[i], i), 0);
     remove(path);
+
+    check_reads_back(expected, sizeof expected, recs);
+    check_reads_back(expected_1_0, sizeof expected_1_0, recs_1_0);
     CHECK_DONE();
 }

@@ -43,6 +43,29 @@ static size_t ok_zstd_records(struct gcr_record *r)
     return n;
 }
 
+/* Register dependencies (version 1.1) in each encoding: none known, known and waiting for
+ * nothing, explicit (the previous memory instruction; a barrier; the window's last bit). */
+static size_t ok_waits_records(struct gcr_record *r)
+{
+    size_t n = 0;
+    r[n++] = kbegin(2, "waits", 1, 1, 1, 64, 1, 1);
+    r[n] = nonmem(0, 0, 3);
+    r[n++].u.nonmem.waits = GCR_WAITS_KNOWN;
+    r[n] = insn_stride(0, 0, 0x40, GCR_OP_LOAD, GCR_SPACE_GLOBAL, 4, 0xffffffffu, 0x10000, 4);
+    r[n++].u.insn.waits = GCR_WAITS_KNOWN;
+    r[n] = insn_stride(0, 0, 0x50, GCR_OP_LOAD, GCR_SPACE_GLOBAL, 4, 0xffffffffu, 0x20000, 4);
+    r[n++].u.insn.waits = GCR_WAITS_KNOWN;
+    r[n] = nonmem(0, 0, 2);
+    r[n++].u.nonmem.waits = GCR_WAITS_KNOWN | 3u; /* both loads */
+    r[n] = insn_stride(0, 0, 0x70, GCR_OP_STORE, GCR_SPACE_GLOBAL, 4, 0xffffffffu, 0x30000, 4);
+    r[n++].u.insn.waits = GCR_WAITS_KNOWN | 1u << (GCR_WAIT_WINDOW - 1);
+    r[n] = nonmem(0, 1, 1);
+    r[n++].u.nonmem.waits = GCR_WAITS_KNOWN | GCR_WAITS_BARRIER;
+    r[n++] = nonmem(0, 1, 5); /* registers not known */
+    r[n++] = kend(2);
+    return n;
+}
+
 static unsigned char *written(const struct gcr_record *recs, size_t n, int level,
                               uint32_t block_bytes, size_t *len)
 {
@@ -109,8 +132,20 @@ static struct buf gzipped(const unsigned char *p, size_t len, int level)
     return b;
 }
 
-static struct gcr_record small[MAX_RECS], zrec[MAX_RECS];
-static size_t nsmall, nzrec;
+static struct gcr_record small[MAX_RECS], zrec[MAX_RECS], wrec[MAX_RECS];
+static size_t nsmall, nzrec, nwrec;
+
+/* A file of one uncompressed block of hand-assembled records, with a version 1.0 header or a
+ * 1.1 one (which sets the flag for register dependencies). */
+static struct buf hand_made(unsigned minor, const unsigned char *payload, uint32_t len,
+                            uint32_t records)
+{
+    struct buf b = {0};
+    enc_header_version(&b, minor);
+    enc_block(&b, 0, payload, len, records, 0);
+    enc_trailer(&b, records, 1);
+    return b;
+}
 
 static void build(void)
 {
@@ -120,6 +155,14 @@ static void build(void)
     /* 48-byte blocks: several blocks, each of a few records. */
     unsigned char *s = written(small, nsmall, 0, 48, &slen);
     unsigned char *z = written(zrec, nzrec, 3, 0, &zlen);
+    /* The writer writes version 1.1 with the flag for register dependencies; without any, its
+     * blocks are those of version 1.0, and these fixtures stay the 1.0 files they were. */
+    if (get32(s + 8) != 0x00010001u || get32(s + 20) != 1u) {
+        fprintf(stderr, "the writer no longer writes version 1.1 with flag bit 0\n");
+        exit(1);
+    }
+    as_version_1_0(s);
+    as_version_1_0(z);
     size_t b1 = block_at(s, 1), end = slen - 28;
     /* The messages below name these places: check the layout did not move. */
     if (b1 != 128 || end != 261 || block_at(s, 3) != end) {
@@ -129,6 +172,10 @@ static void build(void)
 
     add("ok-small.gcrt", copy_of(s, slen), GCR_OK, NULL, NULL, nsmall);
     add("ok-zstd.gcrt", copy_of(z, zlen), GCR_OK, NULL, NULL, nzrec);
+    nwrec = ok_waits_records(wrec);
+    size_t wlen;
+    add("ok-waits.gcrt", (struct buf){written(wrec, nwrec, 0, 0, &wlen), wlen, wlen}, GCR_OK,
+        NULL, NULL, nwrec);
 
     struct buf b = copy_of(s, slen);
     b.p[1] = 'X';
@@ -255,6 +302,38 @@ static void build(void)
     add("unclosed-kernel.gcrt", b, GCR_E_FORMAT, "trailer (byte offset 84)",
         "trace ends inside kernel 1", 1);
 
+    /* Register dependencies (version 1.1). A kernel of one CTA of two warps, then records
+     * whose dependency field is wrong. */
+#define WAITS_KERNEL 0x01, 0x01, 0x01, 0x01, 0x01, 0x40, 0x01, 0x01, 0x00, 0x00, 0x01, 'k'
+    static const unsigned char waits_zero[] = {
+        WAITS_KERNEL, 0x44, 0x00, 0x00, 0x01, /* nonmem, code 1 */
+        0x84, 0x00, 0x01, 0x02, 0x00,         /* nonmem, code 2, value 0 */
+        0x02, 0x01};
+    add("bad-waits.gcrt", hand_made(1, waits_zero, sizeof waits_zero, 4), GCR_E_FORMAT,
+        "block 0 (byte offset 32), record 2", "register dependencies value 0", 2);
+    static const unsigned char waits_range[] = {
+        WAITS_KERNEL, 0x83, 0x00, 0x01, 0x10, 0x00, 0x03, 0x01, 0x00, 0x00, 0x00, 0x80, 0x20,
+        0x00, 0x80, 0x80, 0x08, /* a load, code 2, value 2^17: no such bit */
+        0x02, 0x01};
+    add("bad-waits-range.gcrt", hand_made(1, waits_range, sizeof waits_range, 3), GCR_E_FORMAT,
+        "block 0 (byte offset 32), record 1",
+        "register dependencies value above 131071 (16 memory instructions and a barrier bit)", 1);
+    static const unsigned char waits_code3[] = {WAITS_KERNEL, 0xc4, 0x00, 0x00, 0x01, 0x02, 0x01};
+    add("bad-waits-code.gcrt", hand_made(1, waits_code3, sizeof waits_code3, 3), GCR_E_FORMAT,
+        "block 0 (byte offset 32), record 1", "register dependency code 3 is reserved", 1);
+    /* Without the header flag (a 1.0 file) the top bits of a type byte are part of the type,
+     * as they were for version 1.0's reader; and the flag is not defined in version 1.0. */
+    static const unsigned char waits_unflagged[] = {WAITS_KERNEL, 0x44, 0x00, 0x00, 0x01,
+                                                    0x02, 0x01};
+    add("waits-in-1.0.gcrt", hand_made(0, waits_unflagged, sizeof waits_unflagged, 3),
+        GCR_E_FORMAT, "block 0 (byte offset 32), record 1", "unknown record type 68", 1);
+    b = hand_made(0, waits_unflagged, sizeof waits_unflagged, 3);
+    put32(b.p + 20, 1);
+    put32(b.p + 28, test_crc(b.p, 28));
+    add("bad-flags.gcrt", b, GCR_E_UNSUPPORTED, "header (byte offset 0)",
+        "unknown header flags 0x00000001 (version 1.0)", 0);
+#undef WAITS_KERNEL
+
     /* A whole file compressed (src/io/bytesrc.h): it reads the same, and places are offsets of
      * the decompressed content, or, for damaged compressed data, of the file. */
     add("ok-small.gcrt.gz", gzipped(s, slen, 9), GCR_OK, NULL, NULL, nsmall);
@@ -312,7 +391,9 @@ static void check_fixture(const struct fixture *fx)
             fprintf(stderr, "%s: %s\n", fx->name, res.err.msg);
         CHECK_EQ_U(res.rc, 0);
         CHECK_EQ_U(res.bytes_done, len);
-        const struct gcr_record *want = strncmp(fx->name, "ok-small.", 9) == 0 ? small : zrec;
+        const struct gcr_record *want = strncmp(fx->name, "ok-small.", 9) == 0 ? small
+                                        : strcmp(fx->name, "ok-waits.gcrt") == 0 ? wrec
+                                                                                  : zrec;
         for (size_t i = 0; i < res.count && i < MAX_RECS; i++)
             CHECK_EQ_U(record_diff(&want[i], &back[i], i), 0);
         return;

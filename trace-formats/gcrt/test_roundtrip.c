@@ -16,7 +16,23 @@ static void add(struct gcr_record r)
     recs[nrecs++] = r;
 }
 
-/* A trace exercising every record kind, address mode, width and mask shape. */
+/* Register dependencies in every form the format encodes (README.md, section 6.3): none
+ * known, known and none, and explicit values of one to three bytes, with and without the
+ * barrier bit. */
+static const uint32_t waits_forms[] = {
+    0,
+    GCR_WAITS_KNOWN,
+    GCR_WAITS_KNOWN | 1u,
+    GCR_WAITS_KNOWN | GCR_WAITS_BARRIER,
+    GCR_WAITS_KNOWN | GCR_WAITS_BARRIER | 0x3fu,
+    GCR_WAITS_KNOWN | 0x40u,
+    GCR_WAITS_KNOWN | 1u << (GCR_WAIT_WINDOW - 1),
+    GCR_WAITS_KNOWN | GCR_WAITS_BARRIER | GCR_WAITS_MASK,
+};
+#define WAITS_FORMS (sizeof waits_forms / sizeof *waits_forms)
+
+/* A trace exercising every record kind, address mode, width, mask shape and form of register
+ * dependencies. */
 static void build(void)
 {
     add(mcpy(0x7f0000000000ull, 1 << 20));
@@ -39,6 +55,7 @@ static void build(void)
                             (int)(n % GCR_SPACE_COUNT), widths[n % 7], masks[mi],
                             0x10000000ull * (si + 1) + mi, strides[si]);
             r.u.insn.cache_op = (uint8_t)(n % 2);
+            r.u.insn.waits = waits_forms[n % WAITS_FORMS];
             add(r);
             n++;
         }
@@ -78,6 +95,11 @@ static void build(void)
                     UINT64_MAX - 10, 3));
     add(nonmem(239, 0, 1));
     add(nonmem(239, 7, UINT32_MAX));
+    for (unsigned i = 0; i < WAITS_FORMS; i++) {
+        struct gcr_record w = nonmem(239, i % 8, 1 + i);
+        w.u.nonmem.waits = waits_forms[i];
+        add(w);
+    }
     add(kend(1));
 
     add(mcpy(0x1000, 4096));
@@ -175,7 +197,16 @@ static void writer_refusals(void)
         {{kbegin(1, "a", 0, 1, 1, 64, 1, 1)}, 1, "dimensions"},
         {{kbegin(1, "a", 3, 1, 1, 64, 1, 1), nonmem(0, 1, 1), nonmem(1, 0, 1), nonmem(0, 0, 1)},
          4, "record 3: cannot write: CTA 0 reappears after its records ended"},
+        /* Register dependencies the format cannot carry, even in the middle of a CTA's run
+         * (the stream rules' fast path does not look at them). */
+        {{kbegin(1, "a", 1, 1, 1, 64, 1, 1), nonmem(0, 0, 1), nonmem(0, 1, 1)},
+         3, "record 2: cannot write: register dependencies on a record whose registers are not"},
+        {{kbegin(1, "a", 1, 1, 1, 64, 1, 1), nonmem(0, 0, 1),
+          insn_stride(0, 0, 0, GCR_OP_LOAD, GCR_SPACE_GLOBAL, 4, 1, 0, 0)},
+         3, "record 2: cannot write: register dependencies name memory instructions beyond"},
     };
+    cases[13].recs[2].u.nonmem.waits = 1u;
+    cases[14].recs[2].u.insn.waits = GCR_WAITS_KNOWN | 1u << GCR_WAIT_WINDOW;
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         char path[256];
         tmp_path(path, sizeof path, "refuse");

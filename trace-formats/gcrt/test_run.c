@@ -192,6 +192,19 @@ static size_t build(struct gcr_record *recs)
                 recs[n++] = nonmem(cta, warp, (uint32_t)(1 + i * 37));
             }
         }
+    /* Register dependencies on some of them, in each of their encodings (README.md, section
+     * 6.3): the run decoder reads them too. */
+    for (size_t i = 2; i < n; i++) {
+        uint32_t waits = i % 3 == 0    ? 0
+                         : i % 3 == 1  ? GCR_WAITS_KNOWN
+                         : i % 16 == 2 ? GCR_WAITS_KNOWN | 1u << (GCR_WAIT_WINDOW - 1)
+                                       : GCR_WAITS_KNOWN | (i % 2 ? GCR_WAITS_BARRIER : 0) |
+                                             (uint32_t)(i % 31);
+        if (recs[i].kind == GCR_REC_WARP_INSN)
+            recs[i].u.insn.waits = waits;
+        else
+            recs[i].u.nonmem.waits = waits;
+    }
     recs[n++] = kend(1);
     recs[n++] = kbegin(2, "empty", 1, 1, 1, 32, 1, 1);
     recs[n++] = kend(2);

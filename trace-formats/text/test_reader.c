@@ -572,6 +572,49 @@ static void test_more_errors(void)
     }
 }
 
+/* Register dependencies: the optional last field `waits=` of compute and access lines. */
+static void test_waits(void)
+{
+    struct readout o;
+    read_str(HDR K1
+             "0 0 compute 3\n"                                     /* none known */
+             "0 0 compute 3 waits=-\n"                             /* known, none */
+             "0 0 0x10 load global 4 0xffffffff 0x100+4 waits=1\n" /* after a stride */
+             "0 0 0x20 load global 4 0x3 0x100 0x900 waits=16,bar,2\n" /* after a list */
+             "0 1 0x30 load global 4 0 - waits=bar\n"              /* after `-` */
+             "0 1 0x40 load global 4 0x1 0x100 waits=-   # comment\n"
+             "1 0 compute 1 waits=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,bar\n"
+             "end 1\n",
+             &o);
+    CHECK_EQ_U(o.rc, 0);
+    CHECK_EQ_U(o.n, 9);
+    if (o.n == 9) {
+        CHECK_EQ_U(o.rec[1].u.nonmem.waits, 0);
+        CHECK_EQ_U(o.rec[2].u.nonmem.waits, GCR_WAITS_KNOWN);
+        CHECK_EQ_U(o.rec[3].u.insn.waits, GCR_WAITS_KNOWN | 1u);
+        CHECK_EQ_U(o.rec[3].u.insn.addr[31], 0x100 + 31 * 4);
+        CHECK_EQ_U(o.rec[4].u.insn.waits, GCR_WAITS_KNOWN | GCR_WAITS_BARRIER | 1u << 15 | 2u);
+        CHECK_EQ_U(o.rec[4].u.insn.addr[1], 0x900);
+        CHECK_EQ_U(o.rec[5].u.insn.waits, GCR_WAITS_KNOWN | GCR_WAITS_BARRIER);
+        CHECK_EQ_U(o.rec[6].u.insn.waits, GCR_WAITS_KNOWN);
+        CHECK_EQ_U(o.rec[7].u.nonmem.waits, GCR_WAITS_KNOWN | GCR_WAITS_BARRIER | GCR_WAITS_MASK);
+    }
+    readout_free(&o);
+    expect_error(HDR K1 "0 0 compute 1 waits=17\nend 1\n", GCR_E_FORMAT,
+                 ":3: malformed register dependencies 'waits=17'");
+    expect_error(HDR K1 "0 0 compute 1 waits=,1\nend 1\n", GCR_E_FORMAT,
+                 ":3: malformed register dependencies 'waits=,1'");
+    expect_error(HDR K1 "0 0 compute 1 waits=bar,bar\nend 1\n", GCR_E_FORMAT,
+                 ":3: register dependencies 'waits=bar,bar' name one item twice");
+    expect_error(HDR K1 "0 0 compute 1 waits=- 4\nend 1\n", GCR_E_FORMAT,
+                 ":3: unexpected extra field '4'");
+    expect_error(HDR K1 "0 0 0x10 load global 4 0x3 0x100 waits=1 0x200\nend 1\n",
+                 GCR_E_FORMAT, ":3: unexpected extra field '0x200'");
+    expect_error(HDR K1 "0 0 0x10 load global 4 0x3 waits=1\nend 1\n", GCR_E_FORMAT,
+                 ":3: mask 0x00000003 has 2 active lanes but the line lists 0 addresses");
+    expect_error(HDR K1 "end 1 waits=1\n", GCR_E_FORMAT, ":3: unexpected extra field 'waits=1'");
+}
+
 /* After an error the reader keeps returning it; it does not resume. */
 static void test_sticky_error(void)
 {
@@ -649,6 +692,7 @@ int main(void)
     test_long_lines();
     test_header_and_blank_lines();
     test_more_errors();
+    test_waits();
     test_sticky_error();
     test_io_errors();
     test_probe();

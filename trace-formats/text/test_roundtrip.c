@@ -115,6 +115,20 @@ static void random_addresses(struct gcr_warp_insn *in)
     }
 }
 
+/* Register dependencies: none known, known and none, or any set of them. */
+static uint32_t random_waits(void)
+{
+    switch (below(4)) {
+    case 0:
+        return 0;
+    case 1:
+        return GCR_WAITS_KNOWN;
+    default:
+        return GCR_WAITS_KNOWN | (below(2) ? GCR_WAITS_BARRIER : 0) |
+               ((uint32_t)rnd() & GCR_WAITS_MASK);
+    }
+}
+
 static void random_kernel(struct trace *t, uint32_t id)
 {
     struct gcr_record r;
@@ -164,7 +178,8 @@ static void random_kernel(struct trace *t, uint32_t id)
             if (below(4) == 0) {
                 r.kind = GCR_REC_NONMEM;
                 r.u.nonmem = (struct gcr_nonmem){chosen[c], warp,
-                                                 below(2) ? 1 + below(20) : 1 + below(UINT32_MAX), 0};
+                                                 below(2) ? 1 + below(20) : 1 + below(UINT32_MAX),
+                                                 random_waits()};
             } else {
                 r.kind = GCR_REC_WARP_INSN;
                 struct gcr_warp_insn *in = &r.u.insn;
@@ -177,6 +192,7 @@ static void random_kernel(struct trace *t, uint32_t id)
                 in->width = (uint16_t)(1 + below(GCR_MAX_WIDTH));
                 in->active_mask = random_mask();
                 random_addresses(in);
+                in->waits = random_waits();
             }
             push(t, &r);
         }

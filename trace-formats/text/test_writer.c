@@ -212,6 +212,15 @@ static void test_canonical_lines(void)
     expect_line(&m, &from, &r, want, __LINE__);
     r = nonmem(3, 0, UINT32_MAX);
     expect_line(&m, &from, &r, "3 0 compute 4294967295\n", __LINE__);
+    /* Register dependencies: `-` for none, else the barrier, then distances ascending. */
+    r = nonmem(3, 0, 2);
+    r.u.nonmem.waits = GCR_WAITS_KNOWN;
+    expect_line(&m, &from, &r, "3 0 compute 2 waits=-\n", __LINE__);
+    r.u.nonmem.waits = GCR_WAITS_KNOWN | GCR_WAITS_BARRIER | 1u << 15 | 5u;
+    expect_line(&m, &from, &r, "3 0 compute 2 waits=bar,1,3,16\n", __LINE__);
+    r = insn(3, 1, 0x40, GCR_OP_LOAD, GCR_SPACE_GLOBAL, GCR_CACHEOP_DEFAULT, 4, 0, NULL);
+    r.u.insn.waits = GCR_WAITS_KNOWN | 2u;
+    expect_line(&m, &from, &r, "3 1 0x40 load global 4 0x00000000 - waits=2\n", __LINE__);
     r = end(UINT32_MAX);
     expect_line(&m, &from, &r, "end 4294967295\n", __LINE__);
 
@@ -310,6 +319,13 @@ static void test_refused(void)
     expect_refused(&m, &from, &r, "record 14: warp id outside the kernel's CTA");
     r = nonmem(0, 0, 0);
     expect_refused(&m, &from, &r, "record 15: non-memory instruction count must be >= 1");
+    r = nonmem(0, 0, 1);
+    r.u.nonmem.waits = GCR_WAITS_BARRIER;
+    expect_refused(&m, &from, &r,
+                   "record 16: register dependencies on a record whose registers are not known");
+    r = insn(0, 0, 0, GCR_OP_LOAD, GCR_SPACE_GLOBAL, GCR_CACHEOP_DEFAULT, 4, 1, a);
+    r.u.insn.waits = GCR_WAITS_KNOWN | 1u << GCR_WAIT_WINDOW;
+    expect_refused(&m, &from, &r, "record 17: register dependencies name memory instructions");
 
     r = nonmem(1, 0, 1);
     CHECK_EQ_U(write_rec(&m, &r, &err), 0);
@@ -317,9 +333,9 @@ static void test_refused(void)
     CHECK_EQ_U(write_rec(&m, &r, &err), 0);
     mw_take(&m, &from);
     r = nonmem(1, 1, 1);
-    expect_refused(&m, &from, &r, "record 18: CTA 1 reappears after its records ended");
+    expect_refused(&m, &from, &r, "record 20: CTA 1 reappears after its records ended");
     r = end(2);
-    expect_refused(&m, &from, &r, "record 19: kernel end id 2 does not match the open kernel 1");
+    expect_refused(&m, &from, &r, "record 21: kernel end id 2 does not match the open kernel 1");
 
     CHECK_EQ_U(gcr_format_text.writer_finish(m.st, &err), (unsigned long long)-1);
     CHECK_STR_CONTAINS(err.msg, "out.txt: trace ends inside kernel 1");

@@ -337,8 +337,70 @@ static int parse_kernel(struct text_reader *r, struct gcr_err *err, const char *
     return 0;
 }
 
+/* The register dependencies of a `compute` or access line (record.h, GCR_WAITS_KNOWN), its
+ * optional last field: `waits=-` (registers known, waiting for nothing) or a comma-separated
+ * list of `bar` (a CTA-wide barrier) and distances 1..16 (the warp's n-th memory instruction
+ * back; 16: that one and every older one), each at most once. */
+static bool is_waits(const struct tok *t)
+{
+    return t->n >= 6 && memcmp(t->p, "waits=", 6) == 0;
+}
+
+static int parse_waits(struct text_reader *r, struct gcr_err *err, const struct tok *t,
+                       uint32_t *waits)
+{
+    char b[SHOW_MAX + 4];
+    const char *p = t->p + 6, *end = t->p + t->n;
+    uint32_t w = GCR_WAITS_KNOWN;
+    if (end - p == 1 && *p == '-') {
+        *waits = w;
+        return 0;
+    }
+    for (;;) {
+        const char *comma = memchr(p, ',', (size_t)(end - p));
+        struct tok item = {p, (size_t)((comma ? comma : end) - p)};
+        uint64_t d;
+        uint32_t bit;
+        if (tok_is(&item, "bar"))
+            bit = GCR_WAITS_BARRIER;
+        else if (parse_dec(&item, GCR_WAIT_WINDOW, &d) == NUM_OK && d >= 1)
+            bit = UINT32_C(1) << (d - 1);
+        else
+            return line_fail(r, err, GCR_E_FORMAT,
+                             "malformed register dependencies '%s' (expected waits=- or a comma-"
+                             "separated list of bar and distances 1..%d)",
+                             show(t, b), GCR_WAIT_WINDOW);
+        if (w & bit)
+            return line_fail(r, err, GCR_E_FORMAT,
+                             "register dependencies '%s' name one item twice", show(t, b));
+        w |= bit;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    *waits = w;
+    return 0;
+}
+
+/* The end of a `compute` or access line: an optional `waits=` field, then nothing. */
+static int waits_then_end(struct text_reader *r, struct gcr_err *err, const char **cur,
+                          const char *end, uint32_t *waits)
+{
+    struct tok t;
+    const char *before = *cur;
+    if (!next_tok(cur, end, &t))
+        return 0;
+    if (!is_waits(&t)) {
+        *cur = before;
+        return no_more(r, err, cur, end);
+    }
+    if (parse_waits(r, err, &t, waits) != 0)
+        return -1;
+    return no_more(r, err, cur, end);
+}
+
 /* Addresses of a memory access: `-` (no active lane), base+stride, base-stride
- * or one hexadecimal address per active lane. */
+ * or one hexadecimal address per active lane; then the optional `waits=`. */
 static int parse_addresses(struct text_reader *r, struct gcr_err *err, const char **cur,
                            const char *end, struct gcr_warp_insn *in)
 {
@@ -356,14 +418,14 @@ static int parse_addresses(struct text_reader *r, struct gcr_err *err, const cha
                              "`-` stands for no address but mask 0x%08" PRIx32
                              " has %d active lane%s", in->active_mask, active,
                              active == 1 ? "" : "s");
-        return no_more(r, err, cur, end);
+        return waits_then_end(r, err, cur, end, &in->waits);
     }
     if (active == 0)
         return line_fail(r, err, GCR_E_FORMAT,
                          "mask 0x00000000 has no active lane: write `-` instead of addresses");
 
     const char *sign = NULL;
-    for (size_t i = 0; i < t.n; i++)
+    for (size_t i = 0; i < t.n && !is_waits(&t); i++)
         if (t.p[i] == '+' || t.p[i] == '-') {
             sign = t.p + i;
             break;
@@ -383,12 +445,17 @@ static int parse_addresses(struct text_reader *r, struct gcr_err *err, const cha
             in->addr[__builtin_ctz(m)] = v;
             v += stride;
         }
-        return no_more(r, err, cur, end);
+        return waits_then_end(r, err, cur, end, &in->waits);
     }
 
     uint32_t m = in->active_mask;
     int found = 0;
     do {
+        if (is_waits(&t)) {
+            if (parse_waits(r, err, &t, &in->waits) != 0 || no_more(r, err, cur, end) != 0)
+                return -1;
+            break;
+        }
         if (num_field(r, err, &t, true, UINT64_MAX, "address", &v) != 0)
             return -1;
         if (m) {
@@ -440,8 +507,8 @@ static int parse_insn(struct text_reader *r, struct gcr_err *err, const struct t
             num_field(r, err, &t, false, UINT32_MAX, "instruction count", &v) != 0)
             return -1;
         rec->u.nonmem.count = (uint32_t)v;
-        rec->u.nonmem.waits = 0; /* text traces carry no registers */
-        return no_more(r, err, cur, end);
+        rec->u.nonmem.waits = 0; /* unless the line says otherwise */
+        return waits_then_end(r, err, cur, end, &rec->u.nonmem.waits);
     }
 
     struct gcr_warp_insn *in = &rec->u.insn;
@@ -746,6 +813,28 @@ static int text_writer_open(void **state, FILE *out, const char *path,
     return 0;
 }
 
+/* ` waits=...` for register dependencies (parse_waits), nothing for none known. */
+static char *put_waits(char *p, uint32_t waits)
+{
+    if (!waits)
+        return p;
+    p = gcr_put_str(p, " waits=");
+    if (waits == GCR_WAITS_KNOWN) {
+        *p++ = '-';
+        return p;
+    }
+    const char *sep = "";
+    if (waits & GCR_WAITS_BARRIER) {
+        p = gcr_put_str(p, "bar");
+        sep = ",";
+    }
+    for (uint32_t m = waits & GCR_WAITS_MASK; m; m &= m - 1) {
+        p = gcr_put_udec(gcr_put_str(p, sep), (uint64_t)__builtin_ctz(m) + 1);
+        sep = ",";
+    }
+    return p;
+}
+
 static int text_writer_write(void *state, const struct gcr_record *rec, struct gcr_err *err)
 {
     struct text_writer *w = state;
@@ -754,6 +843,14 @@ static int text_writer_write(void *state, const struct gcr_record *rec, struct g
     char why[GCR_ERR_MSG_MAX / 2];
 
     w->nrec++;
+    /* The stream rules' fast path leaves register dependencies unchecked (checked first, so
+     * that a record refused for them leaves the stream rules untouched). */
+    uint32_t waits = rec->kind == GCR_REC_WARP_INSN ? rec->u.insn.waits
+                     : rec->kind == GCR_REC_NONMEM  ? rec->u.nonmem.waits
+                                                    : 0;
+    const char *bad = waits & ~GCR_WAITS_KNOWN ? gcr_record_invalid(rec, NULL) : NULL;
+    if (bad)
+        return gcr_fail(err, GCR_E_FORMAT, "%s: record %" PRIu64 ": %s", w->path, w->nrec, bad);
     enum gcr_status st = gcr_stream_rules_apply(&w->rules, rec, why, sizeof why);
     if (st != GCR_OK)
         return gcr_fail(err, st, "%s: record %" PRIu64 ": %s", w->path, w->nrec, why);
@@ -793,6 +890,7 @@ static int text_writer_write(void *state, const struct gcr_record *rec, struct g
         *p++ = ' ';
         p = gcr_put_udec(p, rec->u.nonmem.warp);
         p = gcr_put_udec(gcr_put_str(p, " compute "), rec->u.nonmem.count);
+        p = put_waits(p, rec->u.nonmem.waits);
         break;
     case GCR_REC_WARP_INSN: {
         const struct gcr_warp_insn *in = &rec->u.insn;
@@ -832,6 +930,7 @@ static int text_writer_write(void *state, const struct gcr_record *rec, struct g
                     *p++ = ' ';
             }
         }
+        p = put_waits(p, in->waits);
         break;
     }
     }
