@@ -112,11 +112,14 @@ struct opinfo {
 
 /* Open-addressing cache of opcode strings (with modifiers) to their opinfo. Distinct opcode
  * strings are few (a few hundred in a large application); a table filled to three quarters
- * stops caching and classifies each further new string on every line. */
+ * stops caching and classifies each further new string on every line. The table holds 16-bit
+ * numbers of entries taken in order (their array untouched beyond them), so the memory used
+ * grows with the strings met, not with the slots, which a hash spreads over every page. */
 #define OPCACHE_SLOTS 4096u
+#define OPCACHE_ENTRIES (OPCACHE_SLOTS / 4 * 3)
 struct opslot {
     uint32_t hash;
-    uint8_t len; /* 0: empty */
+    uint8_t len;
     char name[NAME_MAX_LEN + 1];
     struct opinfo info;
 };
@@ -303,16 +306,18 @@ struct reg_deps {
 /* The line memo. Every warp of every thread block runs the same code, so the line of a PC comes
  * back again and again with the same mask, registers and opcode, often with the same address
  * deltas too, only the base address differing. The reader keeps, per slot (a hash of the line's
- * first 16 bytes, PC and mask for short PCs; direct mapped), the last line that parsed without
- * error there and what it parsed to. A line whose bytes up to the end of its memory width field
+ * first field, its PC, or of its first 8 bytes; direct mapped), the last line that parsed
+ * without error there and what it parsed to. A line whose bytes up to the end of its memory width field
  * are those of the memo, followed by a separator, parses to the same fields (same kernel file,
  * so the same header): they are taken from the memo, and only the register dependencies are
  * applied again. Past that, a base+deltas line whose bytes after the base address (deltas and
  * tail) are the memo's takes its lanes' offsets from the memo, and a non-memory line whose
  * whole rest is the memo's is complete. Equal bytes parse equally, so nothing a full parse
- * would reject gets through, and the records are the same. */
+ * would reject gets through, and the records are the same. The slots hold indices into lines
+ * allocated in blocks as they are first needed, so the memory taken grows with the lines a
+ * trace has, not with the slots. */
 #define MEMO_SLOTS 512u
-#define MEMO_TEXT 320 /* longest line kept, its '\n' included */
+#define MEMO_TEXT 256 /* longest line kept, its '\n' included */
 #define MEMO_REGS 16  /* register operands kept (those below NUM_REGS) */
 struct line_memo {
     uint32_t gen;  /* the kernel file's memo_gen when it holds a line */
@@ -331,6 +336,27 @@ struct line_memo {
     int32_t lane_off[GCR_WARP_SIZE]; /* with rest, a base+deltas line's: lane's address - base */
     char text[MEMO_TEXT];
 };
+
+#define MEMO_BLOCK 16u
+struct line_memos {
+    uint16_t slot[MEMO_SLOTS]; /* 1 + the number of the slot's line; 0: none yet */
+    uint32_t used;             /* lines given to a slot */
+    struct line_memo *block[MEMO_SLOTS / MEMO_BLOCK]; /* line i: block[i / MEMO_BLOCK] */
+};
+
+static inline struct line_memo *memo_line(const struct line_memos *ms, uint32_t i)
+{
+    return &ms->block[i / MEMO_BLOCK][i % MEMO_BLOCK];
+}
+
+static void memo_free(struct line_memos *ms)
+{
+    if (!ms)
+        return;
+    for (uint32_t b = 0; b < MEMO_SLOTS / MEMO_BLOCK; b++)
+        free(ms->block[b]);
+    free(ms);
+}
 
 struct accelsim_reader {
     char *path; /* as given */
@@ -363,10 +389,11 @@ struct accelsim_reader {
     struct gcr_record held;
     bool lazy;
     unsigned skips; /* GCR_READ_SKIP_*: what the consumer does not read */
-    struct line_memo *memo; /* MEMO_SLOTS lines, allocated with the first kernel file */
+    struct line_memos *memo; /* allocated with the first kernel file */
     uint32_t memo_gen;      /* of the open kernel file: a slot of another one is empty */
     struct gcr_stream_rules rules;
-    struct opslot *ops;
+    uint16_t *op_slots;  /* OPCACHE_SLOTS: 1 + the number of the slot's entry in ops; 0: empty */
+    struct opslot *ops;  /* OPCACHE_ENTRIES */
     unsigned ops_used;
     struct counters *unknown, *ignored;
     /* Totals for reader_describe. */
@@ -756,19 +783,23 @@ static inline struct opinfo *lookup_opcode(struct accelsim_reader *r, const char
 {
     if (__builtin_expect(n <= NAME_MAX_LEN, 1)) {
         for (uint32_t i = (h ^ h >> 12) & (OPCACHE_SLOTS - 1);; i = (i + 1) & (OPCACHE_SLOTS - 1)) {
-            struct opslot *s = &r->ops[i];
-            if (__builtin_expect(s->hash == h && s->len == n, 1) && memcmp(s->name, op, n) == 0)
-                return &s->info;
-            if (s->len == 0) {
-                if (r->ops_used >= OPCACHE_SLOTS / 4 * 3)
-                    break;
-                s->hash = h;
-                s->len = (uint8_t)n;
-                memcpy(s->name, op, n);
-                classify(op, n, &s->info);
-                r->ops_used++;
-                return &s->info;
+            uint16_t k = r->op_slots[i];
+            if (k) {
+                struct opslot *s = &r->ops[k - 1];
+                if (__builtin_expect(s->hash == h && s->len == n, 1) &&
+                    memcmp(s->name, op, n) == 0)
+                    return &s->info;
+                continue;
             }
+            if (r->ops_used >= OPCACHE_ENTRIES)
+                break;
+            struct opslot *s = &r->ops[r->ops_used++];
+            r->op_slots[i] = (uint16_t)r->ops_used;
+            s->hash = h;
+            s->len = (uint8_t)n;
+            memcpy(s->name, op, n);
+            classify(op, n, &s->info);
+            return &s->info;
         }
     }
     classify(op, n, scratch);
@@ -1061,16 +1092,21 @@ static uint8_t generic_space(const struct accelsim_reader *r, const struct gcr_w
 }
 
 /* The memo slot of the line at p (end: its '\n'), or NULL for a line too short to have one. */
-static inline struct line_memo *memo_slot(const struct accelsim_reader *r, const char *p,
-                                          const char *end)
+static inline uint16_t *memo_slot(const struct accelsim_reader *r, const char *p,
+                                  const char *end)
 {
     if (end - p < 16 || !r->memo)
         return NULL;
-    uint64_t a, b;
+    uint64_t a;
     memcpy(&a, p, 8);
-    memcpy(&b, p + 8, 8);
-    uint64_t h = (a * UINT64_C(0x9e3779b97f4a7c15)) ^ (b * UINT64_C(0xc2b2ae3d27d4eb4f));
-    return &r->memo[(h ^ h >> 29) >> 32 & (MEMO_SLOTS - 1)];
+    /* Up to its first blank (bytes in memory order: little-endian), so that the lines of a PC
+     * with different masks share a slot and the memo's size follows the kernel's code. */
+    uint64_t x = a ^ UINT64_C(0x2020202020202020), blank = (x - UINT64_C(0x0101010101010101)) &
+                                                           ~x & UINT64_C(0x8080808080808080);
+    if (blank)
+        a &= (blank & (0 - blank)) - 1;
+    uint64_t h = a * UINT64_C(0x9e3779b97f4a7c15);
+    return &r->memo->slot[(h ^ h >> 29) >> 32 & (MEMO_SLOTS - 1)];
 }
 
 /* What a line's head (its fields through the memory width) parsed to, and whether a memo can
@@ -1182,16 +1218,27 @@ static inline void memo_head(struct accelsim_reader *r, const struct line_memo *
     memcpy(hd->regs, m->regs, m->nregs);
 }
 
-/* Keeps a line that parsed without error in its memo slot: its head, and with rest_at (not
- * NULL) the part from there on for comparing whole: the rest of a non-memory line, or with
- * lanes (the record of a base+deltas line) its deltas and tail, and its lanes' offsets. */
-static void memo_keep(struct accelsim_reader *r, struct line_memo *m, const char *line,
-                      const char *end, const char *head_end, const struct head *hd,
-                      const char *rest_at, const struct gcr_warp_insn *lanes)
+/* Keeps a line that parsed without error in its memo slot (m: the slot's line, NULL when it
+ * has none yet): its head, and with rest_at (not NULL) the part from there on for comparing
+ * whole: the rest of a non-memory line, or with lanes (the record of a base+deltas line) its
+ * deltas and tail, and its lanes' offsets. */
+static void memo_keep(struct accelsim_reader *r, uint16_t *slot, struct line_memo *m,
+                      const char *line, const char *end, const char *head_end,
+                      const struct head *hd, const char *rest_at,
+                      const struct gcr_warp_insn *lanes)
 {
     size_t len = (size_t)(end - line) + 1;
     if (!hd->keep || len > MEMO_TEXT)
         return;
+    if (!m) {
+        struct line_memos *ms = r->memo;
+        uint32_t b = ms->used / MEMO_BLOCK;
+        if (ms->used == MEMO_SLOTS ||
+            (!ms->block[b] && !(ms->block[b] = malloc(MEMO_BLOCK * sizeof *m))))
+            return; /* the line is not kept: the next one of its slot is parsed in full */
+        m = memo_line(ms, ms->used++);
+        *slot = (uint16_t)ms->used;
+    }
     m->rest = rest_at ? (uint16_t)(rest_at - line) : 0;
     if (lanes && m->rest) {
         uint32_t mask = lanes->active_mask;
@@ -1245,7 +1292,8 @@ static int parse_insn(struct accelsim_reader *r, const char *p, const char *end,
     deps->waits = 0;
     deps->ndst = 0;
 
-    struct line_memo *m = memo_slot(r, p, end);
+    uint16_t *slot = memo_slot(r, p, end);
+    struct line_memo *m = slot && *slot ? memo_line(r->memo, *slot - 1u) : NULL;
     const struct line_memo *same = NULL; /* m, when the line repeats its head */
     if (m && m->gen == r->memo_gen && (size_t)(end - p) >= m->head &&
         separator[(unsigned char)p[m->head]] && memcmp(p, m->text, m->head) == 0) {
@@ -1338,8 +1386,8 @@ static int parse_insn(struct accelsim_reader *r, const char *p, const char *end,
     deps_issue(deps, memory);
     /* A line whose lanes were skipped keeps its head only (rest_at NULL): its rest was not
      * checked. A line that repeated its memo whole leaves it as it is. */
-    if (m && !(same && (whole || !rest_at)))
-        memo_keep(r, m, line, end, head_end, &hd, rest_at, lanes);
+    if (slot && !(same && (whole || !rest_at)))
+        memo_keep(r, slot, m, line, end, head_end, &hd, rest_at, lanes);
     if (!memory)
         return 0;
     rec->kind = GCR_REC_WARP_INSN;
@@ -1813,7 +1861,7 @@ static int open_kernel(struct accelsim_reader *r, const char *path, const char *
     /* A new header: lines of the last kernel file no longer parse the same. Without memory for
      * the memo, every line is parsed in full. */
     if (!r->memo)
-        r->memo = calloc(MEMO_SLOTS, sizeof *r->memo);
+        r->memo = calloc(1, sizeof *r->memo);
     r->memo_gen++;
     r->last_version = r->h.version;
     r->last_binary = r->h.binary_version;
@@ -2090,7 +2138,8 @@ static void accelsim_close(void *state)
     free(r->list_dir);
     free(r->path);
     free(r->ops);
-    free(r->memo);
+    free(r->op_slots);
+    memo_free(r->memo);
     free(r->unknown);
     free(r->ignored);
     free(r);
@@ -2147,7 +2196,8 @@ static int accelsim_open(void **state, const struct gcr_files *files, const char
     *state = NULL;
     struct accelsim_reader *r = calloc(1, sizeof *r);
     if (!r || !(r->path = strdup(path)) ||
-        !(r->ops = calloc(OPCACHE_SLOTS, sizeof *r->ops)) ||
+        !(r->op_slots = calloc(OPCACHE_SLOTS, sizeof *r->op_slots)) ||
+        !(r->ops = malloc(OPCACHE_ENTRIES * sizeof *r->ops)) ||
         !(r->unknown = calloc(1, sizeof *r->unknown)) ||
         !(r->ignored = calloc(1, sizeof *r->ignored))) {
         accelsim_close(r);

@@ -37,7 +37,7 @@ static struct recs read_raw(const char *path, bool memo, unsigned skips, json_t 
     struct gcr_record rec;
     for (;;) {
         if (!memo) { /* a kernel file opened by this call gets one, for lines of later calls */
-            free(r->memo);
+            memo_free(r->memo);
             r->memo = NULL;
         }
         if ((v.rc = accelsim_next(state, &rec, &v.err)) != 1)
