@@ -60,6 +60,8 @@ struct gcr_trace_format {
      * with only addr[first active lane] filled (the others unspecified), which
      * saves expanding 32 addresses for consumers that only use the hint. */
     void (*reader_set_lazy_addresses)(void *state, bool lazy);
+    /* Optional: what the consumer does not read (GCR_READ_SKIP_*, gcreplay/trace.h). */
+    void (*reader_set_skips)(void *state, unsigned skips);
     /* Optional: format-specific facts for `gcreplay info` (version, blocks,
      * compression...), added to `info` after the whole trace was read. */
     void (*reader_describe)(void *state, json_t *info);

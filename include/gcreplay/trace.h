@@ -59,6 +59,18 @@ uint64_t gcr_reader_bytes_total(const struct gcr_reader *r);
  * the record's strided/stride hint (the replay engine): lets the reader skip
  * filling addr[] beyond the first active lane for them. Off by default. */
 void gcr_reader_set_lazy_addresses(struct gcr_reader *r, bool lazy);
+/* Parts of the records a consumer never reads (a set of GCR_READ_SKIP_* bits), so that the
+ * reader may leave them out, and leave unread the fields of the trace that carry nothing
+ * else. What is left unread is left unchecked too: a trace whose only fault lies there reads
+ * without error. 0 (the default) reads and checks everything, as `gcreplay info` and
+ * `convert` do; the replay engine sets what its observers and its timing model do not need
+ * (src/replay/replay.c). Set before reading and before decoding ahead; formats without such
+ * a fast path ignore it. */
+void gcr_reader_set_skips(struct gcr_reader *r, unsigned skips);
+/* The lane addresses of accesses that reach no modelled cache (shared memory, constants) and
+ * of instructions whose addresses the format ignores: such a record's addr[] is unspecified
+ * and its strided hint false; the rest of it (mask, width, op, space, pc, waits) is kept. */
+#define GCR_READ_SKIP_ONCHIP_LANES (1u << 0)
 /* Decoding ahead (on): from now on the trace is decompressed and parsed on a
  * thread of its own, a few thousand records ahead of the consumer, who gets
  * exactly the records, end and error it would have read itself (runs may be

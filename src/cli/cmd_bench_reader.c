@@ -19,19 +19,22 @@
 #include "gcreplay/trace.h"
 
 static const char usage[] =
-    "usage: gcreplay bench-reader [--bytes N] [--compress none|xz|gz|zst|all] [--keep DIR]\n"
+    "usage: gcreplay bench-reader [--bytes N] [--compress none|xz|gz|zst|all] [--check-all]\n"
+    "                             [--keep DIR]\n"
     "\n"
     "Generates a synthetic Accel-Sim trace (kernelslist.g and kernel-N.traceg files, tracer\n"
     "version 4) of at least N bytes of plain kernel-file text: thread blocks of 8 warps whose\n"
     "instructions mix non-memory lines with loads, stores and reductions in all three address\n"
     "modes, full and partial masks. It then compresses copies of the kernel files in-process as\n"
     "the tracer would (xz -1 in blocks, gzip, zstd), reads the plain trace and each copy through\n"
-    "the trace reader, as `gcreplay run` does, and prints for each: file and text bytes,\n"
-    "seconds, MB/s of text (1 MB = 10^6 bytes), warp instructions/s and records/s.\n"
+    "the trace reader, as `gcreplay run` without instruction observers does (lanes of\n"
+    "shared-memory accesses left unread), and prints for each: file and text bytes, seconds,\n"
+    "MB/s of text (1 MB = 10^6 bytes), warp instructions/s and records/s.\n"
     "\n"
     "  --bytes N        bytes of plain kernel-file text (default 1073741824; a k, M or G\n"
     "                   suffix multiplies by 2^10, 2^20, 2^30)\n"
     "  --compress C     also read copies compressed with C: none (default), xz, gz, zst, all\n"
+    "  --check-all      read every field and check it, as `gcreplay info` and `convert` do\n"
     "  --keep DIR       write the generated traces into DIR and keep them\n"
     "  -h, --help       this text\n";
 
@@ -354,7 +357,9 @@ struct result {
     uint64_t records, warp_insns;
 };
 
-static int read_all(const char *dir, struct result *res)
+/* Reads the trace in dir as a replay without instruction observers does (src/replay/replay.c),
+ * or with check_all as `gcreplay info` does. */
+static int read_all(const char *dir, bool check_all, struct result *res)
 {
     struct gcr_err err = {0};
     struct gcr_reader *r;
@@ -362,6 +367,10 @@ static int read_all(const char *dir, struct result *res)
     double t0 = cli_now();
     if (gcr_reader_open(&r, dir, NULL, &err) != 0)
         return cli_error(&err);
+    if (!check_all) {
+        gcr_reader_set_lazy_addresses(r, true);
+        gcr_reader_set_skips(r, GCR_READ_SKIP_ONCHIP_LANES);
+    }
     int rc;
     memset(res, 0, sizeof *res);
     while ((rc = gcr_reader_next(r, &rec, &err)) == 1) {
@@ -414,10 +423,12 @@ int cmd_bench_reader(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"bytes", required_argument, NULL, 'b'}, {"compress", required_argument, NULL, 'c'},
-        {"keep", required_argument, NULL, 'k'},  {"help", no_argument, NULL, 'h'},
+        {"keep", required_argument, NULL, 'k'},  {"check-all", no_argument, NULL, 'a'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     uint64_t bytes = 1ull << 30;
     const char *keep = NULL;
+    bool check_all = false;
     bool want[C_COUNT] = {true, false, false, false};
     int c;
     optind = 1;
@@ -441,6 +452,7 @@ int cmd_bench_reader(int argc, char **argv)
             break;
         }
         case 'k': keep = optarg; break;
+        case 'a': check_all = true; break;
         case 'h': fputs(usage, stdout); return CLI_OK;
         default: return cli_bad_option("bench-reader", c, argv);
         }
@@ -527,7 +539,7 @@ int cmd_bench_reader(int argc, char **argv)
             }
             struct result res;
             snprintf(path, sizeof path, "%s/%s", dir, codec_names[k]);
-            rc = read_all(path, &res);
+            rc = read_all(path, check_all, &res);
             if (rc != CLI_OK)
                 break;
             if (res.warp_insns != insns) {

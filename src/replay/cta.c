@@ -122,12 +122,11 @@ static int load_cta(struct gcr_replay *rp, struct cta **out, struct gcr_err *err
      * byte pointers, after which fields of *ks would have to be read again. */
     const uint64_t nctas = ks->nctas;
     const uint32_t wpc = ks->wpc;
-    /* Shared-memory and constant accesses end at issue (gcr_execute): their lane addresses
-     * matter only to instruction observers. Without one they are queued without them, which
-     * keeps a tiled kernel's queues (mostly shared-memory loads, 31 deltas a line) a fraction
-     * of the size, and so the fresh memory the kernel must zero for them. Variants
-     * replayed in the same pass (pass.c) may observe them too. */
-    const bool onchip_lanes = gcr_bus_wants(&rp->bus, GCR_EV_INSN) || rp->variants_observe_insns;
+    /* Shared-memory and constant accesses without an observer of their lanes are queued
+     * without them, which keeps a tiled kernel's queues (mostly shared-memory loads, 31 deltas
+     * a line) a fraction of the size, and so the fresh memory the kernel must zero for them;
+     * the reader then leaves those lanes out too (gcr_replay_trace). */
+    const bool onchip_lanes = gcr_replay_reads_onchip_lanes(rp);
     /* Register dependencies matter to the timed driver only (src/timing/timed.c). */
     const bool timed = rp->timing != NULL;
     for (;;) {

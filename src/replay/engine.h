@@ -224,6 +224,15 @@ void gcr_pass_flush(struct gcr_replay *rp);
  * it, but for what its own memory system counted. */
 void gcr_pass_take_counts(struct gcr_replay *variant, const struct gcr_replay *rp);
 
+/* Whether anything reads the lane addresses of on-chip accesses (shared memory, constants):
+ * they end at issue (gcr_execute), so only instruction observers do, this replay's or those of
+ * the variants it drives (pass.c). Without one, load_cta queues such accesses without their
+ * lanes, and the reader need not decode them (gcr_replay_trace: GCR_READ_SKIP_ONCHIP_LANES). */
+static inline bool gcr_replay_reads_onchip_lanes(const struct gcr_replay *rp)
+{
+    return gcr_bus_wants(&rp->bus, GCR_EV_INSN) || rp->variants_observe_insns;
+}
+
 /* Non-memory instructions a warp can issue without taking an item from its
  * queue and without finishing (its last instruction ends it: gcr_warp_done). */
 static inline uint32_t gcr_nonmem_spare(const struct warp *w)

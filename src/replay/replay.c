@@ -385,6 +385,18 @@ static void list_trace(struct gcr_replay *be, struct gcr_reader *r)
                                                 gcr_reader_format_name(r)));
 }
 
+/* What the replay never reads of the records, for the reader to leave out
+ * (gcr_reader_set_skips), decided here once:
+ * - the lanes of on-chip accesses, unless an instruction observer reads them
+ *   (gcr_replay_reads_onchip_lanes, which load_cta follows too);
+ * - nothing else. Register dependencies (waits) matter to the timed driver only, but a
+ *   functional replay keeps them as well: they decide where the reader ends runs of
+ *   non-memory instructions, and the Accel-Sim reader's per-line memo makes them cheap. */
+static unsigned reader_skips(const struct gcr_replay *rp)
+{
+    return gcr_replay_reads_onchip_lanes(rp) ? 0 : GCR_READ_SKIP_ONCHIP_LANES;
+}
+
 int gcr_replay_trace(struct gcr_replay *rp, struct gcr_reader *r, struct gcr_err *err)
 {
     if (rp->driven_by)
@@ -396,6 +408,7 @@ int gcr_replay_trace(struct gcr_replay *rp, struct gcr_reader *r, struct gcr_err
     /* The warp queues take strided lanes from the hint (warpq.c) and observers
      * get expanded addresses at issue, so the reader need not expand them. */
     gcr_reader_set_lazy_addresses(r, true);
+    gcr_reader_set_skips(r, reader_skips(rp));
     /* A decoding thread that cannot start is no error: the replay reads the trace itself. */
     if (decodes_ahead(rp))
         gcr_reader_decode_ahead(r, true, NULL);
@@ -403,6 +416,7 @@ int gcr_replay_trace(struct gcr_replay *rp, struct gcr_reader *r, struct gcr_err
     int rc = replay_records(rp, r, err);
     gcr_reader_decode_ahead(r, false, NULL);
     gcr_reader_set_lazy_addresses(r, false);
+    gcr_reader_set_skips(r, 0);
     /* A valid trace may hold no kernel (an empty file, copies only), but replaying one would
      * add nothing to the report: in a batch of runs an all-zero report goes unnoticed. */
     if (rc == 0 && rp->nkernels == kernels_before)

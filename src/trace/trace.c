@@ -380,6 +380,14 @@ void gcr_reader_set_lazy_addresses(struct gcr_reader *r, bool lazy)
         r->fmt->reader_set_lazy_addresses(r->state, lazy);
 }
 
+void gcr_reader_set_skips(struct gcr_reader *r, unsigned skips)
+{
+    if (r->decoder) /* the format is the decoding thread's until it stops */
+        return;
+    if (r->fmt->reader_set_skips)
+        r->fmt->reader_set_skips(r->state, skips);
+}
+
 void gcr_reader_describe(struct gcr_reader *r, json_t *info)
 {
     gcr_reader_decode_ahead(r, false, NULL); /* the consumer is done: the format is ours */

@@ -9,7 +9,8 @@
  *
  * Instruction lines are the hot path (a trace holds billions of them): fields are scanned by
  * hand, opcodes are classified once per distinct opcode string and then found in a small hash
- * table, and nothing is allocated per line. */
+ * table, a line that repeats an earlier one of its PC is not parsed again (the line memo), and
+ * nothing is allocated per line. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -111,11 +112,14 @@ struct opinfo {
 
 /* Open-addressing cache of opcode strings (with modifiers) to their opinfo. Distinct opcode
  * strings are few (a few hundred in a large application); a table filled to three quarters
- * stops caching and classifies each further new string on every line. */
+ * stops caching and classifies each further new string on every line. The table holds 16-bit
+ * numbers of entries taken in order (their array untouched beyond them), so the memory used
+ * grows with the strings met, not with the slots, which a hash spreads over every page. */
 #define OPCACHE_SLOTS 4096u
+#define OPCACHE_ENTRIES (OPCACHE_SLOTS / 4 * 3)
 struct opslot {
     uint32_t hash;
-    uint8_t len; /* 0: empty */
+    uint8_t len;
     char name[NAME_MAX_LEN + 1];
     struct opinfo info;
 };
@@ -299,6 +303,61 @@ struct reg_deps {
     uint32_t ndst;
 };
 
+/* The line memo. Every warp of every thread block runs the same code, so the line of a PC comes
+ * back again and again with the same mask, registers and opcode, often with the same address
+ * deltas too, only the base address differing. The reader keeps, per slot (a hash of the line's
+ * first field, its PC, or of its first 8 bytes; direct mapped), the last line that parsed
+ * without error there and what it parsed to. A line whose bytes up to the end of its memory width field
+ * are those of the memo, followed by a separator, parses to the same fields (same kernel file,
+ * so the same header): they are taken from the memo, and only the register dependencies are
+ * applied again. Past that, a base+deltas line whose bytes after the base address (deltas and
+ * tail) are the memo's takes its lanes' offsets from the memo, and a non-memory line whose
+ * whole rest is the memo's is complete. Equal bytes parse equally, so nothing a full parse
+ * would reject gets through, and the records are the same. The slots hold indices into lines
+ * allocated in blocks as they are first needed, so the memory taken grows with the lines a
+ * trace has, not with the slots. */
+#define MEMO_SLOTS 512u
+#define MEMO_TEXT 256 /* longest line kept, its '\n' included */
+#define MEMO_REGS 16  /* register operands kept (those below NUM_REGS) */
+struct line_memo {
+    uint32_t gen;  /* the kernel file's memo_gen when it holds a line */
+    uint16_t len;  /* bytes of text: the line and its '\n' */
+    uint16_t head; /* bytes of the line through its memory width field */
+    uint16_t rest; /* where the part compared whole starts (0: none): after the base address of
+                    * a base+deltas line, after head for a non-memory line */
+    uint16_t op_at;
+    uint8_t op_len;
+    uint8_t ndst_field, nsrc_field; /* the register counts the line gives */
+    uint8_t ndst, nregs; /* regs[0..ndst): destinations, then sources, in line order */
+    uint8_t regs[MEMO_REGS];
+    uint32_t mask;
+    uint64_t pc, memw;
+    struct opinfo *info; /* in the opcode cache, which lives as long as the reader */
+    int32_t lane_off[GCR_WARP_SIZE]; /* with rest, a base+deltas line's: lane's address - base */
+    char text[MEMO_TEXT];
+};
+
+#define MEMO_BLOCK 16u
+struct line_memos {
+    uint16_t slot[MEMO_SLOTS]; /* 1 + the number of the slot's line; 0: none yet */
+    uint32_t used;             /* lines given to a slot */
+    struct line_memo *block[MEMO_SLOTS / MEMO_BLOCK]; /* line i: block[i / MEMO_BLOCK] */
+};
+
+static inline struct line_memo *memo_line(const struct line_memos *ms, uint32_t i)
+{
+    return &ms->block[i / MEMO_BLOCK][i % MEMO_BLOCK];
+}
+
+static void memo_free(struct line_memos *ms)
+{
+    if (!ms)
+        return;
+    for (uint32_t b = 0; b < MEMO_SLOTS / MEMO_BLOCK; b++)
+        free(ms->block[b]);
+    free(ms);
+}
+
 struct accelsim_reader {
     char *path; /* as given */
     const struct gcr_files *files; /* where path and the kernel files it names are read */
@@ -329,8 +388,12 @@ struct accelsim_reader {
     uint64_t held_line;
     struct gcr_record held;
     bool lazy;
+    unsigned skips; /* GCR_READ_SKIP_*: what the consumer does not read */
+    struct line_memos *memo; /* allocated with the first kernel file */
+    uint32_t memo_gen;      /* of the open kernel file: a slot of another one is empty */
     struct gcr_stream_rules rules;
-    struct opslot *ops;
+    uint16_t *op_slots;  /* OPCACHE_SLOTS: 1 + the number of the slot's entry in ops; 0: empty */
+    struct opslot *ops;  /* OPCACHE_ENTRIES */
     unsigned ops_used;
     struct counters *unknown, *ignored;
     /* Totals for reader_describe. */
@@ -720,19 +783,23 @@ static inline struct opinfo *lookup_opcode(struct accelsim_reader *r, const char
 {
     if (__builtin_expect(n <= NAME_MAX_LEN, 1)) {
         for (uint32_t i = (h ^ h >> 12) & (OPCACHE_SLOTS - 1);; i = (i + 1) & (OPCACHE_SLOTS - 1)) {
-            struct opslot *s = &r->ops[i];
-            if (__builtin_expect(s->hash == h && s->len == n, 1) && memcmp(s->name, op, n) == 0)
-                return &s->info;
-            if (s->len == 0) {
-                if (r->ops_used >= OPCACHE_SLOTS / 4 * 3)
-                    break;
-                s->hash = h;
-                s->len = (uint8_t)n;
-                memcpy(s->name, op, n);
-                classify(op, n, &s->info);
-                r->ops_used++;
-                return &s->info;
+            uint16_t k = r->op_slots[i];
+            if (k) {
+                struct opslot *s = &r->ops[k - 1];
+                if (__builtin_expect(s->hash == h && s->len == n, 1) &&
+                    memcmp(s->name, op, n) == 0)
+                    return &s->info;
+                continue;
             }
+            if (r->ops_used >= OPCACHE_ENTRIES)
+                break;
+            struct opslot *s = &r->ops[r->ops_used++];
+            r->op_slots[i] = (uint16_t)r->ops_used;
+            s->hash = h;
+            s->len = (uint8_t)n;
+            memcpy(s->name, op, n);
+            classify(op, n, &s->info);
+            return &s->info;
         }
     }
     classify(op, n, scratch);
@@ -849,10 +916,14 @@ static int lane_count_error(struct accelsim_reader *r, struct gcr_err *err, unsi
 
 /* Address fields of a memory line (after the memory width) into in->addr. Returns 0, or -1 on
  * error; *mode_out is the address mode, *listed the addresses or deltas read, and *p the
- * position after them. */
+ * position after them. For base+deltas, *base_end is where the base address ends, and when
+ * same (a memo whose head the line repeats) holds the same bytes from there to the line's end,
+ * the lanes come from its offsets, *p is the line's end and *whole is set: the line is known
+ * to be complete and well-formed. */
 static int parse_addresses(struct accelsim_reader *r, struct gcr_err *err, const char **p,
-                           struct gcr_warp_insn *in, bool lazy, unsigned *mode_out,
-                           unsigned *listed)
+                           const char *end, struct gcr_warp_insn *in, bool lazy,
+                           const struct line_memo *same, unsigned *mode_out, unsigned *listed,
+                           const char **base_end, bool *whole)
 {
     uint64_t mode, base;
     uint32_t mask = in->active_mask;
@@ -907,11 +978,22 @@ static int parse_addresses(struct accelsim_reader *r, struct gcr_err *err, const
     case 2: { /* base, then the difference of each further active lane to the previous one */
         if (hex_field(r, err, p, "base address", &base) != 0)
             return -1;
+        *base_end = *p;
         memset(in->addr, 0, sizeof in->addr);
         if (!mask)
             return 0;
         uint32_t m = mask;
         in->addr[gcr_bits_ctz32(m)] = base;
+        size_t rest = (size_t)(end - *p) + 1; /* with the '\n' */
+        if (same && same->rest && rest == (size_t)(same->len - same->rest) &&
+            memcmp(*p, same->text + same->rest, rest) == 0) {
+            for (m &= m - 1; m; m &= m - 1)
+                in->addr[gcr_bits_ctz32(m)] = base + (uint64_t)(int64_t)same->lane_off[gcr_bits_ctz32(m)];
+            *listed = gcr_bits_popcount32(mask) - 1;
+            *p = end;
+            *whole = true;
+            return 0;
+        }
         /* Up to 31 deltas a line, most of the bytes of a trace heavy in shared memory: each
          * field is scanned once. Up to 18 digits are in range whatever the sign; anything else
          * (more digits, junk, no digit) takes sdec_field, which rescans it and words the error. */
@@ -1009,28 +1091,64 @@ static uint8_t generic_space(const struct accelsim_reader *r, const struct gcr_w
     return GCR_SPACE_GLOBAL;
 }
 
-/* Parses one instruction line [p, end) (end points at the line reader's '\n'). Returns 1 for a
- * memory instruction (rec holds it), 0 for any other instruction, -1 on error. */
-static int parse_insn(struct accelsim_reader *r, const char *p, const char *end,
-                      struct gcr_record *rec, struct gcr_err *err)
+/* The memo slot of the line at p (end: its '\n'), or NULL for a line too short to have one. */
+static inline uint16_t *memo_slot(const struct accelsim_reader *r, const char *p,
+                                  const char *end)
 {
-    struct gcr_warp_insn *in = &rec->u.insn;
-    uint64_t v, pc, mask, ndst, nsrc, memw;
+    if (end - p < 16 || !r->memo)
+        return NULL;
+    uint64_t a;
+    memcpy(&a, p, 8);
+    /* Up to its first blank (bytes in memory order: little-endian), so that the lines of a PC
+     * with different masks share a slot and the memo's size follows the kernel's code. */
+    uint64_t x = a ^ UINT64_C(0x2020202020202020), blank = (x - UINT64_C(0x0101010101010101)) &
+                                                           ~x & UINT64_C(0x8080808080808080);
+    if (blank)
+        a &= (blank & (0 - blank)) - 1;
+    uint64_t h = a * UINT64_C(0x9e3779b97f4a7c15);
+    return &r->memo->slot[(h ^ h >> 29) >> 32 & (MEMO_SLOTS - 1)];
+}
 
+/* What a line's head (its fields through the memory width) parsed to, and whether a memo can
+ * keep it. */
+struct head {
+    uint64_t pc, mask, ndst, nsrc, memw;
+    const char *op;
+    size_t oplen;
+    struct opinfo *info;
+    bool keep;
+    uint8_t nd, nregs, regs[MEMO_REGS];
+};
+
+static inline void head_reg(struct head *hd, unsigned reg)
+{
+    if (hd->nregs < MEMO_REGS)
+        hd->regs[hd->nregs++] = (uint8_t)reg;
+    else
+        hd->keep = false;
+}
+
+/* Parses a line's head from *pp on: 0, or -1 with the error reported. */
+static int parse_head(struct accelsim_reader *r, const char **pp, struct head *hd,
+                      struct opinfo *scratch, struct gcr_err *err)
+{
+    const char *p = *pp;
+    uint64_t v;
+    struct reg_deps *deps = &r->deps;
+    hd->keep = true;
+    hd->nregs = 0;
     if (r->h.lineinfo &&
         dec_field(r, err, &p, "source line number", UINT32_MAX, DEC_RANGE_U32, &v) != 0)
         return -1;
-    if (hex_field(r, err, &p, "PC", &pc) != 0 || hex_field(r, err, &p, "active mask", &mask) != 0)
+    if (hex_field(r, err, &p, "PC", &hd->pc) != 0 ||
+        hex_field(r, err, &p, "active mask", &hd->mask) != 0)
         return -1;
-    if (__builtin_expect(mask > UINT32_MAX, 0))
+    if (__builtin_expect(hd->mask > UINT32_MAX, 0))
         return KFAIL(r, err, GCR_E_FORMAT, "active mask 0x%" PRIx64 " has more than 32 bits",
-                     mask);
-    if (dec_field(r, err, &p, "destination register count", 255, "maximum 255", &ndst) != 0)
+                     hd->mask);
+    if (dec_field(r, err, &p, "destination register count", 255, "maximum 255", &hd->ndst) != 0)
         return -1;
-    struct reg_deps *deps = &r->deps;
-    deps->waits = 0;
-    deps->ndst = 0;
-    for (uint64_t i = 0; i < ndst; i++) {
+    for (uint64_t i = 0; i < hd->ndst; i++) {
         unsigned reg = NUM_REGS;
         if (reg_field(r, err, &p, "destination register", &reg) != 0)
             return -1;
@@ -1038,8 +1156,10 @@ static int parse_insn(struct accelsim_reader *r, const char *p, const char *end,
             deps_use(deps, reg);
             if (deps->ndst < sizeof deps->dst)
                 deps->dst[deps->ndst++] = (uint8_t)reg;
+            head_reg(hd, reg);
         }
     }
+    hd->nd = hd->nregs;
 
     /* The opcode, hashed while it is scanned. */
     const char *op = blanks(p);
@@ -1048,33 +1168,156 @@ static int parse_insn(struct accelsim_reader *r, const char *p, const char *end,
     uint32_t h = 0;
     for (p = op; !separator[(unsigned char)*p]; p++)
         h = hash_step(h, (unsigned char)*p);
-    size_t oplen = (size_t)(p - op);
+    hd->op = op;
+    hd->oplen = (size_t)(p - op);
 
-    if (dec_field(r, err, &p, "source register count", 255, "maximum 255", &nsrc) != 0)
+    if (dec_field(r, err, &p, "source register count", 255, "maximum 255", &hd->nsrc) != 0)
         return -1;
-    for (uint64_t i = 0; i < nsrc; i++) {
+    for (uint64_t i = 0; i < hd->nsrc; i++) {
         unsigned reg = NUM_REGS;
         if (reg_field(r, err, &p, "source register", &reg) != 0)
             return -1;
-        if (reg < NUM_REGS)
+        if (reg < NUM_REGS) {
             deps_use(deps, reg);
+            head_reg(hd, reg);
+        }
     }
 
-    struct opinfo scratch;
-    struct opinfo *info = lookup_opcode(r, op, oplen, h, &scratch);
-    if (info->gmma && r->h.version >= 6 &&
+    hd->info = lookup_opcode(r, op, hd->oplen, h, scratch);
+    if (hd->info == scratch) /* the opcode cache is full: this opinfo lives on the stack */
+        hd->keep = false;
+    if (hd->info->gmma && r->h.version >= 6 &&
         dec_field(r, err, &p, "GMMA commit-group flag", UINT32_MAX, DEC_RANGE_U32, &v) != 0)
         return -1;
-    if (dec_field(r, err, &p, "memory width", UINT32_MAX, DEC_RANGE_U32, &memw) != 0)
+    if (dec_field(r, err, &p, "memory width", UINT32_MAX, DEC_RANGE_U32, &hd->memw) != 0)
         return -1;
+    *pp = p;
+    return 0;
+}
+
+/* The head of memo m, which the line repeats: its register dependencies applied again. */
+static inline void memo_head(struct accelsim_reader *r, const struct line_memo *m,
+                             const char *line, struct head *hd)
+{
+    struct reg_deps *deps = &r->deps;
+    for (unsigned i = 0; i < m->nregs; i++)
+        deps_use(deps, m->regs[i]);
+    deps->ndst = m->ndst < sizeof deps->dst ? m->ndst : (uint32_t)sizeof deps->dst;
+    memcpy(deps->dst, m->regs, deps->ndst);
+    hd->pc = m->pc;
+    hd->mask = m->mask;
+    hd->ndst = m->ndst_field;
+    hd->nsrc = m->nsrc_field;
+    hd->memw = m->memw;
+    hd->info = m->info;
+    hd->op = line + m->op_at;
+    hd->oplen = m->op_len;
+    hd->keep = true;
+    hd->nd = m->ndst;
+    hd->nregs = m->nregs;
+    memcpy(hd->regs, m->regs, m->nregs);
+}
+
+/* Keeps a line that parsed without error in its memo slot (m: the slot's line, NULL when it
+ * has none yet): its head, and with rest_at (not NULL) the part from there on for comparing
+ * whole: the rest of a non-memory line, or with lanes (the record of a base+deltas line) its
+ * deltas and tail, and its lanes' offsets. */
+static void memo_keep(struct accelsim_reader *r, uint16_t *slot, struct line_memo *m,
+                      const char *line, const char *end, const char *head_end,
+                      const struct head *hd, const char *rest_at,
+                      const struct gcr_warp_insn *lanes)
+{
+    size_t len = (size_t)(end - line) + 1;
+    if (!hd->keep || len > MEMO_TEXT)
+        return;
+    if (!m) {
+        struct line_memos *ms = r->memo;
+        uint32_t b = ms->used / MEMO_BLOCK;
+        if (ms->used == MEMO_SLOTS ||
+            (!ms->block[b] && !(ms->block[b] = malloc(MEMO_BLOCK * sizeof *m))))
+            return; /* the line is not kept: the next one of its slot is parsed in full */
+        m = memo_line(ms, ms->used++);
+        *slot = (uint16_t)ms->used;
+    }
+    m->rest = rest_at ? (uint16_t)(rest_at - line) : 0;
+    if (lanes && m->rest) {
+        uint32_t mask = lanes->active_mask;
+        uint64_t base = mask ? lanes->addr[gcr_bits_ctz32(mask)] : 0;
+        if (!mask)
+            m->rest = 0;
+        for (uint32_t k = mask; k; k &= k - 1) {
+            int64_t off = (int64_t)(lanes->addr[gcr_bits_ctz32(k)] - base);
+            if (off < INT32_MIN || off > INT32_MAX) {
+                m->rest = 0;
+                break;
+            }
+            m->lane_off[gcr_bits_ctz32(k)] = (int32_t)off;
+        }
+    }
+    m->gen = r->memo_gen;
+    m->len = (uint16_t)len;
+    m->head = (uint16_t)(head_end - line);
+    m->op_at = (uint16_t)(hd->op - line);
+    m->op_len = (uint8_t)hd->oplen;
+    m->ndst_field = (uint8_t)hd->ndst;
+    m->nsrc_field = (uint8_t)hd->nsrc;
+    m->ndst = hd->nd;
+    m->nregs = hd->nregs;
+    memcpy(m->regs, hd->regs, hd->nregs);
+    m->mask = (uint32_t)hd->mask;
+    m->pc = hd->pc;
+    m->memw = hd->memw;
+    m->info = hd->info;
+    memcpy(m->text, line, len);
+}
+
+/* Classes whose lane addresses no consumer that skips GCR_READ_SKIP_ONCHIP_LANES reads:
+ * on-chip accesses, and addresses of instructions this reader ignores. */
+static inline bool lanes_onchip(enum op_class cls)
+{
+    return cls == CL_LOAD_SHARED || cls == CL_STORE_SHARED || cls == CL_ATOMIC_SHARED ||
+           cls == CL_LOAD_CONST || cls == CL_OTHER || cls == CL_UNKNOWN;
+}
+
+/* Parses one instruction line [p, end) (end points at the line reader's '\n'). Returns 1 for a
+ * memory instruction (rec holds it), 0 for any other instruction, -1 on error. */
+static int parse_insn(struct accelsim_reader *r, const char *p, const char *end,
+                      struct gcr_record *rec, struct gcr_err *err)
+{
+    struct gcr_warp_insn *in = &rec->u.insn;
+    struct reg_deps *deps = &r->deps;
+    const char *const line = p;
+    struct head hd;
+    struct opinfo scratch;
+    deps->waits = 0;
+    deps->ndst = 0;
+
+    uint16_t *slot = memo_slot(r, p, end);
+    struct line_memo *m = slot && *slot ? memo_line(r->memo, *slot - 1u) : NULL;
+    const struct line_memo *same = NULL; /* m, when the line repeats its head */
+    if (m && m->gen == r->memo_gen && (size_t)(end - p) >= m->head &&
+        separator[(unsigned char)p[m->head]] && memcmp(p, m->text, m->head) == 0) {
+        same = m;
+        memo_head(r, m, line, &hd);
+        p += m->head;
+    } else if (parse_head(r, &p, &hd, &scratch, err) != 0) {
+        return -1;
+    }
+    const char *const head_end = p;
+    struct opinfo *info = hd.info;
+    const char *op = hd.op;
+    size_t oplen = hd.oplen;
+    uint64_t memw = hd.memw;
     r->insns++;
     if (info->barrier)
         deps->waits |= GCR_WAITS_BARRIER;
 
     enum op_class cls = (enum op_class)info->cls;
-    bool memory = false, clean;
+    bool memory = false, clean, whole = false;
     unsigned mode = 0, listed = 0;
-    in->active_mask = (uint32_t)mask;
+    const char *rest_at = NULL;
+    const struct gcr_warp_insn *lanes = NULL;
+    in->active_mask = (uint32_t)hd.mask;
     if (__builtin_expect(cls == CL_TMA, 0)) {
         if (skip_tma(r, err, &p) != 0)
             return -1;
@@ -1082,13 +1325,22 @@ static int parse_insn(struct accelsim_reader *r, const char *p, const char *end,
     } else if (memw > 0) {
         /* Non-memory opcodes with addresses are checked as carefully, then ignored. */
         bool modelled = cls >= CL_LOAD_GLOBAL && cls <= CL_LOAD_CONST;
-        if (parse_addresses(r, err, &p, in, modelled && r->lazy, &mode, &listed) != 0)
-            return -1;
         memory = modelled;
         if (cls == CL_UNKNOWN)
             count_opcode(r->unknown, info, op, oplen);
         else if (!modelled)
             count_opcode(r->ignored, info, op, oplen);
+        if ((r->skips & GCR_READ_SKIP_ONCHIP_LANES) && lanes_onchip(cls)) {
+            /* The consumer reads none of these lanes: the rest of the line goes unread. */
+            in->strided = false;
+            in->stride = 0;
+            whole = true;
+        } else {
+            if (parse_addresses(r, err, &p, end, in, modelled && r->lazy, same, &mode, &listed,
+                                &rest_at, &whole) != 0)
+                return -1;
+            lanes = rest_at ? in : NULL; /* base+deltas: the memo keeps their offsets */
+        }
     } else {
         if (cls == CL_UNKNOWN)
             count_opcode(r->unknown, info, op, oplen);
@@ -1100,38 +1352,49 @@ static int parse_insn(struct accelsim_reader *r, const char *p, const char *end,
         }
         /* LDC without addresses: the constant bank operand is not a memory reference for the
          * tracer, so there is nothing to replay. */
+        rest_at = p;
+        size_t rest = (size_t)(end - p) + 1;
+        whole = same && same->rest == same->head && rest == (size_t)(same->len - same->rest) &&
+                memcmp(p, same->text + same->rest, rest) == 0;
     }
 
     /* The end of the line: nothing more in versions 3 and 4 (the common case, decided here). */
-    p = blanks(p);
-    if (__builtin_expect(r->h.version >= 5 || p != end, 0)) {
-        if (parse_tail(r, err, &p, end, (uint32_t)ndst, (uint32_t)nsrc, &clean) != 0)
-            return -1;
-        if (!clean) {
-            if ((memory || (memw > 0 && cls != CL_TMA)) && (mode == 0 || mode == 2)) {
-                /* The fields after the addresses were taken for the tail: count them back. */
-                int extra = count_fields(p, end);
-                return lane_count_error(r, err, mode, in->active_mask, listed + (unsigned)extra);
+    if (!whole) {
+        p = blanks(p);
+        if (__builtin_expect(r->h.version >= 5 || p != end, 0)) {
+            if (parse_tail(r, err, &p, end, (uint32_t)hd.ndst, (uint32_t)hd.nsrc, &clean) != 0)
+                return -1;
+            if (!clean) {
+                if ((memory || (memw > 0 && cls != CL_TMA)) && (mode == 0 || mode == 2)) {
+                    /* The fields after the addresses were taken for the tail: count them
+                     * back. */
+                    int extra = count_fields(p, end);
+                    return lane_count_error(r, err, mode, in->active_mask,
+                                            listed + (unsigned)extra);
+                }
+                return extra_field(r, err, p, end);
             }
-            return extra_field(r, err, p, end);
         }
     }
-    deps_issue(deps, memory);
-    if (!memory)
-        return 0;
-
-    if (__builtin_expect(info->width == 0, 0)) {
+    if (__builtin_expect(memory && info->width == 0, 0)) {
         char b[SHOW_MAX + 4];
         return KFAIL(r, err, GCR_E_FORMAT,
                      "opcode %s gives an access width of %" PRIu64 " bytes per lane (Accel-Sim "
                      "takes it from the first numeric modifier); widths must be 1..%d",
                      show(op, op + oplen, b), info->width_raw, GCR_MAX_WIDTH);
     }
+    deps_issue(deps, memory);
+    /* A line whose lanes were skipped keeps its head only (rest_at NULL): its rest was not
+     * checked. A line that repeated its memo whole leaves it as it is. */
+    if (slot && !(same && (whole || !rest_at)))
+        memo_keep(r, slot, m, line, end, head_end, &hd, rest_at, lanes);
+    if (!memory)
+        return 0;
     rec->kind = GCR_REC_WARP_INSN;
     in->cta = r->cta;
     in->warp = r->warp;
     in->waits = GCR_WAITS_KNOWN | deps->waits;
-    in->pc = pc;
+    in->pc = hd.pc;
     in->width = info->width;
     in->cache_op = info->cache_op;
     switch (cls) {
@@ -1595,6 +1858,11 @@ static int open_kernel(struct accelsim_reader *r, const char *path, const char *
     r->have_tb = false;
     r->pending = 0;
     r->kernels++;
+    /* A new header: lines of the last kernel file no longer parse the same. Without memory for
+     * the memo, every line is parsed in full. */
+    if (!r->memo)
+        r->memo = calloc(1, sizeof *r->memo);
+    r->memo_gen++;
     r->last_version = r->h.version;
     r->last_binary = r->h.binary_version;
     return 0;
@@ -1870,6 +2138,8 @@ static void accelsim_close(void *state)
     free(r->list_dir);
     free(r->path);
     free(r->ops);
+    free(r->op_slots);
+    memo_free(r->memo);
     free(r->unknown);
     free(r->ignored);
     free(r);
@@ -1926,7 +2196,8 @@ static int accelsim_open(void **state, const struct gcr_files *files, const char
     *state = NULL;
     struct accelsim_reader *r = calloc(1, sizeof *r);
     if (!r || !(r->path = strdup(path)) ||
-        !(r->ops = calloc(OPCACHE_SLOTS, sizeof *r->ops)) ||
+        !(r->op_slots = calloc(OPCACHE_SLOTS, sizeof *r->op_slots)) ||
+        !(r->ops = malloc(OPCACHE_ENTRIES * sizeof *r->ops)) ||
         !(r->unknown = calloc(1, sizeof *r->unknown)) ||
         !(r->ignored = calloc(1, sizeof *r->ignored))) {
         accelsim_close(r);
@@ -2079,6 +2350,11 @@ static void accelsim_set_lazy(void *state, bool lazy)
     ((struct accelsim_reader *)state)->lazy = lazy;
 }
 
+static void accelsim_set_skips(void *state, unsigned skips)
+{
+    ((struct accelsim_reader *)state)->skips = skips;
+}
+
 static json_t *counters_json(const struct counters *c)
 {
     json_t *o = json_object();
@@ -2125,6 +2401,7 @@ const struct gcr_trace_format gcr_format_accelsim = {
     .reader_bytes_done = accelsim_bytes_done,
     .reader_close = accelsim_close,
     .reader_set_lazy_addresses = accelsim_set_lazy,
+    .reader_set_skips = accelsim_set_skips,
     .reader_describe = accelsim_describe,
     .input_files = accelsim_input_files,
 };
