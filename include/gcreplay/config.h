@@ -85,6 +85,8 @@ struct gcr_timing_config {
     uint32_t resource_gaps;          /* idle gaps a resource remembers (0: strict FCFS) */
     uint32_t dram_channels;          /* 0 = one per L2 slice; else divides the slices */
     uint32_t l1_mshrs;               /* outstanding L1 misses per SM */
+    uint32_t l1_banks;               /* L1 banks: each takes one 32-B access per cycle */
+    uint32_t l1_miss_queue;          /* L1 requests waiting to enter the NoC */
     /* Open-row DRAM model with first-ready, first-come-first-served
      * scheduling (off by default): timings in DRAM cycles. */
     bool dram_rows;

@@ -55,18 +55,19 @@ void gcr_timing_insn_begin(struct gcr_timing *t, uint32_t sm, double now, enum g
                            enum gcr_space space, uint32_t lane_bytes);
 /* The cycle at which the warp's data is back (a load's, an atomic's; for a store or a
  * reduction the cycle after issue), in *accepted the cycle after the instruction's last
- * request passed its L1's tag port (the cycle after issue when none did): when the LD/ST
+ * access entered its L1 bank (the cycle after issue when none did): when the LD/ST
  * unit can take the warp's next memory instruction, and in *acked the cycle its writes (a
  * store's, a reduction's) are acknowledged (the cycle after issue when it has none): the warp
  * cannot end before. */
 double gcr_timing_insn_end(struct gcr_timing *t, double *accepted, double *acked);
 
 /* A request reaches the tags of L1 instance `unit` (sectors of line; a store
- * when is_write) with the given outcome. The lookup takes the instance's tag
- * port for a cycle; a read miss takes one of the requesting SM's MSHRs until
- * its data arrives, and a hit on a line still in flight waits for it. */
+ * when is_write) with the given outcome, fetching the sectors `fetching` from
+ * below. Its accesses (one per sector) enter the instance's banks; a read miss
+ * takes one of the requesting SM's MSHRs until its data arrives, and a hit on
+ * sectors still in flight waits for them. */
 void gcr_timing_l1_lookup(struct gcr_timing *t, uint32_t unit, uint64_t line, uint32_t sectors,
-                          bool is_write, enum gcr_outcome outcome);
+                          bool is_write, enum gcr_outcome outcome, uint32_t fetching);
 /* A message of `bytes` data bytes (plus timing.header_bytes) goes from `from`
  * to `to` on network `net` (gcreplay/analysis.h: endpoints per network), as
  * a request (downstream) or a reply, for line. It occupies the resources on
