@@ -139,6 +139,7 @@ struct gcr_config {
      * write-hit counting live in the l2 geometry. */
     bool l2_counting_nsight;       /* l2.counting "nsight": atomics apart, writes hit */
     uint32_t l2_merge_window;      /* l2.request_coalescer.window_requests; 0 = no coalescer */
+    uint32_t l2_merge_window_cycles; /* ...window_cycles, under timing (0: while in flight) */
     uint32_t l2_partitions;        /* l2.partitions.count (1: one L2) */
     bool l2_partition_interleaved; /* SM s in partition s mod count, else contiguous ranges */
     uint64_t l2_interleave_bytes;

@@ -416,6 +416,8 @@ static int parse_l2_silicon(struct jobj *l2, struct gcr_config *cfg, struct gcr_
     if (jobj_sub(l2, "request_coalescer", &rc, err))
         return -1;
     if (rc.obj && (get_u32(&rc, "window_requests", 0, 1, 1u << 20, &cfg->l2_merge_window, err) ||
+                   get_u32(&rc, "window_cycles", 0, 0, 1u << 20, &cfg->l2_merge_window_cycles,
+                           err) ||
                    jobj_finish(&rc, err)))
         return -1;
     if (rc.obj && !cfg->l2_merge_window)
@@ -876,8 +878,9 @@ json_t *gcr_config_to_json(const struct gcr_config *cfg)
         json_object_set_new(l2, "byte_masks", json_true());
     if (cfg->l2_merge_window)
         json_object_set_new(l2, "request_coalescer",
-                            json_pack("{s:I}", "window_requests",
-                                      (json_int_t)cfg->l2_merge_window));
+                            json_pack("{s:I, s:I}", "window_requests",
+                                      (json_int_t)cfg->l2_merge_window, "window_cycles",
+                                      (json_int_t)cfg->l2_merge_window_cycles));
     if (cfg->l2_partitions > 1)
         json_object_set_new(l2, "partitions",
                             json_pack("{s:I, s:s}", "count", (json_int_t)cfg->l2_partitions,

@@ -161,6 +161,7 @@ struct lat_stats {
     uint64_t row_hits, row_misses;
     uint64_t bank_conflicts;    /* cycles an L1 access waited to enter its bank */
     uint64_t reservation_fails; /* cycles an L1 request waited for room in the miss queue */
+    uint64_t merged_reads;      /* read sectors the L2 request coalescer answered */
 };
 
 /* In-flight fetches per SM: key -> cycle its data arrives. Direct-mapped, so
@@ -235,6 +236,7 @@ struct gcr_timing {
     double req_leave;    /* when it left its L1 (or issued, when it bypasses the L1) */
     double chain_t;      /* where the current L2 request/reply chain stands */
     bool chain_dram;
+    double reply_at_slice; /* when the last reply's data left its slice */
     bool at_l2;          /* the current request has reached an L2 slice (chain_t goes on) */
     bool core_l1_start;  /* a core->L1 hop preceded the L1 access */
     bool mshr_open;      /* the current miss holds the heap's root MSHR */
@@ -652,6 +654,46 @@ static bool waits_for_data(const struct gcr_timing *t)
     return t->op == GCR_OP_LOAD || t->op == GCR_OP_ATOMIC;
 }
 
+/* A reply of msg bytes whose data left slice `slice` at `left` crosses the
+ * slice's output port, the SM's (port's) ejection port and the NoC: the data
+ * is back, served at level lv. */
+static void reply_from_slice(struct gcr_timing *t, uint32_t slice, uint32_t port, uint32_t msg,
+                             double left, enum level lv)
+{
+    double x = serve(&t->cls[RC_SLICE_OUT].r[slice], left, msg);
+    struct res_class_state *out = &t->cls[RC_SM_EJECT];
+    x = serve(&out->r[port % out->n], x, msg) + t->tc->noc_latency;
+    t->chain_t = x;
+    t->at_l2 = false;
+    if (!t->in_insn)
+        return;
+    t->lat.sum[lv] += x - t->t_issue;
+    t->lat.n[lv]++;
+    if (waits_for_data(t) && x > t->completion)
+        t->completion = x;
+    else if (!waits_for_data(t) && x > t->acked) /* a reduction's answer */
+        t->acked = x;
+    if (t->mshr_open && x > t->miss_ready)
+        t->miss_ready = x;
+}
+
+double gcr_timing_l2_arrival(const struct gcr_timing *t)
+{
+    return (t->in_insn ? t->req_t : t->now) + t->tc->noc_latency;
+}
+
+double gcr_timing_reply_at_slice(const struct gcr_timing *t)
+{
+    return t->reply_at_slice;
+}
+
+void gcr_timing_merged_reply(struct gcr_timing *t, uint32_t slice, uint32_t port, uint32_t bytes,
+                             double ready)
+{
+    t->lat.merged_reads++;
+    reply_from_slice(t, slice, port, bytes + t->tc->header_bytes, ready, LV_L2);
+}
+
 /* The L1's entry, as GPGPU-Sim's LD/ST unit feeds it
  * (ldst_unit::process_memory_access_queue_l1cache): an instruction's accesses
  * (one per 32-B sector; one per request when the L1 is not sectored) enter the
@@ -808,23 +850,8 @@ void gcr_timing_send(struct gcr_timing *t, enum gcr_net net, uint32_t from, uint
              * leaves from where this one did, not after its hops. */
             t->req_t = t->req_leave;
         } else {
-            double x = serve(&t->cls[RC_L2].r[from], t->chain_t, bytes);
-            x = serve(&t->cls[RC_SLICE_OUT].r[from], x, msg);
-            struct res_class_state *out = &t->cls[RC_SM_EJECT];
-            x = serve(&out->r[to % out->n], x, msg) + tc->noc_latency;
-            t->chain_t = x;
-            t->at_l2 = false;
-            if (!t->in_insn)
-                break;
-            enum level lv = t->chain_dram ? LV_DRAM : LV_L2;
-            t->lat.sum[lv] += x - t->t_issue;
-            t->lat.n[lv]++;
-            if (waits_for_data(t) && x > t->completion)
-                t->completion = x;
-            else if (!waits_for_data(t) && x > t->acked) /* a reduction's answer */
-                t->acked = x;
-            if (t->mshr_open && x > t->miss_ready)
-                t->miss_ready = x;
+            t->reply_at_slice = serve(&t->cls[RC_L2].r[from], t->chain_t, bytes);
+            reply_from_slice(t, from, to, msg, t->reply_at_slice, t->chain_dram ? LV_DRAM : LV_L2);
         }
         break;
     case GCR_NET_DRAM:
@@ -1035,6 +1062,8 @@ static json_t *period(struct gcr_timing *t, double cycles, double active, uint64
     json_object_set_new(o, "l1_bank_conflicts", json_integer((json_int_t)D(bank_conflicts)));
     json_object_set_new(o, "l1_reservation_fails",
                         json_integer((json_int_t)D(reservation_fails)));
+    if (t->cfg->l2_merge_window)
+        json_object_set_new(o, "l2_merged_reads", json_integer((json_int_t)D(merged_reads)));
     if (t->tc->dram_rows)
         json_object_set_new(o, "dram_row_hit_rate",
                             ratio((double)D(row_hits), (double)(D(row_hits) + D(row_misses))));

@@ -75,6 +75,17 @@ void gcr_timing_l1_lookup(struct gcr_timing *t, uint32_t unit, uint64_t line, ui
 void gcr_timing_send(struct gcr_timing *t, enum gcr_net net, uint32_t from, uint32_t to,
                      uint32_t bytes, bool downstream, uint64_t line);
 
+/* The L2 request coalescer, timed (src/l2/request_coalescer.h): when the
+ * current request reaches the coalescer in front of the slices (it leaves its
+ * L1 plus the NoC's latency), and, after a request went on to its slice, the
+ * cycle its reply's data left the slice (its data is back at the coalescer). */
+double gcr_timing_l2_arrival(const struct gcr_timing *t);
+double gcr_timing_reply_at_slice(const struct gcr_timing *t);
+/* A read the coalescer answered: its `bytes` of data go from slice to port from
+ * cycle `ready`, through the slice's output and the SM's ejection port. */
+void gcr_timing_merged_reply(struct gcr_timing *t, uint32_t slice, uint32_t port, uint32_t bytes,
+                             double ready);
+
 /* VWS (scheduling.warp_policy "vws"): the instruction just executed made
  * `accesses` L1 accesses, `new_misses` of them read misses to an address the
  * SM's address miss table had not seen (which sets it). */

@@ -721,6 +721,54 @@ static void l1_pressure(void)
     }
 }
 
+/* The L2 request coalescer, timed: a read merges with a read of the same sector from
+ * another SM while that one's data is on its way (and, with window_cycles, only if it
+ * reached the coalescer at most that many cycles later). Two SMs, one slice (the timing of
+ * one_load, DRAM at 128 B a cycle), each loading one sector of A. SM 0's read, issued at
+ * 0, reaches the coalescer at 15 (L1 10, NoC 5), the slice misses at 35, DRAM 0.25 + 50
+ * (85.25), and its data leaves the slice at 85.5 (32 B at 128 B a cycle), then a whole flit
+ * at the slice's output port (86.5) and SM 0's ejection port (87.5), NoC 5: 92.5. SM 1's
+ * read, issued at 0 or after 30 non-memory instructions (at 30), reaches the coalescer at
+ * 15 or 45, while SM 0's data is on its way: merged, its data leaves with SM 0's at 85.5,
+ * queues behind it at the output port (87.5), SM 1's ejection port (88.5), NoC 5: 93.5, the
+ * kernel's end (94). With window_cycles 16, the read arriving 30 cycles after SM 0's goes
+ * on to the slice and hits there (the model has no L2 MSHRs: the line is already in the
+ * slice): 45 + 20, 65.25, 66.25, 67.25, 72.25; the kernel ends with SM 0's read (93). */
+static void coalescer_timed(void)
+{
+    static const struct {
+        uint32_t delay, window_cycles;
+        uint64_t cycles, merged, l2_reads;
+    } cases[] = {{0, 0, 94, 1, 1}, {30, 0, 94, 1, 1}, {30, 16, 93, 0, 2}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct tb t;
+        tb_open(&t, "coalescer-timed");
+        tb_kernel(&t, 1, 2, 32, 0, 0);
+        tb_access(&t, 0, 0, GCR_OP_LOAD, GCR_SPACE_GLOBAL, 4, 0x1u, A, 4);
+        if (cases[i].delay)
+            tb_nonmem(&t, 1, 0, cases[i].delay);
+        tb_access(&t, 1, 0, GCR_OP_LOAD, GCR_SPACE_GLOBAL, 4, 0x1u, A, 4);
+        tb_end(&t, 1);
+        tb_close(&t);
+        char cfg[1024];
+        snprintf(cfg, sizeof cfg,
+                 "{\"gpu\": {\"sms\": 2, \"max_ctas_per_sm\": 8}, \"l1d\": " L1_DEFAULT ","
+                 " \"l2\": {\"slices\": 1, \"sets\": 64, \"ways\": 8,"
+                 "  \"request_coalescer\": {\"window_requests\": 8, \"window_cycles\": %u}},"
+                 " \"timing\": {\"enabled\": true, \"issue_per_cycle\": 1,"
+                 "  \"latency\": {\"alu\": 1, \"l1\": 10, \"noc\": 5, \"l2\": 20, \"dram\": 50},"
+                 "  \"bandwidth\": {\"noc_port_bytes\": 128, \"l2_slice_bytes\": 128,"
+                 "   \"dram_channel_bytes\": 128, \"header_bytes\": 0}}}",
+                 cases[i].window_cycles);
+        json_t *r = must_replay(cfg, t.path);
+        CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), cases[i].cycles);
+        CHECK_EQ_U(jget(r, "kernels.0.timing.l2_merged_reads"), cases[i].merged);
+        CHECK_EQ_U(jget(r, "total.L2.reads.accesses"), cases[i].l2_reads);
+        json_decref(r);
+        unlink(t.path);
+    }
+}
+
 int main(void)
 {
     chip_links_bypass();
@@ -740,5 +788,6 @@ int main(void)
     barrier();
     writes_acknowledged();
     l1_pressure();
+    coalescer_timed();
     CHECK_DONE();
 }
