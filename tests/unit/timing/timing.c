@@ -342,6 +342,8 @@ static void config_errors(void)
          "$.timing.l1_banks: expected an integer between 1 and 64, got 0"},
         {"{\"timing\": {\"l1_miss_queue\": 1}}",
          "$.timing.l1_miss_queue: expected an integer between 2 and 65536, got 1"},
+        {"{\"l2\": {\"request_coalescer\": {\"window_requests\": 8, \"window_cycles\": -1}}}",
+         "$.l2.request_coalescer.window_cycles: expected an integer between 0 and 1048576"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct gcr_config cfg;
