@@ -85,6 +85,8 @@ struct gcr_timing_config {
     uint32_t resource_gaps;          /* idle gaps a resource remembers (0: strict FCFS) */
     uint32_t dram_channels;          /* 0 = one per L2 slice; else divides the slices */
     uint32_t l1_mshrs;               /* outstanding L1 misses per SM */
+    uint32_t l1_banks;               /* L1 banks: each takes one 32-B access per cycle */
+    uint32_t l1_miss_queue;          /* L1 requests waiting to enter the NoC */
     /* Open-row DRAM model with first-ready, first-come-first-served
      * scheduling (off by default): timings in DRAM cycles. */
     bool dram_rows;
@@ -137,6 +139,7 @@ struct gcr_config {
      * write-hit counting live in the l2 geometry. */
     bool l2_counting_nsight;       /* l2.counting "nsight": atomics apart, writes hit */
     uint32_t l2_merge_window;      /* l2.request_coalescer.window_requests; 0 = no coalescer */
+    uint32_t l2_merge_window_cycles; /* ...window_cycles, under timing (0: while in flight) */
     uint32_t l2_partitions;        /* l2.partitions.count (1: one L2) */
     bool l2_partition_interleaved; /* SM s in partition s mod count, else contiguous ranges */
     uint64_t l2_interleave_bytes;

@@ -45,9 +45,8 @@ int gcr_replay_set_analysis_thread(struct gcr_replay *rp, bool on, struct gcr_er
 bool gcr_replay_analysis_thread_pays(const struct gcr_replay *rp);
 /* Whether each trace is decompressed and parsed on a thread of its own, a few
  * thousand records ahead of the replay (gcr_reader_decode_ahead); the report
- * is the same either way. AUTO (the default) does so when this process may run
- * on more CPUs than the replay's own threads (itself, and the analysis thread
- * when it has one), so that the decoding thread has a CPU to itself. */
+ * is the same either way. AUTO (the default) does not: on the measurements so far
+ * (tests/bench/README.md) the thread costs more than it overlaps. */
 enum gcr_decode_ahead_mode { GCR_DECODE_AHEAD_AUTO, GCR_DECODE_AHEAD_ON, GCR_DECODE_AHEAD_OFF };
 void gcr_replay_set_decode_ahead(struct gcr_replay *rp, enum gcr_decode_ahead_mode mode);
 

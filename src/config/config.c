@@ -335,6 +335,9 @@ static int parse_timing(struct jobj *top, struct gcr_config *cfg, struct gcr_err
     json_t *mshr = json_object_get(cfg->l1_kept, "mshr");
     uint32_t mshr_def = mshr ? (uint32_t)json_integer_value(json_object_get(mshr, "entries"))
                              : 32;
+    /* Its miss queue likewise defaults to l1d.mshr.miss_queue (GPGPU-Sim's default 8). */
+    uint32_t queue_def =
+        mshr ? (uint32_t)json_integer_value(json_object_get(mshr, "miss_queue")) : 8;
     if (jobj_sub(top, "timing", &t, err) || get_bool(&t, "enabled", false, &tc->enabled, err) ||
         jobj_sub(&t, "clocks_mhz", &clk, err) ||
         get_positive_real(&clk, "core", 1000, 1e6, &tc->core_mhz, err) ||
@@ -362,6 +365,9 @@ static int parse_timing(struct jobj *top, struct gcr_config *cfg, struct gcr_err
         get_u32(&t, "dram_channels", 0, 0, 4096, &tc->dram_channels, err) ||
         get_u32(&t, "resource_gaps", 4, 0, 64, &tc->resource_gaps, err) ||
         get_u32(&t, "l1_mshrs", mshr_def, 1, 1u << 16, &tc->l1_mshrs, err) ||
+        get_u32(&t, "l1_banks", 4, 1, 64, &tc->l1_banks, err) ||
+        get_u32(&t, "l1_miss_queue", queue_def >= 2 ? queue_def : 8, 2, 1u << 16,
+                &tc->l1_miss_queue, err) ||
         jobj_sub(&t, "dram_rows", &rows, err) ||
         get_bool(&rows, "enabled", false, &tc->dram_rows, err) ||
         get_u32(&rows, "banks", 16, 1, 1024, &tc->dram_banks, err) ||
@@ -410,6 +416,8 @@ static int parse_l2_silicon(struct jobj *l2, struct gcr_config *cfg, struct gcr_
     if (jobj_sub(l2, "request_coalescer", &rc, err))
         return -1;
     if (rc.obj && (get_u32(&rc, "window_requests", 0, 1, 1u << 20, &cfg->l2_merge_window, err) ||
+                   get_u32(&rc, "window_cycles", 0, 0, 1u << 20, &cfg->l2_merge_window_cycles,
+                           err) ||
                    jobj_finish(&rc, err)))
         return -1;
     if (rc.obj && !cfg->l2_merge_window)
@@ -870,8 +878,9 @@ json_t *gcr_config_to_json(const struct gcr_config *cfg)
         json_object_set_new(l2, "byte_masks", json_true());
     if (cfg->l2_merge_window)
         json_object_set_new(l2, "request_coalescer",
-                            json_pack("{s:I}", "window_requests",
-                                      (json_int_t)cfg->l2_merge_window));
+                            json_pack("{s:I, s:I}", "window_requests",
+                                      (json_int_t)cfg->l2_merge_window, "window_cycles",
+                                      (json_int_t)cfg->l2_merge_window_cycles));
     if (cfg->l2_partitions > 1)
         json_object_set_new(l2, "partitions",
                             json_pack("{s:I, s:s}", "count", (json_int_t)cfg->l2_partitions,
@@ -917,8 +926,8 @@ json_t *gcr_timing_config_to_json(const struct gcr_timing_config *t)
 {
     return json_pack(
         "{s:b, s:{s:f, s:f, s:f, s:f}, s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I}, "
-        "s:{s:I, s:I, s:I, s:I, s:I, s:I}, s:I, s:I, s:I, s:{s:b, s:I, s:I, s:I, s:I, s:I, s:I}, "
-        "s:{s:f, s:f, s:I, s:I}}",
+        "s:{s:I, s:I, s:I, s:I, s:I, s:I}, s:I, s:I, s:I, s:I, s:I, "
+        "s:{s:b, s:I, s:I, s:I, s:I, s:I, s:I}, s:{s:f, s:f, s:I, s:I}}",
         "enabled", t->enabled, "clocks_mhz", "core", t->core_mhz, "noc", t->noc_mhz, "l2",
         t->l2_mhz, "dram", t->dram_mhz, "issue_per_cycle", (json_int_t)t->issue_per_cycle,
         "kernel_launch_latency", (json_int_t)t->kernel_launch_latency, "latency", "alu",
@@ -930,7 +939,8 @@ json_t *gcr_timing_config_to_json(const struct gcr_timing_config *t)
         "link_bytes", (json_int_t)t->link_bytes, "shared_bytes", (json_int_t)t->shared_bytes,
         "header_bytes", (json_int_t)t->header_bytes,
         "dram_channels", (json_int_t)t->dram_channels, "resource_gaps",
-        (json_int_t)t->resource_gaps, "l1_mshrs", (json_int_t)t->l1_mshrs,
+        (json_int_t)t->resource_gaps, "l1_mshrs", (json_int_t)t->l1_mshrs, "l1_banks",
+        (json_int_t)t->l1_banks, "l1_miss_queue", (json_int_t)t->l1_miss_queue,
         "dram_rows", "enabled", t->dram_rows, "banks", (json_int_t)t->dram_banks, "row_bytes",
         (json_int_t)t->dram_row_bytes, "tRCD", (json_int_t)t->t_rcd, "tRP", (json_int_t)t->t_rp,
         "CL", (json_int_t)t->t_cl, "tRAS", (json_int_t)t->t_ras, "vws", "alpha", t->vws_alpha, "beta", t->vws_beta,

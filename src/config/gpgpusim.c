@@ -441,7 +441,7 @@ static int timing_section(const struct options *o, json_t *cfg, struct gcr_err *
                 l2 > 1e6 || dram > 1e6))
         return opt_fail(err, clk, "expected <core>:<interconnect>:<L2>:<DRAM> clocks in MHz");
     uint64_t sched = 0, launch = 0, l1 = 0, smem = 0, rop = 0, dlat = 0, flit = 0, bus = 0,
-             per_ctrl = 0, ratio = 0, nmem = 0, banks = 0, sched_kind = 0;
+             per_ctrl = 0, ratio = 0, nmem = 0, banks = 0, sched_kind = 0, l1_banks = 0;
     unsigned alu;
     if (get_uint(o, "gpgpu_num_sched_per_core", 1, &sched, err) ||
         get_uint(o, "gpgpu_kernel_launch_latency", 0, &launch, err) ||
@@ -456,6 +456,7 @@ static int timing_section(const struct options *o, json_t *cfg, struct gcr_err *
         get_uint(o, "gpgpu_n_mem", -1, &nmem, err) ||
         get_uint(o, "gpgpu_shmem_num_banks", 16, &banks, err) ||
         get_uint(o, "gpgpu_dram_scheduler", 1, &sched_kind, err) ||
+        get_uint(o, "gpgpu_l1_banks", 1, &l1_banks, err) ||
         first_uint(o, "ptx_opcode_latency_int", 4, &alu, err))
         return -1;
     /* GPGPU-Sim's channel moves buswidth x chips x data:command ratio bytes per
@@ -470,7 +471,7 @@ static int timing_section(const struct options *o, json_t *cfg, struct gcr_err *
     const char *t = dt ? dt->value : "";
     json_t *sec = json_pack(
         "{s:b, s:{s:f, s:f, s:f, s:f}, s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I}, "
-        "s:{s:I, s:I, s:I, s:I}, s:I, s:{s:b, s:I, s:I, s:I, s:I, s:I}}",
+        "s:{s:I, s:I, s:I, s:I}, s:I, s:I, s:{s:b, s:I, s:I, s:I, s:I, s:I}}",
         "enabled", 0, "clocks_mhz", "core", core, "noc", noc, "l2", l2, "dram", dram,
         "issue_per_cycle", (json_int_t)(sched ? sched : 1), "kernel_launch_latency",
         (json_int_t)launch, "latency", "alu", (json_int_t)alu, "shared",
@@ -479,7 +480,8 @@ static int timing_section(const struct options *o, json_t *cfg, struct gcr_err *
         (json_int_t)(flit ? flit : 1), "l2_slice_bytes", (json_int_t)32,
         "dram_channel_bytes", (json_int_t)(dram_bytes ? dram_bytes : 1), "shared_bytes",
         (json_int_t)(banks ? 4 * banks : 4),
-        "dram_channels", (json_int_t)nmem, "dram_rows", "enabled", frfcfs, "banks",
+        "dram_channels", (json_int_t)nmem, "l1_banks",
+        (json_int_t)l1_banks, "dram_rows", "enabled", frfcfs, "banks",
         (json_int_t)dram_timing(t, "nbk", 16), "tRCD", (json_int_t)dram_timing(t, "RCD", 12),
         "tRP", (json_int_t)dram_timing(t, "RP", 12), "CL", (json_int_t)dram_timing(t, "CL", 12),
         "tRAS", (json_int_t)dram_timing(t, "RAS", 28));

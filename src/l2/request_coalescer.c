@@ -37,6 +37,26 @@ bool gcr_request_coalescer_read(struct gcr_request_coalescer *rc, uint64_t secto
     return false;
 }
 
+bool gcr_request_coalescer_read_timed(const struct gcr_request_coalescer *rc,
+                                      uint64_t sector_addr, uint32_t sm, uint32_t partition,
+                                      double arrive, double *ready)
+{
+    const struct gcr_rc_entry *e = &rc->table[slot(rc, sector_addr)];
+    if (e->sector_plus_1 != sector_addr + 1 || e->sm == sm || e->partition != partition ||
+        e->ready <= arrive || (rc->window_cycles > 0 && arrive - e->arrive > rc->window_cycles))
+        return false;
+    *ready = e->ready;
+    return true;
+}
+
+void gcr_request_coalescer_sent(struct gcr_request_coalescer *rc, uint64_t sector_addr,
+                                uint32_t sm, uint32_t partition, double arrive, double ready)
+{
+    rc->table[slot(rc, sector_addr)] =
+        (struct gcr_rc_entry){.sector_plus_1 = sector_addr + 1, .arrive = arrive, .ready = ready,
+                              .sm = sm, .partition = partition};
+}
+
 void gcr_request_coalescer_write(struct gcr_request_coalescer *rc, uint64_t sector_addr)
 {
     struct gcr_rc_entry *e = &rc->table[slot(rc, sector_addr)];

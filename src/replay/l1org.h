@@ -25,7 +25,7 @@ void gcr_l1org_emit(struct gcr_bus *bus, enum gcr_event_kind kind, uint32_t unit
 
 /* A lookup of req in the tags of L1 instance `unit` (sectors of line; a
  * store when is_write) had the result *a: the timing backend, in timing
- * mode, times it (tag port, MSHR, a hit on a line in flight), and observers
+ * mode, times it (banks, MSHR, a hit on sectors in flight), and observers
  * see GCR_EV_L1_ACCESS. Every lookup of a request's line in an L1 goes
  * through here, once, at the point of the message order it takes
  * (include/gcreplay/l1org.h, "Message order"). */
@@ -34,7 +34,8 @@ static inline void gcr_l1org_lookup(struct gcr_memsys *mem, uint32_t unit,
                                     bool is_write, const struct gcr_access *a)
 {
     if (mem->timing)
-        gcr_timing_l1_lookup(mem->timing, unit, line, sectors, is_write, a->outcome);
+        gcr_timing_l1_lookup(mem->timing, unit, line, sectors, is_write, a->outcome,
+                             a->fetch_mask);
     if (gcr_bus_wants(mem->bus, GCR_EV_L1_ACCESS)) {
         /* Observers are handed a copy: when this is inline in an organisation's
          * access, *a then never escapes, and the compiler keeps it in registers. */

@@ -18,6 +18,7 @@ int gcr_memsys_init(struct gcr_memsys *m, const struct gcr_config *cfg, struct g
     if (cfg->l2_merge_window &&
         gcr_request_coalescer_init(&m->coalescer, cfg->l2_merge_window) != 0)
         return gcr_fail(err, GCR_E_NOMEM, "out of memory for the L2 request coalescer");
+    m->coalescer.window_cycles = cfg->l2_merge_window_cycles;
     m->slices = calloc(cfg->l2_slices, sizeof *m->slices);
     if (!m->slices) {
         gcr_memsys_fini(m); /* the request coalescer */
@@ -248,6 +249,48 @@ void gcr_memsys_prefetch(const struct gcr_memsys *m, uint64_t line, struct gcr_c
         gcr_cache_prefetch(m->slices[gcr_config_slice_of(m->cfg, line)], line, h);
 }
 
+/* The slice a request from port goes to for line: the line's slice, in the
+ * port's own partition when the L2 has several (slice_access_silicon). */
+static uint32_t slice_for_port(const struct gcr_memsys *m, uint32_t port, uint64_t line)
+{
+    uint32_t global = gcr_config_slice_of(m->cfg, line);
+    if (m->cfg->l2_partitions <= 1)
+        return global;
+    uint32_t per_part = m->cfg->l2_slices / m->cfg->l2_partitions;
+    return partition_of_port(m, port) * per_part + global % per_part;
+}
+
+/* Timed, the request coalescer merges a read with one in flight
+ * (request_coalescer.h): each sector it answers gets its reply from the
+ * slice's side when the data in flight is back. Returns the sectors that go
+ * on to their slice. */
+static uint32_t coalesce_timed(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t line,
+                               uint32_t sectors)
+{
+    uint32_t sb = m->cfg->sector_bytes, part = partition_of_port(m, port), left = sectors;
+    double arrive = gcr_timing_l2_arrival(m->timing), ready;
+    for (uint32_t rest = sectors; rest; rest &= rest - 1)
+        if (gcr_request_coalescer_read_timed(&m->coalescer,
+                                             line + (uint64_t)__builtin_ctz(rest) * sb, sm, part,
+                                             arrive, &ready)) {
+            gcr_timing_merged_reply(m->timing, slice_for_port(m, port, line), port, sb, ready);
+            left &= ~(rest & -rest);
+        }
+    return left;
+}
+
+/* Timed, the reads that went on to their slice: in flight until their data,
+ * just timed, is back at the coalescer. */
+static void coalescer_sent(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t line,
+                           uint32_t sectors)
+{
+    uint32_t sb = m->cfg->sector_bytes, part = partition_of_port(m, port);
+    double arrive = gcr_timing_l2_arrival(m->timing), ready = gcr_timing_reply_at_slice(m->timing);
+    for (uint32_t rest = sectors; rest; rest &= rest - 1)
+        gcr_request_coalescer_sent(&m->coalescer, line + (uint64_t)__builtin_ctz(rest) * sb, sm,
+                                   part, arrive, ready);
+}
+
 /* In sector granularity every sector is its own L2 request, as GPGPU-Sim
  * breaks L1 misses into 32-B sector requests at the memory partition. */
 static inline __attribute__((always_inline)) void
@@ -255,17 +298,22 @@ l2_request(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t line, uint
            bool is_write, uint32_t write_bytes, const struct gcr_warp_insn *insn, bool atomic)
 {
     struct gcr_access a;
+    bool timed_merging = false;
     if (m->coalescer.table) {
         /* Reads the coalescer answers never reach a slice; writes and atomics
          * end what is in flight for their sectors. */
         uint32_t sb = m->cfg->sector_bytes, part = partition_of_port(m, port), left = sectors;
-        for (uint32_t rest = sectors; rest; rest &= rest - 1) {
-            uint64_t sector_addr = line + (uint64_t)__builtin_ctz(rest) * sb;
-            if (is_write || atomic)
-                gcr_request_coalescer_write(&m->coalescer, sector_addr);
-            else if (gcr_request_coalescer_read(&m->coalescer, sector_addr, sm, part))
-                left &= ~(rest & -rest);
-        }
+        timed_merging = m->timing && !is_write && !atomic;
+        if (timed_merging)
+            left = coalesce_timed(m, sm, port, line, sectors);
+        else
+            for (uint32_t rest = sectors; rest; rest &= rest - 1) {
+                uint64_t sector_addr = line + (uint64_t)__builtin_ctz(rest) * sb;
+                if (is_write || atomic)
+                    gcr_request_coalescer_write(&m->coalescer, sector_addr);
+                else if (gcr_request_coalescer_read(&m->coalescer, sector_addr, sm, part))
+                    left &= ~(rest & -rest);
+            }
         m->extra.merged_sectors += popcount32(sectors & ~left);
         sectors = left;
         if (!sectors)
@@ -273,6 +321,8 @@ l2_request(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t line, uint
     }
     if (m->cfg->granularity == GCR_GRAN_LINE) {
         slice_access(m, sm, port, line, sectors, is_write, write_bytes, insn, &a);
+        if (timed_merging)
+            coalescer_sent(m, sm, port, line, sectors);
         return;
     }
     /* Store data is split evenly over the sector requests (whole bytes). */
@@ -280,6 +330,8 @@ l2_request(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t line, uint
     for (uint32_t rest = sectors; rest; rest &= rest - 1, k++) {
         uint32_t share = write_bytes / n + (k < write_bytes % n);
         slice_access(m, sm, port, line, rest & -rest, is_write, share, insn, &a);
+        if (timed_merging)
+            coalescer_sent(m, sm, port, line, rest & -rest);
     }
 }
 

@@ -204,11 +204,13 @@ void gcr_replay_set_decode_ahead(struct gcr_replay *rp, enum gcr_decode_ahead_mo
     rp->decode_ahead = mode;
 }
 
+/* AUTO does not decode ahead: measured on an idle 2-core machine, the thread made
+ * every reference trace and the native benchmark slower, by up to a third (each
+ * record crosses from one core's caches to the other's, and the replay's share of
+ * the work, all the overlap can hide, is the smaller one; tests/bench/README.md). */
 static bool decodes_ahead(const struct gcr_replay *rp)
 {
-    if (rp->decode_ahead != GCR_DECODE_AHEAD_AUTO)
-        return rp->decode_ahead == GCR_DECODE_AHEAD_ON;
-    return gcr_cpus_usable() > 1 + (rp->bus.worker != NULL);
+    return rp->decode_ahead == GCR_DECODE_AHEAD_ON;
 }
 
 void gcr_replay_set_progress(struct gcr_replay *rp, gcr_progress_fn fn, void *ctx)

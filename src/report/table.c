@@ -38,7 +38,9 @@ const char gcr_table_legend[] =
     "  cycles      (--timing) estimated cycles; IPC: warp instructions per cycle; limit:\n"
     "              the busiest resource, limit%: its use; issue%: issue slots used;\n"
     "              L1-lat, L2-lat, DRAM-lat: mean cycles of a request served there;\n"
-    "              MSHR-st: requests that waited for a free L1 MSHR\n";
+    "              MSHR-st: requests that waited for a free L1 MSHR; L1-bkc, L1-rsv:\n"
+    "              cycles L1 accesses waited for their bank (bank conflicts) and for room\n"
+    "              in the L1's miss queue (reservation failures), as Accel-Sim counts them\n";
 
 /* ---- A table of text cells ---------------------------------------------------------------- */
 
@@ -329,6 +331,8 @@ static void add_rows(struct gcr_table *t, const json_t *p, const char *id, const
         put_latency(row, c++, tm, "l2_hit");
         put_latency(row, c++, tm, "dram");
         cell(row, c++, "%lld", integer(tm, "mshr_stalls", NULL));
+        cell(row, c++, "%lld", integer(tm, "l1_bank_conflicts", NULL));
+        cell(row, c++, "%lld", integer(tm, "l1_reservation_fails", NULL));
     }
     const json_t *mc = json_object_get(p, "multichip");
     for (int o = 0; t->chips && mc && o < GCR_LLC_ORG_COUNT; o++) {
@@ -417,7 +421,8 @@ int gcr_table_create(struct gcr_table **out, const json_t *head, enum gcr_table_
     tm->title = "timing";
     id_columns(t, tm);
     static const char *const timing_heads[] = {"cycles", "IPC", "issue%", "limit", "limit%",
-                                               "L1-lat", "L2-lat", "DRAM-lat", "MSHR-st"};
+                                               "L1-lat", "L2-lat", "DRAM-lat", "MSHR-st",
+                                               "L1-bkc", "L1-rsv"};
     for (size_t i = 0; i < sizeof timing_heads / sizeof timing_heads[0]; i++)
         tab_column(tm, timing_heads[i], !strcmp(timing_heads[i], "limit"));
 

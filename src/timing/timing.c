@@ -26,6 +26,7 @@
 struct res {
     double free_at;
     double cpb;
+    double quantum;         /* bytes move in units of this many (a NoC port's flits); 0: any */
     double busy, busy_then; /* busy_then: at the current kernel's start */
     double wait;
     uint64_t msgs, bytes;
@@ -70,9 +71,15 @@ static void add_gap(struct res *r, double start, double end)
     gap_end_max_update(r);
 }
 
+/* How long r is busy with a message of `bytes`. */
+static double duration(const struct res *r, uint32_t bytes)
+{
+    return (r->quantum > 0 ? ceil(bytes / r->quantum) * r->quantum : bytes) * r->cpb;
+}
+
 static double serve(struct res *r, double arrive, uint32_t bytes)
 {
-    double dur = bytes * r->cpb;
+    double dur = duration(r, bytes);
     double start = arrive > r->free_at ? arrive : r->free_at;
     /* The earliest remembered gap that holds the whole message. */
     uint32_t best = UINT32_MAX;
@@ -121,14 +128,17 @@ enum res_class {
     RC_CHIP_LINK,  /* inter-chip links, per sending chip: requests and written data */
     RC_CHIP_LINK_REPLY, /* inter-chip links, per sending chip: replies */
     RC_SHARED,     /* an SM's shared-memory banks */
-    RC_L1_TAGS,    /* an L1 instance's tag port: one request per cycle ("bytes" = requests) */
+    RC_L1_BANK,    /* an L1 bank's entry: one 32-B access per cycle ("bytes" = accesses) */
+    RC_L2_TAGS,    /* an L2 slice's tag port: one request per L2 cycle ("bytes" = requests) */
+    RC_L1_MQ,      /* an L1's miss queue: one request a cycle leaves for the NoC */
     RC_COUNT
 };
 
 static const char *const class_names[RC_COUNT] = {
     "noc_sm_inject",     "noc_sm_eject",    "noc_slice_in",  "noc_slice_out", "l2_slice",
     "dram_channel",      "core_l1_in",      "core_l1_out",   "chip_link_request",
-    "chip_link_reply",   "shared_memory",   "l1_tag_port"};
+    "chip_link_reply",   "shared_memory",   "l1_bank",       "l2_tag_port",
+    "l1_miss_queue"};
 
 struct res_class_state {
     struct res *r;
@@ -149,6 +159,9 @@ struct lat_stats {
     double mshr_stall;          /* cycles misses waited for a free MSHR */
     uint64_t mshr_stalls;
     uint64_t row_hits, row_misses;
+    uint64_t bank_conflicts;    /* cycles an L1 access waited to enter its bank */
+    uint64_t reservation_fails; /* cycles an L1 request waited for room in the miss queue */
+    uint64_t merged_reads;      /* read sectors the L2 request coalescer answered */
 };
 
 /* In-flight fetches per SM: key -> cycle its data arrives. Direct-mapped, so
@@ -160,6 +173,7 @@ struct pending {
 };
 
 struct sm_state {
+    double ldst_free;  /* the LD/ST unit takes the SM's next memory instruction */
     double *mshr;      /* min-heap of the cycles each MSHR frees */
     struct pending *pend;
     uint64_t *amt;     /* VWS address miss table: one bit per entry */
@@ -192,6 +206,10 @@ struct gcr_timing {
     struct gcr_sim_info info;
     struct res_class_state cls[RC_COUNT];
     struct sm_state *sm;
+    /* Per L1 instance, its miss queue: the cycles its last l1_miss_queue requests
+     * left it for the NoC (a ring; mq_next is the oldest). */
+    double *mq;
+    uint32_t *mq_next;
     uint32_t nl1;
     uint32_t pend_mask;
     uint32_t slices_per_channel;
@@ -213,15 +231,24 @@ struct gcr_timing {
     enum gcr_space space;
     double completion;   /* latest data return the warp waits for */
     double acked;        /* latest acknowledgement of its writes (a store's, a reduction's) */
-    double accepted;     /* the cycle after its last request's L1 tag-port slot */
+    double accepted;     /* the cycle after its last access entered its L1 bank */
     double req_t;        /* where the current request stands before the L2 network */
     double req_leave;    /* when it left its L1 (or issued, when it bypasses the L1) */
     double chain_t;      /* where the current L2 request/reply chain stands */
     bool chain_dram;
+    double reply_at_slice; /* when the last reply's data left its slice */
     bool at_l2;          /* the current request has reached an L2 slice (chain_t goes on) */
     bool core_l1_start;  /* a core->L1 hop preceded the L1 access */
     bool mshr_open;      /* the current miss holds the heap's root MSHR */
-    uint64_t miss_key;
+    bool from_l1;        /* the current request was looked up in an L1 (its misses and
+                            write-throughs leave through that L1's miss queue) */
+    uint32_t l1_unit;    /* that L1 instance */
+    uint32_t l1_bank;    /* the bank resource of its last access */
+    uint32_t req_sectors;/* its sectors */
+    double l1_entry_at;  /* the cycle the instruction's last L1 access entered its bank */
+    uint32_t l1_entered; /* its accesses that entered in that cycle */
+    uint64_t miss_line;
+    uint32_t miss_sectors; /* the sectors it fetches */
     double miss_ready;
 
     uint32_t insn_accesses, insn_new_misses; /* VWS counters of the instruction */
@@ -229,6 +256,7 @@ struct gcr_timing {
 
     struct lat_stats lat, lat_then;
     uint64_t run_warp_insns;
+    uint64_t kernels;
 };
 
 void gcr_timing_destroy(struct gcr_timing *t)
@@ -244,6 +272,8 @@ void gcr_timing_destroy(struct gcr_timing *t)
             free(t->sm[s].amt);
         }
     free(t->sm);
+    free(t->mq);
+    free(t->mq_next);
     free(t->dram_bank);
     free(t->dram_ch);
     free(t);
@@ -263,6 +293,14 @@ static int class_init(struct gcr_timing *t, enum res_class c, uint32_t n, double
         t->cls[c].r[i].max_gaps = t->tc->resource_gaps;
     }
     return 0;
+}
+
+/* A NoC port moves one flit (its bytes per cycle) a cycle, so a message takes
+ * whole flits: GPGPU-Sim's crossbar moves one packet per port and cycle. */
+static void class_in_flits(struct gcr_timing *t, enum res_class c, double flit_bytes)
+{
+    for (uint32_t i = 0; i < t->cls[c].n; i++)
+        t->cls[c].r[i].quantum = flit_bytes;
 }
 
 /* Inter-chip links, one resource per sending chip (all its outgoing links
@@ -322,11 +360,19 @@ int gcr_timing_create(struct gcr_timing **out, const struct gcr_sim_info *info,
         t->dram_ch = calloc(channels, sizeof *t->dram_ch);
         bad = bad || !t->dram_bank || !t->dram_ch;
     }
-    bad = bad || class_init(t, RC_L1_TAGS, t->nl1, 1, tc->core_mhz);
-    if (bad || !t->sm) {
+    bad = bad || class_init(t, RC_L1_BANK, t->nl1 * tc->l1_banks, 1, tc->core_mhz) ||
+          class_init(t, RC_L2_TAGS, N, 1, tc->l2_mhz) ||
+          class_init(t, RC_L1_MQ, t->nl1, 1, tc->core_mhz);
+    t->mq = calloc((size_t)t->nl1 * tc->l1_miss_queue, sizeof *t->mq);
+    t->mq_next = calloc(t->nl1, sizeof *t->mq_next);
+    if (bad || !t->sm || !t->mq || !t->mq_next) {
         gcr_timing_destroy(t);
         return gcr_fail(err, GCR_E_NOMEM, "out of memory for the timing model");
     }
+    for (int c = RC_SM_INJECT; c <= RC_SLICE_OUT; c++)
+        class_in_flits(t, (enum res_class)c, tc->noc_port_bytes);
+    class_in_flits(t, RC_CORE_L1, tc->link_bytes);
+    class_in_flits(t, RC_CORE_L1_UP, tc->link_bytes);
     for (size_t i = 0; t->dram_bank && i < (size_t)channels * tc->dram_banks; i++) {
         for (uint32_t k = 0; k < DRAM_ROWS_KEPT; k++)
             t->dram_bank[i].iv[k].row = -1;
@@ -373,12 +419,20 @@ static void mshr_replace_root(double *h, uint32_t n, double v)
     h[i] = v;
 }
 
-static uint64_t pend_key(const struct gcr_timing *t, uint64_t line, uint32_t sectors)
+/* Sector caches track their fetches per sector (GPGPU-Sim's MSHRs are keyed by
+ * the 32-B sector): a hit waits for the sectors it reads that are in flight,
+ * and not for the line's other sectors. Lines are aligned, so the sector's
+ * index fits in the line address's low bits. */
+static uint64_t pend_key(const struct gcr_timing *t, uint64_t line, uint32_t sector)
 {
-    /* Sector requests are tracked per sector: a hit on another sector of the
-     * line must not wait for this one. */
-    return t->cfg->granularity == GCR_GRAN_SECTOR ? line | (uint64_t)__builtin_ctz(sectors)
-                                                  : line;
+    return t->cfg->granularity == GCR_GRAN_SECTOR ? line | sector : line;
+}
+
+/* The sectors a request tracks: each of them when the cache is sectored, else
+ * just the line (as its sector 0). */
+static uint32_t pend_sectors(const struct gcr_timing *t, uint32_t sectors)
+{
+    return t->cfg->granularity == GCR_GRAN_SECTOR && sectors ? sectors : 1;
 }
 
 static struct pending *pend_slot(struct gcr_timing *t, uint32_t sm, uint64_t key)
@@ -395,9 +449,12 @@ static void close_miss(struct gcr_timing *t)
         return;
     t->mshr_open = false;
     mshr_replace_root(t->sm[t->sm_id].mshr, t->tc->l1_mshrs, t->miss_ready);
-    struct pending *p = pend_slot(t, t->sm_id, t->miss_key);
-    p->key = t->miss_key;
-    p->ready = t->miss_ready;
+    for (uint32_t rest = pend_sectors(t, t->miss_sectors); rest; rest &= rest - 1) {
+        uint64_t key = pend_key(t, t->miss_line, (uint32_t)__builtin_ctz(rest));
+        struct pending *p = pend_slot(t, t->sm_id, key);
+        p->key = key;
+        p->ready = t->miss_ready;
+    }
 }
 
 /* ------------------------------------------------------------- DRAM */
@@ -536,25 +593,161 @@ static double dram_access(struct gcr_timing *t, uint32_t slice, uint64_t line, d
 
 /* ------------------------------------------------------------- messages */
 
+/* The data a write-through store sends per request: GPGPU-Sim's write
+ * mem_fetch carries its 32-B sector whole, the bytes written marked in a byte
+ * mask (data_cache::send_write_request), so a store of one word costs a
+ * sector's bytes on the NoC and at the slice. */
+static uint32_t store_wire_bytes(const struct gcr_timing *t, uint32_t bytes)
+{
+    uint32_t sb = t->cfg->sector_bytes;
+    if (t->cfg->granularity == GCR_GRAN_SECTOR) /* a request a sector (memsys.c) */
+        return sb;
+    uint32_t whole = t->req_sectors ? (uint32_t)__builtin_popcount(t->req_sectors) * sb
+                                    : (bytes + sb - 1) / sb * sb;
+    return whole > bytes ? whole : bytes;
+}
+
+/* An L1 request that needs room in its L1's miss queue (GPGPU-Sim: data_cache's
+ * m_miss_queue, drained onto the interconnect by baseline_cache::cycle) and is
+ * ready at `ready`: returns when it has room. A store needs one free entry, a
+ * read two (data_cache::wr_hit_wt and rd_miss_base test miss_queue_full(0)
+ * and (1)), and so does a read that merges with a miss in flight, which
+ * rd_miss_base also handles. While the queue is full the request stays at
+ * its bank's head and retries every cycle, each retry a reservation failure,
+ * and its bank takes nothing else. */
+static double miss_queue_room(struct gcr_timing *t, double ready, bool store)
+{
+    uint32_t q = t->tc->l1_miss_queue, u = t->l1_unit;
+    const double *ring = &t->mq[(size_t)u * q];
+    uint32_t next = t->mq_next[u];
+    /* ring[next] left the queue l1_miss_queue requests ago, ring[next + 1] one later. */
+    double room = store ? ring[next] : ring[(next + 1) % q];
+    if (room <= ready)
+        return ready;
+    t->lat.reservation_fails += (uint64_t)ceil(room - ready);
+    struct res *bank = &t->cls[RC_L1_BANK].r[t->l1_bank];
+    double head = room + 1 - t->tc->l1_latency; /* its bank's next access looks up after it */
+    if (head > bank->free_at)
+        bank->free_at = head;
+    return room;
+}
+
+/* The request goes through the miss queue (miss_queue_room) onto the NoC port;
+ * returns when it has crossed the port. */
+static double miss_queue_inject(struct gcr_timing *t, struct res *port, double ready,
+                                uint32_t msg, bool store)
+{
+    uint32_t q = t->tc->l1_miss_queue, u = t->l1_unit;
+    double *ring = &t->mq[(size_t)u * q];
+    uint32_t next = t->mq_next[u];
+    ready = miss_queue_room(t, ready, store);
+    /* One request a cycle leaves the queue, into the NoC's injection buffer
+     * (deep enough, 512 packets in GPGPU-Sim, that it is not modelled). */
+    double leave = serve(&t->cls[RC_L1_MQ].r[u], ready, 1) - 1;
+    ring[next] = leave;
+    t->mq_next[u] = (next + 1) % q;
+    return serve(port, leave, msg);
+}
+
 static bool waits_for_data(const struct gcr_timing *t)
 {
     return t->op == GCR_OP_LOAD || t->op == GCR_OP_ATOMIC;
 }
 
+/* A reply of msg bytes whose data left slice `slice` at `left` crosses the
+ * slice's output port, the SM's (port's) ejection port and the NoC: the data
+ * is back, served at level lv. */
+static void reply_from_slice(struct gcr_timing *t, uint32_t slice, uint32_t port, uint32_t msg,
+                             double left, enum level lv)
+{
+    double x = serve(&t->cls[RC_SLICE_OUT].r[slice], left, msg);
+    struct res_class_state *out = &t->cls[RC_SM_EJECT];
+    x = serve(&out->r[port % out->n], x, msg) + t->tc->noc_latency;
+    t->chain_t = x;
+    t->at_l2 = false;
+    if (!t->in_insn)
+        return;
+    t->lat.sum[lv] += x - t->t_issue;
+    t->lat.n[lv]++;
+    if (waits_for_data(t) && x > t->completion)
+        t->completion = x;
+    else if (!waits_for_data(t) && x > t->acked) /* a reduction's answer */
+        t->acked = x;
+    if (t->mshr_open && x > t->miss_ready)
+        t->miss_ready = x;
+}
+
+double gcr_timing_l2_arrival(const struct gcr_timing *t)
+{
+    return (t->in_insn ? t->req_t : t->now) + t->tc->noc_latency;
+}
+
+double gcr_timing_reply_at_slice(const struct gcr_timing *t)
+{
+    return t->reply_at_slice;
+}
+
+void gcr_timing_merged_reply(struct gcr_timing *t, uint32_t slice, uint32_t port, uint32_t bytes,
+                             double ready)
+{
+    t->lat.merged_reads++;
+    reply_from_slice(t, slice, port, bytes + t->tc->header_bytes, ready, LV_L2);
+}
+
+/* The L1's entry, as GPGPU-Sim's LD/ST unit feeds it
+ * (ldst_unit::process_memory_access_queue_l1cache): an instruction's accesses
+ * (one per 32-B sector; one per request when the L1 is not sectored) enter the
+ * L1's banks in order, each bank one access per cycle (so at most l1_banks a
+ * cycle), and the SM's LD/ST unit holds the instruction until its last access
+ * has entered. An access whose bank is taken waits, and the instruction's
+ * later accesses wait behind it. Every cycle it waits counts as a bank
+ * conflict, except a cycle in which l1_banks accesses already entered: GPGPU-Sim
+ * tries no more that cycle (a coalescing stall, not a conflict). Returns the
+ * cycle the request's last access entered. */
+static double l1_enter(struct gcr_timing *t, uint32_t unit, uint64_t line, uint32_t sectors,
+                       double start)
+{
+    const struct gcr_config *cfg = t->cfg;
+    uint32_t banks = t->tc->l1_banks, sb = cfg->sector_bytes;
+    if (cfg->granularity != GCR_GRAN_SECTOR || !sectors)
+        sectors = 1; /* one access, at the line's address */
+    double last = start;
+    for (uint32_t rest = sectors; rest; rest &= rest - 1) {
+        uint64_t addr = line + (uint64_t)__builtin_ctz(rest) * sb;
+        uint32_t b = unit * banks + (uint32_t)((addr / sb) % banks);
+        double from = start > t->l1_entry_at ? start : t->l1_entry_at;
+        double e = serve(&t->cls[RC_L1_BANK].r[b], from, 1) - 1;
+        if (e > from) {
+            uint64_t waited = (uint64_t)(e - from + 0.5);
+            bool full = from == t->l1_entry_at && t->l1_entered == banks;
+            t->lat.bank_conflicts += waited - (full ? 1 : 0);
+        }
+        t->l1_entered = e == t->l1_entry_at ? t->l1_entered + 1 : 1;
+        t->l1_entry_at = e;
+        t->l1_bank = b;
+        if (e > last)
+            last = e;
+    }
+    return last;
+}
+
 void gcr_timing_l1_lookup(struct gcr_timing *t, uint32_t unit, uint64_t line, uint32_t sectors,
-                          bool is_write, enum gcr_outcome outcome)
+                          bool is_write, enum gcr_outcome outcome, uint32_t fetching)
 {
     close_miss(t);
+    t->from_l1 = false;
     if (!t->in_insn)
         return;
     double start = t->core_l1_start ? t->req_t : t->t_issue;
     t->core_l1_start = false;
     if (unit >= t->nl1)
         unit = 0;
-    /* one request per cycle at each L1's tag port */
-    start = serve(&t->cls[RC_L1_TAGS].r[unit], start, 1) - 1;
+    start = l1_enter(t, unit, line, sectors, start);
     if (start + 1 > t->accepted)
         t->accepted = start + 1;
+    t->from_l1 = true;
+    t->l1_unit = unit;
+    t->req_sectors = sectors;
     t->insn_accesses++;
     uint64_t *amt = t->sm[t->sm_id].amt;
     if (amt && !is_write && outcome != GCR_HIT) {
@@ -576,11 +769,17 @@ void gcr_timing_l1_lookup(struct gcr_timing *t, uint32_t unit, uint64_t line, ui
             t->acked = done;
         return;
     }
-    uint64_t key = pend_key(t, line, sectors);
     if (outcome == GCR_HIT) {
-        const struct pending *p = pend_slot(t, t->sm_id, key);
-        if (p->key == key && p->ready > done) {
-            done = p->ready; /* merged with the miss in flight */
+        double ready = done;
+        for (uint32_t rest = pend_sectors(t, sectors); rest; rest &= rest - 1) {
+            uint64_t key = pend_key(t, line, (uint32_t)__builtin_ctz(rest));
+            const struct pending *p = pend_slot(t, t->sm_id, key);
+            if (p->key == key && p->ready > ready)
+                ready = p->ready;
+        }
+        if (ready > done) { /* merged with the misses in flight, once it has room */
+            double room = miss_queue_room(t, done, false);
+            done = ready > room ? ready : room;
             t->lat.pending_hits++;
         }
         if (waits_for_data(t) && done > t->completion)
@@ -598,7 +797,8 @@ void gcr_timing_l1_lookup(struct gcr_timing *t, uint32_t unit, uint64_t line, ui
         t->req_t = done;
     }
     t->mshr_open = true;
-    t->miss_key = key;
+    t->miss_line = line;
+    t->miss_sectors = fetching ? fetching : sectors;
     t->miss_ready = done;
 }
 
@@ -606,47 +806,52 @@ void gcr_timing_send(struct gcr_timing *t, enum gcr_net net, uint32_t from, uint
                      uint32_t bytes, bool downstream, uint64_t line)
 {
     const struct gcr_timing_config *tc = t->tc;
-    uint32_t msg = bytes + tc->header_bytes;
     double base = t->in_insn ? t->req_t : t->now;
+    bool store = t->in_insn && t->op == GCR_OP_STORE;
+    if (store && bytes && downstream && net == GCR_NET_L2)
+        bytes = store_wire_bytes(t, bytes);
+    uint32_t msg = bytes + tc->header_bytes;
     switch (net) {
     case GCR_NET_L2:
         if (downstream) {
             struct res_class_state *in = &t->cls[RC_SM_INJECT];
-            double x = serve(&in->r[from % in->n], base, msg) + tc->noc_latency;
-            x = serve(&t->cls[RC_SLICE_IN].r[to], x, msg);
+            struct res *port = &in->r[from % in->n];
+            double x;
+            if (t->in_insn && t->from_l1) /* through the L1's miss queue */
+                x = miss_queue_inject(t, port, base, msg, store);
+            else
+                x = serve(port, base, msg);
+            x = serve(&t->cls[RC_SLICE_IN].r[to], x + tc->noc_latency, msg);
+            /* One request per L2 cycle: it bounds the slice's rate; its
+             * latency is part of latency.l2 (GPGPU-Sim's ROP latency). */
+            x = serve(&t->cls[RC_L2_TAGS].r[to], x, 1) - duration(&t->cls[RC_L2_TAGS].r[to], 1);
             if (bytes)
                 x = serve(&t->cls[RC_L2].r[to], x, bytes);
             t->chain_t = x + tc->l2_latency;
             t->chain_dram = false;
             t->at_l2 = true;
-            /* A store or reduction is acknowledged once its slice has taken it: the warp
-             * cannot end before (GPGPU-Sim keeps a warp until its stores are acknowledged).
-             * The acknowledgement's way back takes the network's latency, not its
-             * bandwidth. */
-            if (t->in_insn && !waits_for_data(t) && t->chain_t + tc->noc_latency > t->acked)
+            /* A store is acknowledged once its slice has taken it: the warp cannot end
+             * before (GPGPU-Sim keeps a warp until its stores are acknowledged). The
+             * acknowledgement is a packet of its own back to the SM, as in GPGPU-Sim
+             * (memory_sub_partition::cache_cycle answers every write). A reduction's
+             * answer comes as its reply; until then its slice's latency stands for it. */
+            if (store) {
+                struct res_class_state *out = &t->cls[RC_SM_EJECT];
+                double a = serve(&t->cls[RC_SLICE_OUT].r[to], t->chain_t, tc->header_bytes);
+                a = serve(&out->r[from % out->n], a, tc->header_bytes) + tc->noc_latency;
+                if (a > t->acked)
+                    t->acked = a;
+            } else if (t->in_insn && !waits_for_data(t) &&
+                       t->chain_t + tc->noc_latency > t->acked) {
                 t->acked = t->chain_t + tc->noc_latency;
+            }
             /* Link hops to a remote home moved req_t; the instruction's next
              * request (L1-bypassing ones have no L1 access to reset it)
              * leaves from where this one did, not after its hops. */
             t->req_t = t->req_leave;
         } else {
-            double x = serve(&t->cls[RC_L2].r[from], t->chain_t, bytes);
-            x = serve(&t->cls[RC_SLICE_OUT].r[from], x, msg);
-            struct res_class_state *out = &t->cls[RC_SM_EJECT];
-            x = serve(&out->r[to % out->n], x, msg) + tc->noc_latency;
-            t->chain_t = x;
-            t->at_l2 = false;
-            if (!t->in_insn)
-                break;
-            enum level lv = t->chain_dram ? LV_DRAM : LV_L2;
-            t->lat.sum[lv] += x - t->t_issue;
-            t->lat.n[lv]++;
-            if (waits_for_data(t) && x > t->completion)
-                t->completion = x;
-            else if (!waits_for_data(t) && x > t->acked) /* a reduction's answer */
-                t->acked = x;
-            if (t->mshr_open && x > t->miss_ready)
-                t->miss_ready = x;
+            t->reply_at_slice = serve(&t->cls[RC_L2].r[from], t->chain_t, bytes);
+            reply_from_slice(t, from, to, msg, t->reply_at_slice, t->chain_dram ? LV_DRAM : LV_L2);
         }
         break;
     case GCR_NET_DRAM:
@@ -708,6 +913,10 @@ void gcr_timing_insn_begin(struct gcr_timing *t, uint32_t sm, double now, enum g
     t->lane_bytes = lane_bytes;
     t->in_insn = true;
     t->sm_id = sm;
+    t->from_l1 = false;
+    t->req_sectors = 0;
+    t->l1_entry_at = t->sm[sm].ldst_free > now ? t->sm[sm].ldst_free : now;
+    t->l1_entered = 0;
     t->t_issue = now;
     t->op = op;
     t->space = space;
@@ -739,6 +948,8 @@ void gcr_timing_amt_clear(struct gcr_timing *t, uint32_t sm)
 double gcr_timing_insn_end(struct gcr_timing *t, double *accepted, double *acked)
 {
     close_miss(t);
+    if (t->accepted > t->sm[t->sm_id].ldst_free) /* the LD/ST unit takes the next one */
+        t->sm[t->sm_id].ldst_free = t->accepted;
     *accepted = t->accepted;
     *acked = t->acked;
     t->in_insn = false;
@@ -777,15 +988,19 @@ static json_t *ratio(double num, double den)
     return den > 0 ? json_real(num / den) : json_null();
 }
 
-/* Figures of a period of `cycles` cycles: since the kernel's start (kernel)
- * or since the run's start. */
-static json_t *period(struct gcr_timing *t, double cycles, uint64_t warp_insns, bool kernel)
+/* Figures of a period of `cycles` cycles: since the kernel's launch (kernel)
+ * or since the run's start. Utilisations are over the `active` cycles among
+ * them, those after the launch latencies, when something can run. */
+static json_t *period(struct gcr_timing *t, double cycles, double active, uint64_t warp_insns,
+                      bool kernel)
 {
     json_t *o = json_object();
     uint64_t whole = (uint64_t)ceil(cycles);
     json_object_set_new(o, "cycles", json_integer((json_int_t)whole));
+    json_object_set_new(o, "active_cycles", json_integer((json_int_t)ceil(active)));
     json_object_set_new(o, "warp_instructions", json_integer((json_int_t)warp_insns));
     json_object_set_new(o, "ipc_warp", ratio((double)warp_insns, cycles));
+    cycles = active;
     double issue_util = cycles > 0 ? (double)warp_insns /
                                          (cycles * t->info.num_sms * t->tc->issue_per_cycle)
                                    : 0;
@@ -844,6 +1059,11 @@ static json_t *period(struct gcr_timing *t, double cycles, uint64_t warp_insns, 
     json_object_set_new(o, "mshr_stalls", json_integer((json_int_t)D(mshr_stalls)));
     json_object_set_new(o, "mshr_stall_cycles_mean",
                         ratio(D(mshr_stall), (double)D(mshr_stalls)));
+    json_object_set_new(o, "l1_bank_conflicts", json_integer((json_int_t)D(bank_conflicts)));
+    json_object_set_new(o, "l1_reservation_fails",
+                        json_integer((json_int_t)D(reservation_fails)));
+    if (t->cfg->l2_merge_window)
+        json_object_set_new(o, "l2_merged_reads", json_integer((json_int_t)D(merged_reads)));
     if (t->tc->dram_rows)
         json_object_set_new(o, "dram_row_hit_rate",
                             ratio((double)D(row_hits), (double)(D(row_hits) + D(row_misses))));
@@ -859,9 +1079,10 @@ json_t *gcr_timing_kernel_end(struct gcr_timing *t, double end, uint64_t warp_in
      * warp is done (whole cycles, as a cycle-level simulator counts). */
     t->now = ceil(end);
     t->run_warp_insns += warp_insns;
+    t->kernels++;
     /* A kernel's cycles count from its launch, launch latency included, as
      * Accel-Sim's per-kernel gpu_sim_cycle does. */
-    json_t *o = period(t, t->now - t->kernel_launch, warp_insns, true);
+    json_t *o = period(t, t->now - t->kernel_launch, t->now - t->kernel_start, warp_insns, true);
     json_object_set_new(o, "start_cycle", json_integer((json_int_t)t->kernel_start));
     json_object_set_new(o, "launch_latency", json_integer((json_int_t)t->tc->kernel_launch_latency));
     return o;
@@ -871,6 +1092,7 @@ json_t *gcr_timing_report_total(struct gcr_timing *t)
 {
     /* The run's cycles include every kernel's launch latency, as Accel-Sim's
      * gpu_tot_sim_cycle does. */
-    return period(t, t->now, t->run_warp_insns, false);
+    double active = t->now - (double)t->kernels * t->tc->kernel_launch_latency;
+    return period(t, t->now, active > 0 ? active : 0, t->run_warp_insns, false);
 }
 

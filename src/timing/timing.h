@@ -55,24 +55,36 @@ void gcr_timing_insn_begin(struct gcr_timing *t, uint32_t sm, double now, enum g
                            enum gcr_space space, uint32_t lane_bytes);
 /* The cycle at which the warp's data is back (a load's, an atomic's; for a store or a
  * reduction the cycle after issue), in *accepted the cycle after the instruction's last
- * request passed its L1's tag port (the cycle after issue when none did): when the LD/ST
+ * access entered its L1 bank (the cycle after issue when none did): when the LD/ST
  * unit can take the warp's next memory instruction, and in *acked the cycle its writes (a
  * store's, a reduction's) are acknowledged (the cycle after issue when it has none): the warp
  * cannot end before. */
 double gcr_timing_insn_end(struct gcr_timing *t, double *accepted, double *acked);
 
 /* A request reaches the tags of L1 instance `unit` (sectors of line; a store
- * when is_write) with the given outcome. The lookup takes the instance's tag
- * port for a cycle; a read miss takes one of the requesting SM's MSHRs until
- * its data arrives, and a hit on a line still in flight waits for it. */
+ * when is_write) with the given outcome, fetching the sectors `fetching` from
+ * below. Its accesses (one per sector) enter the instance's banks; a read miss
+ * takes one of the requesting SM's MSHRs until its data arrives, and a hit on
+ * sectors still in flight waits for them. */
 void gcr_timing_l1_lookup(struct gcr_timing *t, uint32_t unit, uint64_t line, uint32_t sectors,
-                          bool is_write, enum gcr_outcome outcome);
+                          bool is_write, enum gcr_outcome outcome, uint32_t fetching);
 /* A message of `bytes` data bytes (plus timing.header_bytes) goes from `from`
  * to `to` on network `net` (gcreplay/analysis.h: endpoints per network), as
  * a request (downstream) or a reply, for line. It occupies the resources on
  * its way and moves the current request's time on. */
 void gcr_timing_send(struct gcr_timing *t, enum gcr_net net, uint32_t from, uint32_t to,
                      uint32_t bytes, bool downstream, uint64_t line);
+
+/* The L2 request coalescer, timed (src/l2/request_coalescer.h): when the
+ * current request reaches the coalescer in front of the slices (it leaves its
+ * L1 plus the NoC's latency), and, after a request went on to its slice, the
+ * cycle its reply's data left the slice (its data is back at the coalescer). */
+double gcr_timing_l2_arrival(const struct gcr_timing *t);
+double gcr_timing_reply_at_slice(const struct gcr_timing *t);
+/* A read the coalescer answered: its `bytes` of data go from slice to port from
+ * cycle `ready`, through the slice's output and the SM's ejection port. */
+void gcr_timing_merged_reply(struct gcr_timing *t, uint32_t slice, uint32_t port, uint32_t bytes,
+                             double ready);
 
 /* VWS (scheduling.warp_policy "vws"): the instruction just executed made
  * `accesses` L1 accesses, `new_misses` of them read misses to an address the

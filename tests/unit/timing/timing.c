@@ -338,6 +338,12 @@ static void config_errors(void)
          "$.timing.dram_channels: must divide"},
         {"{\"timing\": {\"dram_rows\": {\"row_bytes\": 1000}}}", "$.timing.dram_rows.row_bytes"},
         {"{\"timing\": {\"enabled\": 1}}", "$.timing.enabled"},
+        {"{\"timing\": {\"l1_banks\": 0}}",
+         "$.timing.l1_banks: expected an integer between 1 and 64, got 0"},
+        {"{\"timing\": {\"l1_miss_queue\": 1}}",
+         "$.timing.l1_miss_queue: expected an integer between 2 and 65536, got 1"},
+        {"{\"l2\": {\"request_coalescer\": {\"window_requests\": 8, \"window_cycles\": -1}}}",
+         "$.l2.request_coalescer.window_cycles: expected an integer between 0 and 1048576"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct gcr_config cfg;
@@ -354,6 +360,11 @@ static void config_errors(void)
     CHECK(gcr_config_parse(&cfg, "{\"l1d\": {\"mshr\": {\"entries\": 48}}}", "t", &err) == 0);
     CHECK_EQ_U(cfg.timing.l1_mshrs, 48);
     CHECK(!cfg.timing.enabled);
+    gcr_config_free(&cfg);
+    /* So does the miss queue's size l1d.mshr.miss_queue; the L1 has 4 banks unless told. */
+    CHECK(gcr_config_parse(&cfg, "{\"l1d\": {\"mshr\": {\"miss_queue\": 16}}}", "t", &err) == 0);
+    CHECK_EQ_U(cfg.timing.l1_miss_queue, 16);
+    CHECK_EQ_U(cfg.timing.l1_banks, 4);
     gcr_config_free(&cfg);
 }
 
@@ -480,10 +491,12 @@ static void chip_links(void)
  * loads A's 128 B (homed on chip 0; a DRAM miss: 87 cycles, one_load without
  * the L1 lookup), SM 1 one instruction of two lanes, 32-B sectors of A and A +
  * 128. Each of its requests leaves at issue and crosses the ring first: A hits
- * at 0 + 5 (link) + 5 (NoC) + 20 (L2) = 30, reply 2.5 + 5 on the link, 3 x
- * 0.25, 5: 43.25. A + 128 leaves at 0 too (not after A's hop: that would end
- * 5 cycles later), reaches the slice at 10, misses at 30, DRAM 1 + 50 (81),
- * link 2.5 + 5 (88.5), 0.75, NoC 5: 94.25, the kernel's end (95). */
+ * at 0 + 5 (link) + 5 (NoC) + 20 (L2) = 30, reply 2.5 + 5 on the link, 0.25 at
+ * the slice's data array and a whole 128-B flit (1 cycle) at each of the two
+ * NoC ports, 5: 44.75. A + 128 leaves at 0 too (not after A's hop: that would
+ * end 5 cycles later) and reaches the same slice at 10, where A holds the tag
+ * port that cycle: looked up at 11, it misses at 31, DRAM 1 + 50 (82), link
+ * 2.5 + 5 (89.5), 0.25 + 1 + 1 (91.75), NoC 5: 96.75, the kernel's end (97). */
 static void chip_links_bypass(void)
 {
     struct tb t;
@@ -503,9 +516,9 @@ static void chip_links_bypass(void)
         "  \"bandwidth\": {\"noc_port_bytes\": 128, \"l2_slice_bytes\": 128,"
         "   \"dram_channel_bytes\": 32, \"header_bytes\": 0}}}";
     json_t *r = must_replay(cfg, t.path);
-    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 95);
-    CHECK_REAL(r, "kernels.0.timing.memory_latency.l2_hit.mean_cycles", 43.25);
-    CHECK_REAL(r, "kernels.0.timing.memory_latency.dram.mean_cycles", (87 + 94.25) / 2.0);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 97);
+    CHECK_REAL(r, "kernels.0.timing.memory_latency.l2_hit.mean_cycles", 44.75);
+    CHECK_REAL(r, "kernels.0.timing.memory_latency.dram.mean_cycles", (87 + 96.75) / 2.0);
     json_decref(r);
     unlink(t.path);
 }
@@ -624,8 +637,8 @@ static void barrier(void)
  * NoC port 1 + NoC 5, the slice's input port 1 and data array 1, L2 20: the slice has it at
  * 38, and the acknowledgement is back 5 cycles later, at 43. Reductions (RED: no value
  * returned) are acknowledged by their answer: 64 warps reducing into one word queue at one
- * slice, and the kernel lasts until the last answer is back, so that no resource is busy for
- * longer than the kernel. */
+ * slice's tag port (one request a cycle), and the kernel lasts until the last answer is back,
+ * so that no resource is busy for longer than the kernel. */
 static void writes_acknowledged(void)
 {
     struct tb t;
@@ -647,17 +660,115 @@ static void writes_acknowledged(void)
     tb_end(&t, 1);
     tb_close(&t);
     r = must_replay(CFG(""), t.path);
-    static const char *const resources[] = {"noc_sm_inject", "noc_slice_in", "l2_slice",
-                                            "noc_slice_out", "noc_sm_eject"};
+    static const char *const resources[] = {"noc_sm_inject", "noc_slice_in", "l2_tag_port",
+                                            "l2_slice", "noc_slice_out", "noc_sm_eject"};
     for (size_t i = 0; i < sizeof resources / sizeof *resources; i++) {
         char path[128];
         snprintf(path, sizeof path, "kernels.0.timing.resources.%s.utilisation_max",
                  resources[i]);
         CHECK(jreal(r, path) <= 1.0);
     }
-    CHECK(jreal(r, "kernels.0.timing.resources.l2_slice.utilisation_max") >= 0.5);
+    CHECK(jreal(r, "kernels.0.timing.resources.l2_tag_port.utilisation_max") >= 0.9);
     json_decref(r);
     unlink(t.path);
+}
+
+/* The L1 under pressure, as GPGPU-Sim's LD/ST unit and L1 treat it (src/timing/README.md,
+ * "The L1 under pressure"): a sectored L1 of 4 banks (bank = the sector's place in its
+ * line), a miss queue of 4 entries that one request a cycle leaves for the NoC. One
+ * write-through store of 8 lanes, each in a line of its own:
+ * - at one offset, all 8 sectors are in bank 0 and enter one a cycle, at 0 to 7: 7 bank
+ *   conflicts. Looked up 10 cycles later, each finds room in the queue and leaves it at once
+ *   (10 to 17): no reservation failure;
+ * - at rotating offsets (stride 160: banks 0, 1, 2, 3, 0, ...), 4 enter at cycle 0 and 4 at
+ *   cycle 1, where the fifth's wait is a coalescing stall (4 entered that cycle), not a
+ *   conflict: 0 conflicts. Looked up at 10 (4) and 11 (4), they leave the queue one a cycle
+ *   (10 to 17), so the 7th and 8th, ready at 11, find it full until 12 and 13: 1 + 2 = 3
+ *   reservation failures.
+ * Either way the queue's drain bounds the store: the last request crosses the SM's port at
+ * 17-18 (a sector of 32 B in one 128-B flit), the NoC (23) and the slice's input port (24), is
+ * written into the data array (32 B at 128 B a cycle: 24.25) and after L2 20 (44.25) the slice
+ * acknowledges it (0-byte messages here) across the NoC: 49.25, 50 cycles. Each request
+ * carries its sector whole: 8 x 32 bytes, though the lanes wrote 4 bytes each. */
+static void l1_pressure(void)
+{
+    static const struct {
+        const char *name;
+        int64_t stride;
+        uint64_t conflicts, fails;
+    } cases[] = {{"one-bank", 128, 7, 0}, {"rotating-banks", 160, 0, 3}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct tb t;
+        tb_open(&t, cases[i].name);
+        tb_kernel(&t, 1, 1, 32, 0, 0);
+        tb_access(&t, 0, 0, GCR_OP_STORE, GCR_SPACE_GLOBAL, 4, 0xffu, A, cases[i].stride);
+        tb_end(&t, 1);
+        tb_close(&t);
+        char cfg[2048];
+        snprintf(cfg, sizeof cfg, "%s", CFG(", \"l1_banks\": 4, \"l1_miss_queue\": 4"));
+        /* sector requests: the coalescer's granularity */
+        char *at = strstr(cfg, " \"l1d\"");
+        char with[2200];
+        snprintf(with, sizeof with, "%.*s \"coalescer\": {\"granularity\": \"sector\"},%s",
+                 (int)(at - cfg), cfg, at);
+        json_t *r = must_replay(with, t.path);
+        CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 50);
+        CHECK_EQ_U(jget(r, "kernels.0.timing.l1_bank_conflicts"), cases[i].conflicts);
+        CHECK_EQ_U(jget(r, "kernels.0.timing.l1_reservation_fails"), cases[i].fails);
+        CHECK_EQ_U(jget(r, "kernels.0.timing.resources.l1_bank.messages"), 8);
+        CHECK_EQ_U(jget(r, "kernels.0.timing.resources.noc_sm_inject.bytes"), 8 * 32);
+        CHECK_EQ_U(jget(r, "kernels.0.timing.resources.l2_slice.bytes"), 8 * 32);
+        json_decref(r);
+        unlink(t.path);
+    }
+}
+
+/* The L2 request coalescer, timed: a read merges with a read of the same sector from
+ * another SM while that one's data is on its way (and, with window_cycles, only if it
+ * reached the coalescer at most that many cycles later). Two SMs, one slice (the timing of
+ * one_load, DRAM at 128 B a cycle), each loading one sector of A. SM 0's read, issued at
+ * 0, reaches the coalescer at 15 (L1 10, NoC 5), the slice misses at 35, DRAM 0.25 + 50
+ * (85.25), and its data leaves the slice at 85.5 (32 B at 128 B a cycle), then a whole flit
+ * at the slice's output port (86.5) and SM 0's ejection port (87.5), NoC 5: 92.5. SM 1's
+ * read, issued at 0 or after 30 non-memory instructions (at 30), reaches the coalescer at
+ * 15 or 45, while SM 0's data is on its way: merged, its data leaves with SM 0's at 85.5,
+ * queues behind it at the output port (87.5), SM 1's ejection port (88.5), NoC 5: 93.5, the
+ * kernel's end (94). With window_cycles 16, the read arriving 30 cycles after SM 0's goes
+ * on to the slice and hits there (the model has no L2 MSHRs: the line is already in the
+ * slice): 45 + 20, 65.25, 66.25, 67.25, 72.25; the kernel ends with SM 0's read (93). */
+static void coalescer_timed(void)
+{
+    static const struct {
+        uint32_t delay, window_cycles;
+        uint64_t cycles, merged, l2_reads;
+    } cases[] = {{0, 0, 94, 1, 1}, {30, 0, 94, 1, 1}, {30, 16, 93, 0, 2}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct tb t;
+        tb_open(&t, "coalescer-timed");
+        tb_kernel(&t, 1, 2, 32, 0, 0);
+        tb_access(&t, 0, 0, GCR_OP_LOAD, GCR_SPACE_GLOBAL, 4, 0x1u, A, 4);
+        if (cases[i].delay)
+            tb_nonmem(&t, 1, 0, cases[i].delay);
+        tb_access(&t, 1, 0, GCR_OP_LOAD, GCR_SPACE_GLOBAL, 4, 0x1u, A, 4);
+        tb_end(&t, 1);
+        tb_close(&t);
+        char cfg[1024];
+        snprintf(cfg, sizeof cfg,
+                 "{\"gpu\": {\"sms\": 2, \"max_ctas_per_sm\": 8}, \"l1d\": " L1_DEFAULT ","
+                 " \"l2\": {\"slices\": 1, \"sets\": 64, \"ways\": 8,"
+                 "  \"request_coalescer\": {\"window_requests\": 8, \"window_cycles\": %u}},"
+                 " \"timing\": {\"enabled\": true, \"issue_per_cycle\": 1,"
+                 "  \"latency\": {\"alu\": 1, \"l1\": 10, \"noc\": 5, \"l2\": 20, \"dram\": 50},"
+                 "  \"bandwidth\": {\"noc_port_bytes\": 128, \"l2_slice_bytes\": 128,"
+                 "   \"dram_channel_bytes\": 128, \"header_bytes\": 0}}}",
+                 cases[i].window_cycles);
+        json_t *r = must_replay(cfg, t.path);
+        CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), cases[i].cycles);
+        CHECK_EQ_U(jget(r, "kernels.0.timing.l2_merged_reads"), cases[i].merged);
+        CHECK_EQ_U(jget(r, "total.L2.reads.accesses"), cases[i].l2_reads);
+        json_decref(r);
+        unlink(t.path);
+    }
 }
 
 int main(void)
@@ -678,5 +789,7 @@ int main(void)
     scoreboard();
     barrier();
     writes_acknowledged();
+    l1_pressure();
+    coalescer_timed();
     CHECK_DONE();
 }
