@@ -876,11 +876,13 @@ json_t *gcr_config_to_json(const struct gcr_config *cfg)
         json_object_set_new(l2, "counting", json_string("nsight"));
     if (cfg->l2.byte_masks)
         json_object_set_new(l2, "byte_masks", json_true());
-    if (cfg->l2_merge_window)
-        json_object_set_new(l2, "request_coalescer",
-                            json_pack("{s:I, s:I}", "window_requests",
-                                      (json_int_t)cfg->l2_merge_window, "window_cycles",
-                                      (json_int_t)cfg->l2_merge_window_cycles));
+    if (cfg->l2_merge_window) {
+        json_t *rc = json_pack("{s:I}", "window_requests", (json_int_t)cfg->l2_merge_window);
+        if (cfg->l2_merge_window_cycles) /* given: an echo without it reads as before */
+            json_object_set_new(rc, "window_cycles",
+                                json_integer((json_int_t)cfg->l2_merge_window_cycles));
+        json_object_set_new(l2, "request_coalescer", rc);
+    }
     if (cfg->l2_partitions > 1)
         json_object_set_new(l2, "partitions",
                             json_pack("{s:I, s:s}", "count", (json_int_t)cfg->l2_partitions,

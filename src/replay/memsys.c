@@ -79,11 +79,16 @@ void gcr_memsys_send(struct gcr_memsys *m, enum gcr_net net, uint32_t from, uint
 
 /* What an access of slice sends on: to DRAM (from_dram: the sectors read
  * there; the access's write-arounds and dirty victim), the reply to a read,
- * and the events observers asked for. Inline in both kinds of access. */
+ * and the events observers asked for. Timed, when what it missed was looked up
+ * across the L2 fabric, last in slice `far` (NO_FAR: it was not), the answer
+ * and far_bytes of data cross back before the reply. Inline in both kinds of
+ * access. */
+enum { NO_FAR = UINT32_MAX };
 static inline __attribute__((always_inline)) void
 after_access(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint32_t slice, uint64_t line,
              uint32_t sectors, bool is_write, const struct gcr_warp_insn *insn,
-             const struct gcr_access *a, uint32_t from_dram, bool timed)
+             const struct gcr_access *a, uint32_t from_dram, bool timed, uint32_t far,
+             uint32_t far_bytes)
 {
     uint32_t sb = m->cfg->sector_bytes;
     uint32_t dram_read = popcount32(from_dram) * sb;
@@ -97,6 +102,8 @@ after_access(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint32_t slice, u
             gcr_memsys_send(m, GCR_NET_DRAM, slice, slice, 0, true, sm, insn, line);
             gcr_memsys_send(m, GCR_NET_DRAM, slice, slice, dram_read, false, sm, insn, line);
         }
+        if (far != NO_FAR && m->timing)
+            gcr_timing_fabric_return(m->timing, far, slice, far_bytes);
         if (!is_write) /* reads (and atomics) are answered with their sectors */
             gcr_memsys_send(m, GCR_NET_L2, slice, port, popcount32(sectors) * sb, false, sm,
                             insn, line);
@@ -179,7 +186,7 @@ static void slice_access_silicon(struct gcr_memsys *m, uint32_t sm, uint32_t por
         gcr_cache_access(m->slices[slice], line, sectors, is_write, a);
     }
     uint32_t sb = cfg->sector_bytes;
-    uint32_t from_dram = a->fetch_mask;
+    uint32_t from_dram = a->fetch_mask, far_slice = NO_FAR, far_bytes = 0;
     if (is_write && cfg->l2_partitions > 1) {
         for (uint32_t p = 0; p < cfg->l2_partitions; p++)
             if (p != near)
@@ -192,8 +199,12 @@ static void slice_access_silicon(struct gcr_memsys *m, uint32_t sm, uint32_t por
         uint32_t missing = a->fetch_mask;
         for (uint32_t p = 0; p < cfg->l2_partitions && missing; p++) {
             uint32_t valid;
-            if (p == near || p == home ||
-                !gcr_cache_probe(m->slices[p * per_part + global % per_part], line, &valid))
+            if (p == near || p == home)
+                continue;
+            far_slice = p * per_part + global % per_part;
+            if (m->timing)
+                gcr_timing_fabric_lookup(m->timing, slice, far_slice);
+            if (!gcr_cache_probe(m->slices[far_slice], line, &valid))
                 continue;
             m->extra.far_lookups += popcount32(missing);
             m->extra.far_hits += popcount32(missing & valid);
@@ -201,7 +212,10 @@ static void slice_access_silicon(struct gcr_memsys *m, uint32_t sm, uint32_t por
         }
         if (missing && home != near) {
             struct gcr_cache_stats far = {0};
-            struct gcr_cache *hs = m->slices[home * per_part + global % per_part];
+            far_slice = home * per_part + global % per_part;
+            if (m->timing)
+                gcr_timing_fabric_lookup(m->timing, slice, far_slice);
+            struct gcr_cache *hs = m->slices[far_slice];
             struct gcr_access fa;
             gcr_cache_swap_stats(hs, &far); /* the fabric's lookups, not the SMs' */
             gcr_cache_access(hs, line, missing, false, &fa);
@@ -212,10 +226,12 @@ static void slice_access_silicon(struct gcr_memsys *m, uint32_t sm, uint32_t por
                 (uint64_t)(popcount32(fa.forward_mask) + popcount32(fa.victim_dirty)) * sb;
             missing = fa.fetch_mask;
         }
-        m->extra.fabric_bytes += (uint64_t)popcount32(a->fetch_mask & ~missing) * sb;
+        far_bytes = popcount32(a->fetch_mask & ~missing) * sb;
+        m->extra.fabric_bytes += far_bytes;
         from_dram = missing;
     }
-    after_access(m, sm, port, slice, line, sectors, is_write, insn, a, from_dram, timed);
+    after_access(m, sm, port, slice, line, sectors, is_write, insn, a, from_dram, timed, far_slice,
+                 far_bytes);
 }
 
 /* One access to the slice owning the line, with everything it sends to DRAM.
@@ -238,7 +254,8 @@ slice_access(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t line, ui
         gcr_memsys_send(m, GCR_NET_L2, port, slice, is_write ? write_bytes : 0, true, sm, insn,
                         line);
     gcr_cache_access(m->slices[slice], line, sectors, is_write, a);
-    after_access(m, sm, port, slice, line, sectors, is_write, insn, a, a->fetch_mask, timed);
+    after_access(m, sm, port, slice, line, sectors, is_write, insn, a, a->fetch_mask, timed, NO_FAR,
+                 0);
 }
 
 void gcr_memsys_prefetch(const struct gcr_memsys *m, uint64_t line, struct gcr_cache_hint *h)

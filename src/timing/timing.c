@@ -131,6 +131,7 @@ enum res_class {
     RC_L1_BANK,    /* an L1 bank's entry: one 32-B access per cycle ("bytes" = accesses) */
     RC_L2_TAGS,    /* an L2 slice's tag port: one request per L2 cycle ("bytes" = requests) */
     RC_L1_MQ,      /* an L1's miss queue: one request a cycle leaves for the NoC */
+    RC_FABRIC,     /* an L2 slice's port to the fabric between L2 partitions (l2.partitions) */
     RC_COUNT
 };
 
@@ -138,7 +139,7 @@ static const char *const class_names[RC_COUNT] = {
     "noc_sm_inject",     "noc_sm_eject",    "noc_slice_in",  "noc_slice_out", "l2_slice",
     "dram_channel",      "core_l1_in",      "core_l1_out",   "chip_link_request",
     "chip_link_reply",   "shared_memory",   "l1_bank",       "l2_tag_port",
-    "l1_miss_queue"};
+    "l1_miss_queue",     "l2_fabric"};
 
 struct res_class_state {
     struct res *r;
@@ -362,7 +363,8 @@ int gcr_timing_create(struct gcr_timing **out, const struct gcr_sim_info *info,
     }
     bad = bad || class_init(t, RC_L1_BANK, t->nl1 * tc->l1_banks, 1, tc->core_mhz) ||
           class_init(t, RC_L2_TAGS, N, 1, tc->l2_mhz) ||
-          class_init(t, RC_L1_MQ, t->nl1, 1, tc->core_mhz);
+          class_init(t, RC_L1_MQ, t->nl1, 1, tc->core_mhz) ||
+          class_init(t, RC_FABRIC, N, tc->noc_port_bytes, tc->noc_mhz);
     t->mq = calloc((size_t)t->nl1 * tc->l1_miss_queue, sizeof *t->mq);
     t->mq_next = calloc(t->nl1, sizeof *t->mq_next);
     if (bad || !t->sm || !t->mq || !t->mq_next) {
@@ -372,6 +374,7 @@ int gcr_timing_create(struct gcr_timing **out, const struct gcr_sim_info *info,
     for (int c = RC_SM_INJECT; c <= RC_SLICE_OUT; c++)
         class_in_flits(t, (enum res_class)c, tc->noc_port_bytes);
     class_in_flits(t, RC_CORE_L1, tc->link_bytes);
+    class_in_flits(t, RC_FABRIC, tc->noc_port_bytes);
     class_in_flits(t, RC_CORE_L1_UP, tc->link_bytes);
     for (size_t i = 0; t->dram_bank && i < (size_t)channels * tc->dram_banks; i++) {
         for (uint32_t k = 0; k < DRAM_ROWS_KEPT; k++)
@@ -685,6 +688,27 @@ double gcr_timing_l2_arrival(const struct gcr_timing *t)
 double gcr_timing_reply_at_slice(const struct gcr_timing *t)
 {
     return t->reply_at_slice;
+}
+
+/* The fabric between L2 partitions is taken as one more crossbar: a slice's port to
+ * it moves noc_port_bytes a NoC cycle in whole flits, and a crossing takes
+ * latency.noc. A lookup in a far slice crosses with the request (a header), takes
+ * that slice's tag port and latency.l2; the answer crosses back with the data it
+ * found. */
+void gcr_timing_fabric_lookup(struct gcr_timing *t, uint32_t near, uint32_t far)
+{
+    const struct gcr_timing_config *tc = t->tc;
+    double x = serve(&t->cls[RC_FABRIC].r[near], t->chain_t, tc->header_bytes) + tc->noc_latency;
+    struct res *tags = &t->cls[RC_L2_TAGS].r[far];
+    x = serve(tags, x, 1) - duration(tags, 1);
+    t->chain_t = x + tc->l2_latency;
+}
+
+void gcr_timing_fabric_return(struct gcr_timing *t, uint32_t far, uint32_t near, uint32_t bytes)
+{
+    (void)near; /* its port is the one the answer leaves the fabric by: the far one's is timed */
+    t->chain_t = serve(&t->cls[RC_FABRIC].r[far], t->chain_t, bytes + t->tc->header_bytes) +
+                 t->tc->noc_latency;
 }
 
 void gcr_timing_merged_reply(struct gcr_timing *t, uint32_t slice, uint32_t port, uint32_t bytes,

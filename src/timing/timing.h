@@ -86,6 +86,12 @@ double gcr_timing_reply_at_slice(const struct gcr_timing *t);
 void gcr_timing_merged_reply(struct gcr_timing *t, uint32_t slice, uint32_t port, uint32_t bytes,
                              double ready);
 
+/* A partitioned L2 (l2.partitions): the current request missed in slice `near` and
+ * is looked up across the fabric in slice `far`; then the answer, with `bytes` of
+ * data found on the far side, crosses back from `far` to `near`. */
+void gcr_timing_fabric_lookup(struct gcr_timing *t, uint32_t near, uint32_t far);
+void gcr_timing_fabric_return(struct gcr_timing *t, uint32_t far, uint32_t near, uint32_t bytes);
+
 /* VWS (scheduling.warp_policy "vws"): the instruction just executed made
  * `accesses` L1 accesses, `new_misses` of them read misses to an address the
  * SM's address miss table had not seen (which sets it). */

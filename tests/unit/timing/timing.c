@@ -771,6 +771,44 @@ static void coalescer_timed(void)
     }
 }
 
+/* A partitioned L2 (l2.partitions: 2 partitions of one slice; SM 0 in partition 0, SM 1 in
+ * partition 1). Line A + 256 is homed in partition 1 (slices interleave 256-B granules).
+ * SM 1 loads it at 0: it misses in its near (home) slice at 35 (L1 10, NoC 5, L2 20); the
+ * other partition may hold data written there, so it is asked across the fabric (the
+ * request a header, 0 B here, NoC 5, that slice's L2 20: 60) and misses too; the line comes
+ * from DRAM (4 + 50: 114), the answer crosses back (no data found far, NoC 5: 119), and the
+ * reply as in one_load (3 + 5): 127, 30 cycles more than one_load. SM 0 loads it at 200
+ * (after 200 non-memory instructions): near miss at 235, asked across the fabric at its home
+ * (260), which has it and sends the line back (128 B, one flit, NoC 5: 266); reply: 274, the
+ * kernel's end. Four fabric messages, one with data. */
+static void l2_fabric(void)
+{
+    struct tb t;
+    tb_open(&t, "fabric");
+    tb_kernel(&t, 1, 2, 32, 0, 0);
+    tb_nonmem(&t, 0, 0, 200);
+    tb_load(&t, 0, 0, A + 256);
+    tb_load(&t, 1, 0, A + 256);
+    tb_end(&t, 1);
+    tb_close(&t);
+    const char *cfg =
+        "{\"gpu\": {\"sms\": 2, \"max_ctas_per_sm\": 8}, \"l1d\": " L1_DEFAULT ","
+        " \"l2\": {\"slices\": 2, \"sets\": 64, \"ways\": 8, \"interleave_bytes\": 256,"
+        "  \"partitions\": {\"count\": 2}},"
+        " \"timing\": {\"enabled\": true, \"issue_per_cycle\": 1,"
+        "  \"latency\": {\"alu\": 1, \"l1\": 10, \"noc\": 5, \"l2\": 20, \"dram\": 50},"
+        "  \"bandwidth\": {\"noc_port_bytes\": 128, \"l2_slice_bytes\": 128,"
+        "   \"dram_channel_bytes\": 32, \"header_bytes\": 0}}}";
+    json_t *r = must_replay(cfg, t.path);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 274);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.resources.l2_fabric.messages"), 4);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.resources.l2_fabric.bytes"), 128);
+    CHECK_REAL(r, "kernels.0.timing.memory_latency.dram.mean_cycles", 127);
+    CHECK_REAL(r, "kernels.0.timing.memory_latency.l2_hit.mean_cycles", 274 - 200);
+    json_decref(r);
+    unlink(t.path);
+}
+
 int main(void)
 {
     chip_links_bypass();
@@ -791,5 +829,6 @@ int main(void)
     writes_acknowledged();
     l1_pressure();
     coalescer_timed();
+    l2_fabric();
     CHECK_DONE();
 }
