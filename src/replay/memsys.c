@@ -96,6 +96,8 @@ after_access(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint32_t slice, u
     m->traffic.dram_read_bytes += dram_read;
     m->traffic.dram_write_bytes += dram_write;
     if (timed) {
+        if (m->timing && !is_write)
+            gcr_timing_l2_lookup(m->timing, slice, line, sectors, !a->fetch_mask);
         if (dram_write)
             gcr_memsys_send(m, GCR_NET_DRAM, slice, slice, dram_write, true, sm, insn, line);
         if (dram_read) {

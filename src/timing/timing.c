@@ -163,6 +163,7 @@ struct lat_stats {
     uint64_t bank_conflicts;    /* cycles an L1 access waited to enter its bank */
     uint64_t reservation_fails; /* cycles an L1 request waited for room in the miss queue */
     uint64_t merged_reads;      /* read sectors the L2 request coalescer answered */
+    uint64_t l2_pending_hits;   /* L2 read hits on sectors still on their way from DRAM */
 };
 
 /* In-flight fetches per SM: key -> cycle its data arrives. Direct-mapped, so
@@ -172,6 +173,11 @@ struct pending {
     uint64_t key;
     double ready;
 };
+
+/* The L2 keeps its sectors in flight from DRAM in a table of this many entries a slice
+ * (direct-mapped: a collision forgets the older, whose later hits are then plain hits);
+ * GPGPU-Sim's QV100 L2 has 192 MSHRs a slice. */
+#define L2_PEND 1024u
 
 struct sm_state {
     double ldst_free;  /* the LD/ST unit takes the SM's next memory instruction */
@@ -207,6 +213,12 @@ struct gcr_timing {
     struct gcr_sim_info info;
     struct res_class_state cls[RC_COUNT];
     struct sm_state *sm;
+    /* Per L2 slice, the sectors on their way from DRAM (as the L1's pend, L2_PEND each) */
+    struct pending *l2pend;
+    /* The L2 lookup of the current request (gcr_timing_l2_lookup), until its reply. */
+    bool l2_known, l2_hit;
+    uint32_t l2_slice, l2_sectors;
+    uint64_t l2_line;
     /* Per L1 instance, its miss queue: the cycles its last l1_miss_queue requests
      * left it for the NoC (a ring; mq_next is the oldest). */
     double *mq;
@@ -275,6 +287,7 @@ void gcr_timing_destroy(struct gcr_timing *t)
     free(t->sm);
     free(t->mq);
     free(t->mq_next);
+    free(t->l2pend);
     free(t->dram_bank);
     free(t->dram_ch);
     free(t);
@@ -366,8 +379,11 @@ int gcr_timing_create(struct gcr_timing **out, const struct gcr_sim_info *info,
           class_init(t, RC_L1_MQ, t->nl1, 1, tc->core_mhz) ||
           class_init(t, RC_FABRIC, N, tc->noc_port_bytes, tc->noc_mhz);
     t->mq = calloc((size_t)t->nl1 * tc->l1_miss_queue, sizeof *t->mq);
+    t->l2pend = malloc((size_t)N * L2_PEND * sizeof *t->l2pend);
+    for (size_t i = 0; t->l2pend && i < (size_t)N * L2_PEND; i++)
+        t->l2pend[i].key = UINT64_MAX;
     t->mq_next = calloc(t->nl1, sizeof *t->mq_next);
-    if (bad || !t->sm || !t->mq || !t->mq_next) {
+    if (bad || !t->sm || !t->mq || !t->mq_next || !t->l2pend) {
         gcr_timing_destroy(t);
         return gcr_fail(err, GCR_E_NOMEM, "out of memory for the timing model");
     }
@@ -436,6 +452,12 @@ static uint64_t pend_key(const struct gcr_timing *t, uint64_t line, uint32_t sec
 static uint32_t pend_sectors(const struct gcr_timing *t, uint32_t sectors)
 {
     return t->cfg->granularity == GCR_GRAN_SECTOR && sectors ? sectors : 1;
+}
+
+static struct pending *l2_pend_slot(struct gcr_timing *t, uint32_t slice, uint64_t key)
+{
+    uint64_t h = (key >> 5) * 0x9e3779b97f4a7c15ull;
+    return &t->l2pend[(size_t)slice * L2_PEND + ((h >> 40) & (L2_PEND - 1))];
 }
 
 static struct pending *pend_slot(struct gcr_timing *t, uint32_t sm, uint64_t key)
@@ -680,6 +702,44 @@ static void reply_from_slice(struct gcr_timing *t, uint32_t slice, uint32_t port
         t->miss_ready = x;
 }
 
+/* The sectors an L2 miss fetched are on their way until its data is back from DRAM: a
+ * later read that hits them waits for it (GPGPU-Sim: a hit on a reserved line merges into
+ * the L2's MSHR and is answered with the fill). Called before the current request's reply. */
+static void l2_in_flight(struct gcr_timing *t)
+{
+    uint32_t rest = pend_sectors(t, t->l2_sectors);
+    if (t->l2_hit) {
+        double ready = t->chain_t;
+        for (; rest; rest &= rest - 1) {
+            uint64_t key = pend_key(t, t->l2_line, (uint32_t)__builtin_ctz(rest));
+            const struct pending *p = l2_pend_slot(t, t->l2_slice, key);
+            if (p->key == key && p->ready > ready)
+                ready = p->ready;
+        }
+        if (ready > t->chain_t) {
+            t->chain_t = ready;
+            t->lat.l2_pending_hits++;
+        }
+    } else if (t->chain_dram) {
+        for (; rest; rest &= rest - 1) {
+            uint64_t key = pend_key(t, t->l2_line, (uint32_t)__builtin_ctz(rest));
+            struct pending *p = l2_pend_slot(t, t->l2_slice, key);
+            p->key = key;
+            p->ready = t->chain_t;
+        }
+    }
+}
+
+void gcr_timing_l2_lookup(struct gcr_timing *t, uint32_t slice, uint64_t line, uint32_t sectors,
+                          bool hit)
+{
+    t->l2_known = true;
+    t->l2_slice = slice;
+    t->l2_line = line;
+    t->l2_sectors = sectors;
+    t->l2_hit = hit;
+}
+
 double gcr_timing_l2_arrival(const struct gcr_timing *t)
 {
     return (t->in_insn ? t->req_t : t->now) + t->tc->noc_latency;
@@ -874,6 +934,9 @@ void gcr_timing_send(struct gcr_timing *t, enum gcr_net net, uint32_t from, uint
              * leaves from where this one did, not after its hops. */
             t->req_t = t->req_leave;
         } else {
+            if (t->l2_known && t->l2_slice == from)
+                l2_in_flight(t);
+            t->l2_known = false;
             t->reply_at_slice = serve(&t->cls[RC_L2].r[from], t->chain_t, bytes);
             reply_from_slice(t, from, to, msg, t->reply_at_slice, t->chain_dram ? LV_DRAM : LV_L2);
         }
@@ -1083,6 +1146,7 @@ static json_t *period(struct gcr_timing *t, double cycles, double active, uint64
     json_object_set_new(o, "mshr_stalls", json_integer((json_int_t)D(mshr_stalls)));
     json_object_set_new(o, "mshr_stall_cycles_mean",
                         ratio(D(mshr_stall), (double)D(mshr_stalls)));
+    json_object_set_new(o, "l2_pending_hits", json_integer((json_int_t)D(l2_pending_hits)));
     json_object_set_new(o, "l1_bank_conflicts", json_integer((json_int_t)D(bank_conflicts)));
     json_object_set_new(o, "l1_reservation_fails",
                         json_integer((json_int_t)D(reservation_fails)));

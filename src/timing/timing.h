@@ -75,6 +75,12 @@ void gcr_timing_l1_lookup(struct gcr_timing *t, uint32_t unit, uint64_t line, ui
 void gcr_timing_send(struct gcr_timing *t, enum gcr_net net, uint32_t from, uint32_t to,
                      uint32_t bytes, bool downstream, uint64_t line);
 
+/* The current request's lookup in L2 slice `slice` (sectors of line) hit, or fetched
+ * from DRAM (or across the fabric): a hit on sectors still on their way from DRAM waits
+ * for them. Called before the request's messages below the slice. */
+void gcr_timing_l2_lookup(struct gcr_timing *t, uint32_t slice, uint64_t line, uint32_t sectors,
+                          bool hit);
+
 /* The L2 request coalescer, timed (src/l2/request_coalescer.h): when the
  * current request reaches the coalescer in front of the slices (it leaves its
  * L1 plus the NoC's latency), and, after a request went on to its slice, the

@@ -180,7 +180,11 @@ static void mshr_bound(void)
  * 1-line L1: stores do not stall a warp, so GTO runs warp 0's two stores
  * back to back (miss, hit, miss, hit) while LRR alternates (4 misses). Both
  * issue one store per cycle, the last at cycle 3, and a warp ends once its stores are
- * acknowledged: when the line fetched for its last miss is in the L1, at 101 in both. */
+ * acknowledged: when the line fetched for its last miss is in the L1. Under GTO that is
+ * the second line's fetch from DRAM, at 101. Under LRR the third and fourth misses find
+ * their lines in the L2 still on their way from DRAM (at the slice at 89 and 93) and wait
+ * for them: the fourth's reply follows the second's through the slice's data array and
+ * output port (94-96) and SM 0's ejection port (96-97), NoC 5: 102. */
 static void scheduler_order(void)
 {
     struct tb t;
@@ -195,7 +199,8 @@ static void scheduler_order(void)
                      " \"write_allocate\": \"fetch\"}";
     json_t *r = must_replay(cfg_with("", "lrr", l1, 32), t.path);
     CHECK_EQ_U(jget(r, "total.L1D.misses"), 4);
-    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 101);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 102);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.l2_pending_hits"), 2);
     json_decref(r);
     r = must_replay(cfg_with("", "gto", l1, 32), t.path);
     CHECK_EQ_U(jget(r, "total.L1D.misses"), 2);
@@ -734,14 +739,15 @@ static void l1_pressure(void)
  * 15 or 45, while SM 0's data is on its way: merged, its data leaves with SM 0's at 85.5,
  * queues behind it at the output port (87.5), SM 1's ejection port (88.5), NoC 5: 93.5, the
  * kernel's end (94). With window_cycles 16, the read arriving 30 cycles after SM 0's goes
- * on to the slice and hits there (the model has no L2 MSHRs: the line is already in the
- * slice): 45 + 20, 65.25, 66.25, 67.25, 72.25; the kernel ends with SM 0's read (93). */
+ * on to the slice and hits (at 65) on the sector still on its way from DRAM, so it waits for
+ * it (85.25), then follows SM 0's reply through the data array (85.75) and the output port
+ * (87.5), SM 1's ejection port (88.5), NoC 5: 93.5, 94 again, with an L2 pending hit. */
 static void coalescer_timed(void)
 {
     static const struct {
         uint32_t delay, window_cycles;
         uint64_t cycles, merged, l2_reads;
-    } cases[] = {{0, 0, 94, 1, 1}, {30, 0, 94, 1, 1}, {30, 16, 93, 0, 2}};
+    } cases[] = {{0, 0, 94, 1, 1}, {30, 0, 94, 1, 1}, {30, 16, 94, 0, 2}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         struct tb t;
         tb_open(&t, "coalescer-timed");
