@@ -83,7 +83,7 @@ void gcr_memsys_send(struct gcr_memsys *m, enum gcr_net net, uint32_t from, uint
  * across the L2 fabric, last in slice `far` (NO_FAR: it was not), the answer
  * and far_bytes of data cross back before the reply. Inline in both kinds of
  * access. */
-enum { NO_FAR = UINT32_MAX };
+#define NO_FAR UINT32_MAX
 static inline __attribute__((always_inline)) void
 after_access(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint32_t slice, uint64_t line,
              uint32_t sectors, bool is_write, const struct gcr_warp_insn *insn,
@@ -139,10 +139,23 @@ static void written_bytes(const struct gcr_memsys *m, uint64_t line,
     /* Every lane's address is there: the engine expands stores' addresses
      * when l2.byte_masks is on (execute.h). */
     for (uint32_t rest = insn->active_mask; rest; rest &= rest - 1) {
-        uint64_t a = insn->addr[__builtin_ctz(rest)];
-        for (uint32_t i = 0; i < insn->width; i++)
-            if (a + i - line < lb)
-                words[(a + i - line) / 64] |= UINT64_C(1) << ((a + i - line) % 64);
+        /* The lane's bytes that fall in the line, [lo, hi), set a word's run at a time:
+         * a store of every imported config's replay goes through here per sector. */
+        int64_t start = (int64_t)(insn->addr[__builtin_ctz(rest)] - line);
+        if (start >= 0 && insn->width < 64 && (start & 63) + insn->width <= 64 &&
+            start + insn->width <= (int64_t)lb) {
+            /* the usual lane: within one word of the line */
+            words[start / 64] |= ((UINT64_C(1) << insn->width) - 1) << (start & 63);
+            continue;
+        }
+        int64_t lo = start > 0 ? start : 0, hi = start + insn->width;
+        if (hi > (int64_t)lb)
+            hi = lb;
+        while (lo < hi) {
+            int64_t end = (lo / 64 + 1) * 64 < hi ? (lo / 64 + 1) * 64 : hi, n = end - lo;
+            words[lo / 64] |= (n == 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1) << (lo % 64);
+            lo = end;
+        }
     }
 }
 
@@ -181,9 +194,11 @@ static void slice_access_silicon(struct gcr_memsys *m, uint32_t sm, uint32_t por
         gcr_memsys_send(m, GCR_NET_L2, port, slice, is_write ? write_bytes : 0, true, sm, insn,
                         line);
     if (is_write && cfg->l2.byte_masks && (!insn || insn->op == GCR_OP_STORE)) {
-        uint64_t bytes[4];
-        written_bytes(m, line, insn, bytes);
-        gcr_cache_write_bytes(m->slices[slice], line, sectors, bytes, a);
+        if (!m->written_valid) { /* a store's sector requests share its line's bytes */
+            written_bytes(m, line, insn, m->written);
+            m->written_valid = true;
+        }
+        gcr_cache_write_bytes(m->slices[slice], line, sectors, m->written, a);
     } else {
         gcr_cache_access(m->slices[slice], line, sectors, is_write, a);
     }
@@ -374,6 +389,7 @@ void gcr_memsys_write(struct gcr_memsys *m, uint32_t sm, uint32_t port, uint64_t
                       uint32_t sectors, uint32_t bytes, const struct gcr_warp_insn *insn)
 {
     m->traffic.l1_to_l2_write_bytes += bytes;
+    m->written_valid = false; /* another line, or another store */
     if (m->chips)
         gcr_chips_request(m->chips, sm, port, line, sectors, GCR_CHIPS_WRITE, bytes, insn);
     else
@@ -384,6 +400,7 @@ void gcr_memsys_writeback(struct gcr_memsys *m, uint32_t port, uint64_t line, ui
 {
     uint32_t bytes = popcount32(dirty) * m->cfg->sector_bytes;
     m->traffic.l1_writeback_bytes += bytes;
+    m->written_valid = false;
     if (m->chips)
         gcr_chips_request(m->chips, UINT32_MAX, port, line, dirty, GCR_CHIPS_WRITE, bytes, NULL);
     else

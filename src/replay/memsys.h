@@ -47,6 +47,10 @@ struct gcr_memsys {
      * models them (slice_access_silicon). */
     bool silicon;
     struct gcr_request_coalescer coalescer; /* table NULL: none */
+    /* With l2.byte_masks: the bytes the current store writes in its line, worked out for
+     * its first sector request and kept for the others (valid while written_valid). */
+    bool written_valid;
+    uint64_t written[4];
     /* Memory ports of the L1 organisation (its L1 instances; num_sms until the
      * organisation is created). With several chips, port p sits on chip
      * p * chips / num_ports, the way SMs are split: it places write-backs,
