@@ -25,6 +25,14 @@ static char *cfg_with(const char *extra, const char *scheduling, const char *l1,
     return buf;
 }
 #define L1_DEFAULT "{\"sets\": 4, \"ways\": 64}"
+/* one_load's timing as a JSON member (cfg_with's but for latency.shared and the extra keys;
+ * DRAM at `dram` bytes a cycle), for the configs of several SMs, slices or chips that tests
+ * below write themselves. */
+#define ONE_LOAD_TIMING(dram)                                                               \
+    " \"timing\": {\"enabled\": true, \"issue_per_cycle\": 1,"                                 \
+    "  \"latency\": {\"alu\": 1, \"l1\": 10, \"noc\": 5, \"l2\": 20, \"dram\": 50},"             \
+    "  \"bandwidth\": {\"noc_port_bytes\": 128, \"l2_slice_bytes\": 128,"                      \
+    "   \"dram_channel_bytes\": " #dram ", \"header_bytes\": 0}}"
 #define CFG(extra) cfg_with(extra, "lrr", L1_DEFAULT, 32)
 #define CFG_FAST_DRAM(extra) cfg_with(extra, "lrr", L1_DEFAULT, 128)
 
@@ -471,10 +479,7 @@ static void chip_links(void)
                  " \"l1d\": " L1_DEFAULT ", \"l2\": {\"slices\": 2, \"sets\": 64, \"ways\": 8},"
                  " \"chips\": {\"count\": 2, \"llc\": \"%s\", \"shadow\": false,"
                  "  \"eab\": {\"inter_gbs\": %s}},"
-                 " \"timing\": {\"enabled\": true, \"issue_per_cycle\": 1,"
-                 "  \"latency\": {\"alu\": 1, \"l1\": 10, \"noc\": 5, \"l2\": 20, \"dram\": 50},"
-                 "  \"bandwidth\": {\"noc_port_bytes\": 128, \"l2_slice_bytes\": 128,"
-                 "   \"dram_channel_bytes\": 32, \"header_bytes\": 0}}}",
+                 ONE_LOAD_TIMING(32) "}",
                  cases[i].llc, cases[i].gbs);
         json_t *r = must_replay(cfg, t.path);
         CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), cases[i].cycles);
@@ -516,10 +521,7 @@ static void chip_links_bypass(void)
         " \"l1d\": {\"sets\": 4, \"ways\": 64, \"bypass_global\": true},"
         " \"l2\": {\"slices\": 2, \"sets\": 64, \"ways\": 8},"
         " \"chips\": {\"count\": 2, \"shadow\": false, \"eab\": {\"inter_gbs\": 12.8}},"
-        " \"timing\": {\"enabled\": true, \"issue_per_cycle\": 1,"
-        "  \"latency\": {\"alu\": 1, \"l1\": 10, \"noc\": 5, \"l2\": 20, \"dram\": 50},"
-        "  \"bandwidth\": {\"noc_port_bytes\": 128, \"l2_slice_bytes\": 128,"
-        "   \"dram_channel_bytes\": 32, \"header_bytes\": 0}}}";
+        ONE_LOAD_TIMING(32) "}";
     json_t *r = must_replay(cfg, t.path);
     CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 97);
     CHECK_REAL(r, "kernels.0.timing.memory_latency.l2_hit.mean_cycles", 44.75);
@@ -763,10 +765,7 @@ static void coalescer_timed(void)
                  "{\"gpu\": {\"sms\": 2, \"max_ctas_per_sm\": 8}, \"l1d\": " L1_DEFAULT ","
                  " \"l2\": {\"slices\": 1, \"sets\": 64, \"ways\": 8,"
                  "  \"request_coalescer\": {\"window_requests\": 8, \"window_cycles\": %u}},"
-                 " \"timing\": {\"enabled\": true, \"issue_per_cycle\": 1,"
-                 "  \"latency\": {\"alu\": 1, \"l1\": 10, \"noc\": 5, \"l2\": 20, \"dram\": 50},"
-                 "  \"bandwidth\": {\"noc_port_bytes\": 128, \"l2_slice_bytes\": 128,"
-                 "   \"dram_channel_bytes\": 128, \"header_bytes\": 0}}}",
+                 ONE_LOAD_TIMING(128) "}",
                  cases[i].window_cycles);
         json_t *r = must_replay(cfg, t.path);
         CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), cases[i].cycles);
@@ -801,10 +800,7 @@ static void l2_fabric(void)
         "{\"gpu\": {\"sms\": 2, \"max_ctas_per_sm\": 8}, \"l1d\": " L1_DEFAULT ","
         " \"l2\": {\"slices\": 2, \"sets\": 64, \"ways\": 8, \"interleave_bytes\": 256,"
         "  \"partitions\": {\"count\": 2}},"
-        " \"timing\": {\"enabled\": true, \"issue_per_cycle\": 1,"
-        "  \"latency\": {\"alu\": 1, \"l1\": 10, \"noc\": 5, \"l2\": 20, \"dram\": 50},"
-        "  \"bandwidth\": {\"noc_port_bytes\": 128, \"l2_slice_bytes\": 128,"
-        "   \"dram_channel_bytes\": 32, \"header_bytes\": 0}}}";
+        ONE_LOAD_TIMING(32) "}";
     json_t *r = must_replay(cfg, t.path);
     CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 274);
     CHECK_EQ_U(jget(r, "kernels.0.timing.resources.l2_fabric.messages"), 4);
