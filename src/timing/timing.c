@@ -116,6 +116,14 @@ static double serve(struct res *r, double arrive, uint32_t bytes)
     return start + dur;
 }
 
+/* A resource that takes one request a slot (an L1 bank, a miss queue, an L2 tag port)
+ * used as a rate: the cycle the slot it gives a request arriving at `arrive` starts, when
+ * the request goes on (the slot's latency is part of another figure). */
+static double slot_start(struct res *r, double arrive)
+{
+    return serve(r, arrive, 1) - duration(r, 1);
+}
+
 enum res_class {
     RC_SM_INJECT,  /* memory port -> NoC (requests, store data) */
     RC_SM_EJECT,   /* NoC -> memory port (replies) */
@@ -454,16 +462,39 @@ static uint32_t pend_sectors(const struct gcr_timing *t, uint32_t sectors)
     return t->cfg->granularity == GCR_GRAN_SECTOR && sectors ? sectors : 1;
 }
 
-static struct pending *l2_pend_slot(struct gcr_timing *t, uint32_t slice, uint64_t key)
+/* A table of fetches in flight (an SM's L1 fetches, a slice's DRAM fetches): entries
+ * direct-mapped by key, mask + 1 of them. */
+static struct pending *pend_entry(struct pending *table, uint32_t mask, uint64_t key)
 {
     uint64_t h = (key >> 5) * 0x9e3779b97f4a7c15ull;
-    return &t->l2pend[(size_t)slice * L2_PEND + ((h >> 40) & (L2_PEND - 1))];
+    return &table[(h >> 40) & mask];
 }
 
-static struct pending *pend_slot(struct gcr_timing *t, uint32_t sm, uint64_t key)
+/* The cycle the sectors of line that are in flight in the table are back, or `from` if
+ * none is later. */
+static double pend_ready(const struct gcr_timing *t, struct pending *table, uint32_t mask,
+                         uint64_t line, uint32_t sectors, double from)
 {
-    uint64_t h = (key >> 5) * 0x9e3779b97f4a7c15ull;
-    return &t->sm[sm].pend[(h >> 40) & t->pend_mask];
+    double ready = from;
+    for (uint32_t rest = pend_sectors(t, sectors); rest; rest &= rest - 1) {
+        uint64_t key = pend_key(t, line, (uint32_t)__builtin_ctz(rest));
+        const struct pending *p = pend_entry(table, mask, key);
+        if (p->key == key && p->ready > ready)
+            ready = p->ready;
+    }
+    return ready;
+}
+
+/* The sectors of line are in flight until `ready`. */
+static void pend_record(const struct gcr_timing *t, struct pending *table, uint32_t mask,
+                        uint64_t line, uint32_t sectors, double ready)
+{
+    for (uint32_t rest = pend_sectors(t, sectors); rest; rest &= rest - 1) {
+        uint64_t key = pend_key(t, line, (uint32_t)__builtin_ctz(rest));
+        struct pending *p = pend_entry(table, mask, key);
+        p->key = key;
+        p->ready = ready;
+    }
 }
 
 /* The request that took an MSHR is complete: the MSHR frees when its data
@@ -474,12 +505,8 @@ static void close_miss(struct gcr_timing *t)
         return;
     t->mshr_open = false;
     mshr_replace_root(t->sm[t->sm_id].mshr, t->tc->l1_mshrs, t->miss_ready);
-    for (uint32_t rest = pend_sectors(t, t->miss_sectors); rest; rest &= rest - 1) {
-        uint64_t key = pend_key(t, t->miss_line, (uint32_t)__builtin_ctz(rest));
-        struct pending *p = pend_slot(t, t->sm_id, key);
-        p->key = key;
-        p->ready = t->miss_ready;
-    }
+    pend_record(t, t->sm[t->sm_id].pend, t->pend_mask, t->miss_line, t->miss_sectors,
+                t->miss_ready);
 }
 
 /* ------------------------------------------------------------- DRAM */
@@ -668,7 +695,7 @@ static double miss_queue_inject(struct gcr_timing *t, struct res *port, double r
     ready = miss_queue_room(t, ready, store);
     /* One request a cycle leaves the queue, into the NoC's injection buffer
      * (deep enough, 512 packets in GPGPU-Sim, that it is not modelled). */
-    double leave = serve(&t->cls[RC_L1_MQ].r[u], ready, 1) - 1;
+    double leave = slot_start(&t->cls[RC_L1_MQ].r[u], ready);
     ring[next] = leave;
     t->mq_next[u] = (next + 1) % q;
     return serve(port, leave, msg);
@@ -707,26 +734,16 @@ static void reply_from_slice(struct gcr_timing *t, uint32_t slice, uint32_t port
  * the L2's MSHR and is answered with the fill). Called before the current request's reply. */
 static void l2_in_flight(struct gcr_timing *t)
 {
-    uint32_t rest = pend_sectors(t, t->l2_sectors);
+    struct pending *table = &t->l2pend[(size_t)t->l2_slice * L2_PEND];
     if (t->l2_hit) {
-        double ready = t->chain_t;
-        for (; rest; rest &= rest - 1) {
-            uint64_t key = pend_key(t, t->l2_line, (uint32_t)__builtin_ctz(rest));
-            const struct pending *p = l2_pend_slot(t, t->l2_slice, key);
-            if (p->key == key && p->ready > ready)
-                ready = p->ready;
-        }
+        double ready =
+            pend_ready(t, table, L2_PEND - 1, t->l2_line, t->l2_sectors, t->chain_t);
         if (ready > t->chain_t) {
             t->chain_t = ready;
             t->lat.l2_pending_hits++;
         }
     } else if (t->chain_dram) {
-        for (; rest; rest &= rest - 1) {
-            uint64_t key = pend_key(t, t->l2_line, (uint32_t)__builtin_ctz(rest));
-            struct pending *p = l2_pend_slot(t, t->l2_slice, key);
-            p->key = key;
-            p->ready = t->chain_t;
-        }
+        pend_record(t, table, L2_PEND - 1, t->l2_line, t->l2_sectors, t->chain_t);
     }
 }
 
@@ -759,8 +776,7 @@ void gcr_timing_fabric_lookup(struct gcr_timing *t, uint32_t near, uint32_t far)
 {
     const struct gcr_timing_config *tc = t->tc;
     double x = serve(&t->cls[RC_FABRIC].r[near], t->chain_t, tc->header_bytes) + tc->noc_latency;
-    struct res *tags = &t->cls[RC_L2_TAGS].r[far];
-    x = serve(tags, x, 1) - duration(tags, 1);
+    x = slot_start(&t->cls[RC_L2_TAGS].r[far], x);
     t->chain_t = x + tc->l2_latency;
 }
 
@@ -800,7 +816,7 @@ static double l1_enter(struct gcr_timing *t, uint32_t unit, uint64_t line, uint3
         uint64_t addr = line + (uint64_t)__builtin_ctz(rest) * sb;
         uint32_t b = unit * banks + (uint32_t)((addr / sb) % banks);
         double from = start > t->l1_entry_at ? start : t->l1_entry_at;
-        double e = serve(&t->cls[RC_L1_BANK].r[b], from, 1) - 1;
+        double e = slot_start(&t->cls[RC_L1_BANK].r[b], from);
         if (e > from) {
             uint64_t waited = (uint64_t)(e - from + 0.5);
             bool full = from == t->l1_entry_at && t->l1_entered == banks;
@@ -854,13 +870,7 @@ void gcr_timing_l1_lookup(struct gcr_timing *t, uint32_t unit, uint64_t line, ui
         return;
     }
     if (outcome == GCR_HIT) {
-        double ready = done;
-        for (uint32_t rest = pend_sectors(t, sectors); rest; rest &= rest - 1) {
-            uint64_t key = pend_key(t, line, (uint32_t)__builtin_ctz(rest));
-            const struct pending *p = pend_slot(t, t->sm_id, key);
-            if (p->key == key && p->ready > ready)
-                ready = p->ready;
-        }
+        double ready = pend_ready(t, t->sm[t->sm_id].pend, t->pend_mask, line, sectors, done);
         if (ready > done) { /* merged with the misses in flight, once it has room */
             double room = miss_queue_room(t, done, false);
             done = ready > room ? ready : room;
@@ -908,7 +918,7 @@ void gcr_timing_send(struct gcr_timing *t, enum gcr_net net, uint32_t from, uint
             x = serve(&t->cls[RC_SLICE_IN].r[to], x + tc->noc_latency, msg);
             /* One request per L2 cycle: it bounds the slice's rate; its
              * latency is part of latency.l2 (GPGPU-Sim's ROP latency). */
-            x = serve(&t->cls[RC_L2_TAGS].r[to], x, 1) - duration(&t->cls[RC_L2_TAGS].r[to], 1);
+            x = slot_start(&t->cls[RC_L2_TAGS].r[to], x);
             if (bytes)
                 x = serve(&t->cls[RC_L2].r[to], x, bytes);
             t->chain_t = x + tc->l2_latency;

@@ -368,6 +368,8 @@ bad-input)
   cp ../shared/gpgpusim-configs/SM7_QV100/gpgpusim.config "$b/gpgpusim.config"
   sed 's/^-gpgpu_cache:dl2 S:32:/-gpgpu_cache:dl2 S:-32:/' \
     ../shared/gpgpusim-configs/SM7_QV100/gpgpusim.config >"$b/negative.config"
+  sed 's/^-gpgpu_l1_banks 4/-gpgpu_l1_banks 0/' \
+    ../shared/gpgpusim-configs/SM7_QV100/gpgpusim.config >"$b/banks0.config"
   mkdir "$b/d" "$b/emptydir" "$b/empty-list" "$b/blank-kernel" "$b/capital-kernel" \
     "$b/gz-only" "$b/zeros"
   printf '#gcreplay-text 1\n' >"$b/empty.txt"
