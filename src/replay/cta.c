@@ -187,7 +187,7 @@ static int load_cta(struct gcr_replay *rp, struct cta **out, struct gcr_err *err
             uint32_t waits = insn ? rec->u.insn.waits : rec->u.nonmem.waits;
             if (__builtin_expect(waits != 0, 0) && timed) {
                 c->warps[warp].sched.regs_known = true;
-                if ((waits & (GCR_WAITS_MASK | GCR_WAITS_BARRIER)) &&
+                if (waits != GCR_WAITS_KNOWN &&
                     gcr_warpq_push_waits(q, waits) != 0) {
                     gcr_fail(err, GCR_E_NOMEM, "out of memory loading CTA %u", cta);
                     goto fail;
