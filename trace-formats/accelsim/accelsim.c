@@ -355,6 +355,7 @@ struct reg_deps {
      * for: every reader within the window names its producer. */
     uint32_t alu_writer[NUM_REGS];
     uint32_t alu_seq;
+    bool track_alu; /* the consumer reads them (no GCR_READ_SKIP_ALU); kept across resets */
 };
 
 /* The line memo. Every warp of every thread block runs the same code, so the line of a PC comes
@@ -759,7 +760,9 @@ static inline int sdec_field(struct accelsim_reader *r, struct gcr_err *err, con
 
 static void deps_reset(struct reg_deps *d)
 {
+    bool track_alu = d->track_alu;
     memset(d, 0, sizeof *d);
+    d->track_alu = track_alu;
 }
 
 /* Adds to the instruction's waits the memory instruction register reg awaits, unless an
@@ -767,7 +770,7 @@ static void deps_reset(struct reg_deps *d)
  * window that wrote it. */
 static inline void deps_use(struct reg_deps *d, unsigned reg)
 {
-    uint32_t a = d->alu_writer[reg];
+    uint32_t a = d->track_alu ? d->alu_writer[reg] : 0;
     if (a) {
         uint32_t dist = d->alu_seq - (a - 1); /* 1: the last non-memory instruction */
         if (dist <= GCR_ALU_WINDOW)
@@ -799,7 +802,8 @@ static inline void deps_issue(struct reg_deps *d, bool memory)
     for (uint32_t i = 0; i < d->ndst; i++)
         if (d->dst[i] < NUM_REGS) {
             d->writer[d->dst[i]] = memory ? d->mem_seq + 1 : 0;
-            d->alu_writer[d->dst[i]] = memory ? 0 : d->alu_seq + 1;
+            if (d->track_alu)
+                d->alu_writer[d->dst[i]] = memory ? 0 : d->alu_seq + 1;
         }
     if (!memory)
         d->alu_seq++;
@@ -2276,6 +2280,7 @@ static int accelsim_open(void **state, const struct gcr_files *files, const char
         accelsim_close(r);
         return gcr_fail(err, GCR_E_NOMEM, "%s: out of memory", path);
     }
+    r->deps.track_alu = true; /* everything is read unless the consumer says otherwise */
     r->files = files;
     struct stat st;
     if (gcr_files_stat(files, path, &st) != 0) {
@@ -2425,7 +2430,9 @@ static void accelsim_set_lazy(void *state, bool lazy)
 
 static void accelsim_set_skips(void *state, unsigned skips)
 {
-    ((struct accelsim_reader *)state)->skips = skips;
+    struct accelsim_reader *r = state;
+    r->skips = skips;
+    r->deps.track_alu = !(skips & GCR_READ_SKIP_ALU);
 }
 
 static json_t *counters_json(const struct counters *c)
