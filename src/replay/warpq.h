@@ -86,7 +86,9 @@ enum {
     GCR_WQ_TAG_STRIDE_WIDE,
     GCR_WQ_TAG_LIST,
     GCR_WQ_TAG_NONMEM,
-    GCR_WQ_TAG_WAITS /* timed only: the next item's register dependencies (gcr_warpq_take_waits) */
+    GCR_WQ_TAG_WAITS, /* timed only: the next item's register dependencies (gcr_warpq_take_waits) */
+    GCR_WQ_TAG_UNIT,  /* timed only: one non-memory instruction with a unit, and its waits */
+    GCR_WQ_TAG_BANKS  /* timed only: the shared-memory bank cycles of the next item */
 };
 
 #define GCR_WQ_IMAGE_START offsetof(struct gcr_warp_insn, pc)
@@ -199,14 +201,52 @@ static inline int gcr_warpq_push_waits(struct gcr_warpq *q, uint32_t waits)
     return gcr_warpq_push_word(q, waits, GCR_WQ_TAG_WAITS);
 }
 
-/* The register dependencies at the head of q, taken off it; 0 when the head is no such item. */
+/* Appends one non-memory instruction whose waits give its unit (gcreplay/record.h,
+ * GCR_WAITS_UNIT_MASK): one item where a waits item and a run of one would take two, as an
+ * Accel-Sim trace gives every non-memory instruction its own. Timed only, like
+ * gcr_warpq_push_waits. 0, or -1 when out of memory. */
+static inline int gcr_warpq_push_unit(struct gcr_warpq *q, uint32_t waits)
+{
+    return gcr_warpq_push_word(q, waits, GCR_WQ_TAG_UNIT);
+}
+
+/* Appends the cycles the shared-memory access pushed next holds its SM's banks (timed only,
+ * taken off by gcr_warpq_take_banks before the access is popped). 0, or -1 when out of
+ * memory. */
+static inline int gcr_warpq_push_banks(struct gcr_warpq *q, uint32_t cycles)
+{
+    return gcr_warpq_push_word(q, cycles, GCR_WQ_TAG_BANKS);
+}
+
+/* The bank cycles at the head of q, taken off it; 0 when the head is no such item. */
+static inline uint32_t gcr_warpq_take_banks(struct gcr_warpq *q)
+{
+    if (gcr_warpq_empty(q) || q->buf[q->pos + GCR_WQ_TAG_AT] != GCR_WQ_TAG_BANKS)
+        return 0;
+    uint32_t cycles;
+    memcpy(&cycles, q->buf + q->pos, 4);
+    q->pos += GCR_WQ_NONMEM_BYTES;
+    return cycles;
+}
+
+/* The register dependencies at the head of q, taken off it; 0 when the head is no such item.
+ * The waits of a GCR_WQ_TAG_UNIT item are taken and the item left as a run of one. */
 static inline uint32_t gcr_warpq_take_waits(struct gcr_warpq *q)
 {
-    if (gcr_warpq_empty(q) || q->buf[q->pos + GCR_WQ_TAG_AT] != GCR_WQ_TAG_WAITS)
+    if (gcr_warpq_empty(q))
+        return 0;
+    uint8_t *p = q->buf + q->pos;
+    if (p[GCR_WQ_TAG_AT] != GCR_WQ_TAG_WAITS && p[GCR_WQ_TAG_AT] != GCR_WQ_TAG_UNIT)
         return 0;
     uint32_t waits;
-    memcpy(&waits, q->buf + q->pos, 4);
-    q->pos += GCR_WQ_NONMEM_BYTES;
+    memcpy(&waits, p, 4);
+    if (p[GCR_WQ_TAG_AT] == GCR_WQ_TAG_UNIT) {
+        const uint32_t one = 1;
+        memcpy(p, &one, 4);
+        p[GCR_WQ_TAG_AT] = GCR_WQ_TAG_NONMEM;
+    } else {
+        q->pos += GCR_WQ_NONMEM_BYTES;
+    }
     return waits;
 }
 

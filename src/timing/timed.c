@@ -177,37 +177,6 @@ static void alu_issue(struct gcr_replay *rp, uint32_t s, struct warp *w, enum gc
     ws->ready_at = start > now ? start : now + 1;
 }
 
-/* The cycles a shared-memory access holds its SM's banks, as GPGPU-Sim counts them
- * (warp_inst_t::generate_mem_accesses, without limited broadcast): `banks` banks of 4-byte
- * words, word w in bank w mod banks; each bank serves one word a cycle and every lane that
- * reads a word it serves (a broadcast), so the access takes as many cycles as its busiest
- * bank has distinct words. Each lane counts with the word of its first byte, as there (an
- * access wider than 4 bytes is not split). */
-static uint32_t shared_bank_cycles(const struct gcr_warp_insn *in,
-                                   const struct gcr_lane_shape *shape, uint32_t banks)
-{
-    uint64_t word[GCR_WARP_SIZE]; /* the distinct words the lanes read, in lane order */
-    uint32_t n = 0, k = 0;
-    for (uint32_t m = in->active_mask; m; m &= m - 1, k++) {
-        uint64_t w = (shape->strided ? shape->base + (uint64_t)shape->stride * k
-                                     : in->addr[__builtin_ctz(m)]) / 4;
-        uint32_t i = 0;
-        while (i < n && word[i] != w)
-            i++;
-        if (i == n)
-            word[n++] = w;
-    }
-    uint32_t most = n ? 1 : 0;
-    for (uint32_t i = 1; i < n; i++) {
-        uint32_t in_bank = 1; /* word i and the distinct words before it in its bank */
-        for (uint32_t j = 0; j < i; j++)
-            in_bank += word[j] % banks == word[i] % banks;
-        if (in_bank > most)
-            most = in_bank;
-    }
-    return most;
-}
-
 /* Every unfinished warp of CTA c has reached its barrier: they go on together, at the
  * cycle the last of them arrived. */
 static void barrier_release(struct cta *c, double *next)
@@ -276,14 +245,15 @@ static void sm_step_timed(struct gcr_replay *rp, uint32_t s)
         }
         enum gcr_unit unit = gcr_waits_unit(ws->next_waits);
         ws->next_waits = 0;
+        uint32_t bank_cycles = w->nonmem_left ? 0 : gcr_warpq_take_banks(&w->q);
         if (gcr_next_insn(rp, w, &shape)) {
             memory = true;
             /* What the SM's shared-memory banks move: its busiest bank's words, a cycle
-             * each (the banks' bytes per cycle are the model's rate). */
+             * each (counted when its CTA was loaded; the banks' bytes per cycle are the
+             * model's rate). */
             uint32_t bank_bytes =
                 rp->insn.space == GCR_SPACE_SHARED
-                    ? shared_bank_cycles(&rp->insn, &shape, tc->shared_bytes / 4 ? tc->shared_bytes / 4 : 1) *
-                          tc->shared_bytes
+                    ? bank_cycles * tc->shared_bytes
                     : gcr_bits_popcount32(rp->insn.active_mask) * (uint32_t)rp->insn.width;
             gcr_timing_insn_begin(rp->timing, s, now, rp->insn.op, rp->insn.space, bank_bytes);
             gcr_execute(rp, s, &shape);

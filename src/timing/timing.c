@@ -1040,6 +1040,53 @@ void gcr_timing_send(struct gcr_timing *t, enum gcr_net net, uint32_t from, uint
 
 /* ------------------------------------------------------------- instructions */
 
+/* The cycles a shared-memory access holds its SM's banks, as GPGPU-Sim counts them
+ * (warp_inst_t::generate_mem_accesses, without limited broadcast): `banks` banks of 4-byte
+ * words, word w in bank w mod banks; each bank serves one word a cycle and every lane that
+ * reads a word it serves (a broadcast), so the access takes as many cycles as its busiest
+ * bank has distinct words. Each lane counts with the word of its first byte, as there (an
+ * access wider than 4 bytes is not split). */
+uint32_t gcr_timing_shared_bank_cycles(uint32_t mask, const uint64_t *addr, bool strided,
+                                       uint64_t base, int64_t stride, uint32_t banks)
+{
+    if (!mask)
+        return 0;
+    if (strided && stride == 0)
+        return 1; /* one word: a broadcast */
+    /* Lanes 4 bytes apart or more read distinct words; others may share one. */
+    bool distinct = strided && (stride >= 4 || stride <= -4);
+    uint64_t word[GCR_WARP_SIZE]; /* the distinct words the lanes read, in lane order */
+    uint32_t n = 0, k = 0;
+    for (uint32_t m = mask; m; m &= m - 1, k++) {
+        uint64_t w = (strided ? base + (uint64_t)stride * k : addr[__builtin_ctz(m)]) / 4;
+        uint32_t i = 0;
+        if (!distinct)
+            while (i < n && word[i] != w)
+                i++;
+        if (distinct || i == n)
+            word[n++] = w;
+    }
+    uint32_t most = 0;
+    if (banks <= 64) {
+        uint8_t count[64] = {0};
+        for (uint32_t i = 0; i < n; i++) {
+            uint8_t c = ++count[word[i] % banks];
+            if (c > most)
+                most = c;
+        }
+        return most;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t in_bank = 1; /* word i and the distinct words before it in its bank */
+        for (uint32_t j = 0; j < i; j++)
+            in_bank += word[j] % banks == word[i] % banks;
+        if (in_bank > most)
+            most = in_bank;
+    }
+    return most;
+}
+
+
 void gcr_timing_insn_begin(struct gcr_timing *t, uint32_t sm, double now, enum gcr_op op,
                            enum gcr_space space, uint32_t lane_bytes)
 {
