@@ -16,6 +16,7 @@ struct gcr_pool;
 struct gcr_warpq {
     uint8_t *buf;
     size_t len, cap, pos;
+    size_t nonmem_end; /* len right after a run of non-memory instructions was pushed (else 0) */
     struct gcr_pool *pool; /* where buf comes from; NULL: malloc */
 };
 
@@ -61,7 +62,7 @@ static inline const uint8_t *gcr_warpq_head(const struct gcr_warpq *q)
 }
 static inline bool gcr_warpq_item_addr(const uint8_t *item, uint64_t *addr);
 
-static inline void gcr_warpq_reset(struct gcr_warpq *q) { q->len = q->pos = 0; }
+static inline void gcr_warpq_reset(struct gcr_warpq *q) { q->len = q->pos = q->nonmem_end = 0; }
 /* Gives the buffer back (to q->pool, or to malloc); q is then empty. */
 void gcr_warpq_free(struct gcr_warpq *q);
 
@@ -186,10 +187,25 @@ static inline int gcr_warpq_push_word(struct gcr_warpq *q, uint32_t word, unsign
     return 0;
 }
 
-/* Appends a run of count non-memory instructions; 0, or -1 when out of memory. */
+/* Appends a run of count non-memory instructions; 0, or -1 when out of memory. A run pushed
+ * right after another joins it (as a gcrt file converted from an Accel-Sim trace gives each
+ * non-memory instruction a record of its own, for the timing model's units). */
 static inline int gcr_warpq_push_nonmem(struct gcr_warpq *q, uint32_t count)
 {
-    return gcr_warpq_push_word(q, count, GCR_WQ_TAG_NONMEM);
+    if (q->nonmem_end == q->len && q->len) {
+        uint8_t *last = q->buf + q->len - GCR_WQ_NONMEM_BYTES;
+        uint32_t before;
+        memcpy(&before, last, 4);
+        if (count <= UINT32_MAX - before) {
+            before += count;
+            memcpy(last, &before, 4);
+            return 0;
+        }
+    }
+    if (gcr_warpq_push_word(q, count, GCR_WQ_TAG_NONMEM) != 0)
+        return -1;
+    q->nonmem_end = q->len;
+    return 0;
 }
 
 /* Appends the register dependencies of the item pushed next (gcreplay/record.h,
