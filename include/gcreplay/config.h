@@ -87,6 +87,16 @@ struct gcr_timing_config {
     uint32_t l1_mshrs;               /* outstanding L1 misses per SM */
     uint32_t l1_banks;               /* L1 banks: each takes one 32-B access per cycle */
     uint32_t l1_miss_queue;          /* L1 requests waiting to enter the NoC */
+    uint32_t l2_max_merge;           /* requests an L2 sector in flight serves (0: any) */
+    /* Non-memory instructions whose trace gives their unit (gcreplay/record.h, enum
+     * gcr_unit; src/timing/README.md): each unit's latency and initiation interval in
+     * cycles, and how many an SM has (split among its issue_per_cycle schedulers); and the
+     * cycles an instruction spends outside its unit from issue to the release of its
+     * registers (operand collection, dispatch, writeback). Index GCR_UNIT_NONE unused. */
+    struct gcr_timing_unit {
+        uint32_t latency, initiation, count;
+    } units[8];
+    uint32_t unit_pipeline;
     /* Open-row DRAM model with first-ready, first-come-first-served
      * scheduling (off by default): timings in DRAM cycles. */
     bool dram_rows;

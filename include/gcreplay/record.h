@@ -102,6 +102,53 @@ struct gcr_warp_insn {
 #define GCR_WAIT_WINDOW 16
 #define GCR_WAITS_MASK ((UINT32_C(1) << GCR_WAIT_WINDOW) - 1)
 
+/* With GCR_WAITS_KNOWN, a trace that names the registers of every instruction (Accel-Sim's)
+ * may also give the dependencies on non-memory instructions, so the timing backend can issue
+ * independent ones back to back (src/timing/README.md, "Non-memory instructions"):
+ * - bit GCR_WAITS_ALU_SHIFT + k (k < GCR_ALU_WINDOW): the (k+1)-th non-memory instruction
+ *   of this warp before this one wrote a register this one reads or overwrites (older
+ *   producers are taken as done: each took at least a cycle to issue);
+ * - the unit field (GCR_WAITS_UNIT_MASK): for a NONMEM record of one instruction, the
+ *   execution unit that runs it (enum gcr_unit). A NONMEM record without a unit (every
+ *   record of a trace that gives no units, and any run of several instructions) keeps the
+ *   rule that each of its instructions waits for the one before; only such a record may
+ *   count several instructions, so units and the ALU bits are per instruction.
+ * The ALU bits may be set on a WARP_INSN (its address or data comes from an ALU result) and
+ * on a NONMEM record with a unit; the unit only on a NONMEM record of count 1. A reader emits
+ * them unless its consumer skips them (GCR_READ_SKIP_ALU, gcreplay/trace.h). */
+#define GCR_ALU_WINDOW 10
+#define GCR_WAITS_ALU_SHIFT 16
+#define GCR_WAITS_ALU_MASK (((UINT32_C(1) << GCR_ALU_WINDOW) - 1) << GCR_WAITS_ALU_SHIFT)
+#define GCR_WAITS_UNIT_SHIFT 26
+#define GCR_WAITS_UNIT_MASK (UINT32_C(7) << GCR_WAITS_UNIT_SHIFT)
+/* Every bit a valid waits may have. */
+#define GCR_WAITS_ALL                                                                         \
+    (GCR_WAITS_KNOWN | GCR_WAITS_BARRIER | GCR_WAITS_UNIT_MASK | GCR_WAITS_ALU_MASK |          \
+     GCR_WAITS_MASK)
+
+/* The execution units of non-memory instructions, as Accel-Sim's trace.config gives each
+ * its latency and initiation interval (-trace_opcode_latency_initiation_*). */
+enum gcr_unit {
+    GCR_UNIT_NONE = 0, /* not given */
+    GCR_UNIT_INT = 1,
+    GCR_UNIT_SP = 2,
+    GCR_UNIT_DP = 3,
+    GCR_UNIT_SFU = 4,
+    GCR_UNIT_TENSOR = 5,
+    GCR_UNIT_BRANCH = 6, /* Accel-Sim's specialized unit 1 (BRA and other control) */
+    GCR_UNIT_TEX = 7,    /* texture instructions (Accel-Sim's specialized unit 2) */
+    GCR_UNIT_COUNT
+};
+
+static inline enum gcr_unit gcr_waits_unit(uint32_t waits)
+{
+    return (enum gcr_unit)((waits & GCR_WAITS_UNIT_MASK) >> GCR_WAITS_UNIT_SHIFT);
+}
+static inline uint32_t gcr_waits_with_unit(uint32_t waits, enum gcr_unit u)
+{
+    return (waits & ~GCR_WAITS_UNIT_MASK) | (uint32_t)u << GCR_WAITS_UNIT_SHIFT;
+}
+
 struct gcr_nonmem {
     uint32_t cta;
     uint32_t warp;
@@ -134,6 +181,8 @@ const char *gcr_cache_op_name(enum gcr_cache_op c); /* "default" "bypass_l1" */
 int gcr_op_from_name(const char *s);              /* -1 if unknown */
 int gcr_space_from_name(const char *s);
 int gcr_cache_op_from_name(const char *s);
+const char *gcr_unit_name(enum gcr_unit u); /* "int" "sp" "dp" "sfu" "tensor" "branch" "tex"; "?" */
+int gcr_unit_from_name(const char *s);       /* -1 if unknown (GCR_UNIT_NONE has no name) */
 
 /* Compact lane-address forms shared by every writer.
  * Active lanes are numbered k = 0, 1, ... in ascending lane order.

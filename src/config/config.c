@@ -6,6 +6,7 @@
  * config reads back to the same one, which fuzz-config checks), so they stay
  * side by side rather than split by section. */
 #include "gcreplay/config.h"
+#include "gcreplay/record.h"
 
 #include "core/bits.h"
 #include "core/json_kind.h"
@@ -324,6 +325,40 @@ static int get_positive_real(struct jobj *o, const char *key, double def, double
     return get_real(o, key, def, 0, max, out, err);
 }
 
+/* timing.units: the execution units of non-memory instructions whose trace gives them
+ * (gcreplay/record.h, enum gcr_unit). Defaults: Accel-Sim's SM7_QV100 trace.config (latency
+ * and initiation interval per unit) and gpgpusim.config (four of each unit, one per
+ * scheduler), and the five cycles GPGPU-Sim's pipeline adds from issue to writeback
+ * (src/timing/README.md, "Non-memory instructions"). */
+static int parse_units(struct jobj *t, struct gcr_timing_config *tc, struct gcr_err *err)
+{
+    static const struct gcr_timing_unit defaults[GCR_UNIT_COUNT] = {
+        [GCR_UNIT_INT] = {2, 2, 4},    [GCR_UNIT_SP] = {2, 2, 4},
+        [GCR_UNIT_DP] = {8, 4, 4},     [GCR_UNIT_SFU] = {20, 8, 4},
+        [GCR_UNIT_TENSOR] = {2, 2, 4}, [GCR_UNIT_BRANCH] = {4, 4, 4},
+        [GCR_UNIT_TEX] = {200, 4, 4},
+    };
+    _Static_assert(GCR_UNIT_COUNT <= sizeof tc->units / sizeof tc->units[0],
+                   "a timing unit per execution unit");
+    struct jobj units;
+    if (jobj_sub(t, "units", &units, err) ||
+        get_u32(&units, "pipeline", 5, 0, 1u << 16, &tc->unit_pipeline, err))
+        return -1;
+    memset(tc->units, 0, sizeof tc->units);
+    for (int u = GCR_UNIT_NONE + 1; u < GCR_UNIT_COUNT; u++) {
+        struct jobj one;
+        struct gcr_timing_unit *tu = &tc->units[u];
+        if (jobj_sub(&units, gcr_unit_name((enum gcr_unit)u), &one, err) ||
+            get_u32(&one, "latency", defaults[u].latency, 1, 1u << 16, &tu->latency, err) ||
+            get_u32(&one, "initiation", defaults[u].initiation, 1, 1u << 16, &tu->initiation,
+                    err) ||
+            get_u32(&one, "count", defaults[u].count, 1, 1024, &tu->count, err) ||
+            jobj_finish(&one, err))
+            return -1;
+    }
+    return jobj_finish(&units, err);
+}
+
 /* timing: the timing backend's clocks, latencies, bandwidths, MSHRs and DRAM
  * row model (src/timing/README.md). Defaults: a 1-GHz GPU with Volta-like
  * latencies (GPGPU-Sim's QV100 config) and a 32-B/cycle DRAM channel per slice. */
@@ -338,6 +373,10 @@ static int parse_timing(struct jobj *top, struct gcr_config *cfg, struct gcr_err
     /* Its miss queue likewise defaults to l1d.mshr.miss_queue (GPGPU-Sim's default 8). */
     uint32_t queue_def =
         mshr ? (uint32_t)json_integer_value(json_object_get(mshr, "miss_queue")) : 8;
+    /* The L2's merge limit defaults to l2.mshr.max_merge (none without it). */
+    json_t *l2_mshr = json_object_get(cfg->l2_kept, "mshr");
+    uint32_t merge_def =
+        l2_mshr ? (uint32_t)json_integer_value(json_object_get(l2_mshr, "max_merge")) : 0;
     if (jobj_sub(top, "timing", &t, err) || get_bool(&t, "enabled", false, &tc->enabled, err) ||
         jobj_sub(&t, "clocks_mhz", &clk, err) ||
         get_positive_real(&clk, "core", 1000, 1e6, &tc->core_mhz, err) ||
@@ -368,6 +407,7 @@ static int parse_timing(struct jobj *top, struct gcr_config *cfg, struct gcr_err
         get_u32(&t, "l1_banks", 4, 1, 64, &tc->l1_banks, err) ||
         get_u32(&t, "l1_miss_queue", queue_def >= 2 ? queue_def : 8, 2, 1u << 16,
                 &tc->l1_miss_queue, err) ||
+        get_u32(&t, "l2_max_merge", merge_def, 0, 1u << 16, &tc->l2_max_merge, err) ||
         jobj_sub(&t, "dram_rows", &rows, err) ||
         get_bool(&rows, "enabled", false, &tc->dram_rows, err) ||
         get_u32(&rows, "banks", 16, 1, 1024, &tc->dram_banks, err) ||
@@ -381,7 +421,7 @@ static int parse_timing(struct jobj *top, struct gcr_config *cfg, struct gcr_err
         get_positive_real(&vws, "beta", 4.0, 1e6, &tc->vws_beta, err) ||
         get_u32(&vws, "amt_entries", 8192, 1, 1u << 24, &tc->vws_amt_entries, err) ||
         get_u32(&vws, "level1_warps", 16, 1, 4096, &tc->vws_level1_warps, err) ||
-        jobj_finish(&vws, err) || jobj_finish(&t, err))
+        jobj_finish(&vws, err) || parse_units(&t, tc, err) || jobj_finish(&t, err))
         return -1;
     if (tc->dram_channels && (tc->dram_channels > cfg->l2_slices ||
                               cfg->l2_slices % tc->dram_channels != 0))
@@ -926,7 +966,16 @@ json_t *gcr_config_to_json(const struct gcr_config *cfg)
 
 json_t *gcr_timing_config_to_json(const struct gcr_timing_config *t)
 {
-    return json_pack(
+    json_t *units = json_pack("{s:I}", "pipeline", (json_int_t)t->unit_pipeline);
+    for (int u = GCR_UNIT_NONE + 1; units && u < GCR_UNIT_COUNT; u++)
+        json_object_set_new(units, gcr_unit_name((enum gcr_unit)u),
+                            json_pack("{s:I, s:I, s:I}", "latency",
+                                      (json_int_t)t->units[u].latency, "initiation",
+                                      (json_int_t)t->units[u].initiation, "count",
+                                      (json_int_t)t->units[u].count));
+    if (!units)
+        return NULL;
+    json_t *out = json_pack(
         "{s:b, s:{s:f, s:f, s:f, s:f}, s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I}, "
         "s:{s:I, s:I, s:I, s:I, s:I, s:I}, s:I, s:I, s:I, s:I, s:I, "
         "s:{s:b, s:I, s:I, s:I, s:I, s:I, s:I}, s:{s:f, s:f, s:I, s:I}}",
@@ -948,6 +997,13 @@ json_t *gcr_timing_config_to_json(const struct gcr_timing_config *t)
         "CL", (json_int_t)t->t_cl, "tRAS", (json_int_t)t->t_ras, "vws", "alpha", t->vws_alpha, "beta", t->vws_beta,
         "amt_entries", (json_int_t)t->vws_amt_entries, "level1_warps",
         (json_int_t)t->vws_level1_warps);
+    if (out) {
+        json_object_set_new(out, "units", units);
+        json_object_set_new(out, "l2_max_merge", json_integer((json_int_t)t->l2_max_merge));
+    }
+    else
+        json_decref(units);
+    return out;
 }
 
 uint32_t gcr_config_l1_ways_for(const struct gcr_config *cfg, uint64_t launch,

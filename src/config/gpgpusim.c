@@ -415,6 +415,90 @@ static int first_uint(const struct options *o, const char *name, unsigned def, u
     return 0;
 }
 
+/* The specialised unit (-specialized_unit_<n> "<enabled>,<units>,<max latency>,<ID_OC>,
+ * <OC_EX>,<NAME>") whose name is `name`, enabled: its number n (1..8), and in *units its
+ * count; 0 when there is none. */
+static int special_unit(const struct options *o, const char *name, uint64_t *units)
+{
+    for (int n = 1; n <= 8; n++) {
+        char opt[32];
+        snprintf(opt, sizeof opt, "specialized_unit_%d", n);
+        const struct option_value *ov = find(o, opt);
+        unsigned enabled, count;
+        char unit_name[32];
+        if (ov && sscanf(ov->value, "%u,%u,%*u,%*u,%*u,%31s", &enabled, &count, unit_name) == 3 &&
+            enabled && count && strcmp(unit_name, name) == 0) {
+            *units = count;
+            return n;
+        }
+    }
+    return 0;
+}
+
+/* timing.units from Accel-Sim's trace.config: each unit's "-trace_opcode_latency_initiation_*
+ * <latency>,<initiation interval>" and its count (-gpgpu_num_*_units, or the specialised
+ * unit's), for the units the files name; the others keep gcreplay's defaults (src/timing/
+ * README.md, "Non-memory instructions"). Accel-Sim runs its tensor-core, branch and texture
+ * instructions on specialised units named TENSOR, BRA and TEX where the config has them. */
+static int import_units(const struct options *o, json_t *timing, struct gcr_err *err)
+{
+    static const struct {
+        const char *unit, *latency, *count, *special;
+    } map[] = {
+        {"int", "trace_opcode_latency_initiation_int", "gpgpu_num_int_units", NULL},
+        {"sp", "trace_opcode_latency_initiation_sp", "gpgpu_num_sp_units", NULL},
+        {"dp", "trace_opcode_latency_initiation_dp", "gpgpu_num_dp_units", NULL},
+        {"sfu", "trace_opcode_latency_initiation_sfu", "gpgpu_num_sfu_units", NULL},
+        {"tensor", "trace_opcode_latency_initiation_tensor", "gpgpu_num_tensor_core_units",
+         "TENSOR"},
+        {"branch", NULL, NULL, "BRA"},
+        {"tex", NULL, NULL, "TEX"},
+    };
+    json_t *units = json_object();
+    if (!units)
+        return gcr_fail(err, GCR_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+        char opt[64];
+        const char *lat_opt = map[i].latency;
+        uint64_t count = 0;
+        int n = map[i].special ? special_unit(o, map[i].special, &count) : 0;
+        if (n) {
+            snprintf(opt, sizeof opt, "trace_opcode_latency_initiation_spec_op_%d", n);
+            lat_opt = opt;
+        } else if (!map[i].count) {
+            continue;
+        } else if (get_uint(o, map[i].count, 0, &count, err)) {
+            json_decref(units);
+            return -1;
+        }
+        const struct option_value *ov = lat_opt ? find(o, lat_opt) : NULL;
+        if (!ov)
+            continue;
+        unsigned latency, initiation;
+        char extra;
+        if (sscanf(ov->value, "%u,%u%c", &latency, &initiation, &extra) != 2 || !latency ||
+            !initiation || latency > 65536 || initiation > 65536) {
+            json_decref(units);
+            return opt_fail(err, ov, "expected <latency>,<initiation interval>, each 1 to 65536");
+        }
+        json_t *u = json_pack("{s:I, s:I}", "latency", (json_int_t)latency, "initiation",
+                              (json_int_t)initiation);
+        /* Without units of its own an instruction class runs on another unit: keep the
+         * default count. */
+        if (u && count)
+            json_object_set_new(u, "count", json_integer((json_int_t)(count < 1024 ? count : 1024)));
+        if (!u || json_object_set_new(units, map[i].unit, u) != 0) {
+            json_decref(units);
+            return gcr_fail(err, GCR_E_NOMEM, "out of memory");
+        }
+    }
+    if (json_object_size(units))
+        json_object_set_new(timing, "units", units);
+    else
+        json_decref(units);
+    return 0;
+}
+
 /* "nbk=16:CCD=1:RRD=3:RCD=12:...": the value of key, or def when absent. */
 static unsigned dram_timing(const char *opt, const char *key, unsigned def)
 {
@@ -487,6 +571,10 @@ static int timing_section(const struct options *o, json_t *cfg, struct gcr_err *
         "tRAS", (json_int_t)dram_timing(t, "RAS", 28));
     if (!sec)
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
+    if (import_units(o, sec, err) != 0) {
+        json_decref(sec);
+        return -1;
+    }
     json_object_set_new(cfg, "timing", sec);
     return 0;
 }

@@ -6,6 +6,8 @@ static const char *const op_names[GCR_OP_COUNT] = {"load", "store", "atomic", "r
 static const char *const space_names[GCR_SPACE_COUNT] = {"global", "local", "shared", "const",
                                                          "texture"};
 static const char *const cache_op_names[GCR_CACHEOP_COUNT] = {"default", "bypass_l1"};
+static const char *const unit_names[GCR_UNIT_COUNT] = {"?", "int", "sp", "dp", "sfu", "tensor",
+                                                            "branch", "tex"};
 
 const char *gcr_op_name(enum gcr_op op)
 {
@@ -33,6 +35,17 @@ static int lookup(const char *const *names, int n, const char *s)
 int gcr_op_from_name(const char *s) { return lookup(op_names, GCR_OP_COUNT, s); }
 int gcr_space_from_name(const char *s) { return lookup(space_names, GCR_SPACE_COUNT, s); }
 int gcr_cache_op_from_name(const char *s) { return lookup(cache_op_names, GCR_CACHEOP_COUNT, s); }
+
+const char *gcr_unit_name(enum gcr_unit u)
+{
+    return (unsigned)u < GCR_UNIT_COUNT ? unit_names[u] : "?";
+}
+
+int gcr_unit_from_name(const char *s)
+{
+    int u = lookup(unit_names, GCR_UNIT_COUNT, s);
+    return u > 0 ? u : -1;
+}
 
 bool gcr_insn_stride(const struct gcr_warp_insn *insn, uint64_t *base, int64_t *stride)
 {
@@ -108,13 +121,22 @@ const char *gcr_kernel_dims_invalid(const uint32_t grid[3], const uint32_t block
     return NULL;
 }
 
-/* What is wrong with a record's register dependencies (record.h, GCR_WAITS_KNOWN), or NULL. */
-static const char *waits_invalid(uint32_t waits)
+/* What is wrong with a record's register dependencies (record.h, GCR_WAITS_KNOWN), or NULL.
+ * count: a NONMEM record's count, 0 for a WARP_INSN. */
+static const char *waits_invalid(uint32_t waits, uint32_t count)
 {
-    if (waits & ~(GCR_WAITS_KNOWN | GCR_WAITS_BARRIER | GCR_WAITS_MASK))
+    if (waits & ~GCR_WAITS_ALL)
         return "register dependencies name memory instructions beyond the window";
     if (waits && !(waits & GCR_WAITS_KNOWN))
         return "register dependencies on a record whose registers are not known";
+    enum gcr_unit u = gcr_waits_unit(waits);
+    if (u >= GCR_UNIT_COUNT)
+        return "unknown execution unit";
+    if (u != GCR_UNIT_NONE && count != 1)
+        return count ? "an execution unit on a run of several non-memory instructions"
+                     : "an execution unit on a memory instruction";
+    if (count && u == GCR_UNIT_NONE && (waits & GCR_WAITS_ALU_MASK))
+        return "non-memory dependencies on a non-memory run without an execution unit";
     return NULL;
 }
 
@@ -149,8 +171,8 @@ const char *gcr_record_invalid(const struct gcr_record *rec, const struct gcr_ke
             return "unknown cache operator";
         if (in->width == 0 || in->width > GCR_MAX_WIDTH)
             return "access width must be 1..256 bytes";
-        if (waits_invalid(in->waits))
-            return waits_invalid(in->waits);
+        if (waits_invalid(in->waits, 0))
+            return waits_invalid(in->waits, 0);
         if (kb && in->cta >= gcr_kernel_ctas(kb))
             return "CTA id outside the kernel's grid";
         if (kb && in->warp >= gcr_kernel_warps_per_cta(kb))
@@ -160,8 +182,8 @@ const char *gcr_record_invalid(const struct gcr_record *rec, const struct gcr_ke
     case GCR_REC_NONMEM:
         if (rec->u.nonmem.count == 0)
             return "non-memory instruction count must be >= 1";
-        if (waits_invalid(rec->u.nonmem.waits))
-            return waits_invalid(rec->u.nonmem.waits);
+        if (waits_invalid(rec->u.nonmem.waits, rec->u.nonmem.count))
+            return waits_invalid(rec->u.nonmem.waits, rec->u.nonmem.count);
         if (kb && rec->u.nonmem.cta >= gcr_kernel_ctas(kb))
             return "CTA id outside the kernel's grid";
         if (kb && rec->u.nonmem.warp >= gcr_kernel_warps_per_cta(kb))

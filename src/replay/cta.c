@@ -7,6 +7,7 @@
 
 #include "multichip/chips.h"
 #include "replay/engine.h"
+#include "timing/timing.h"
 
 static struct cta *cta_get(struct gcr_replay *rp, uint32_t id, uint32_t nwarps)
 {
@@ -110,6 +111,20 @@ static inline int read_record(struct gcr_replay *rp, const struct gcr_record **r
 }
 
 /* Loads the next whole CTA of the kernel; *out = NULL at the kernel's end. */
+/* The cycles a shared-memory access holds its SM's banks (timing), counted from the lanes the
+ * record gives (the reader's strided hint, or its addresses) while it is at hand, so that the
+ * queue need not keep them. */
+static uint32_t shared_bank_cycles(const struct gcr_replay *rp, const struct gcr_warp_insn *in)
+{
+    uint32_t banks = rp->cfg->timing.shared_bytes / 4, mask = in->active_mask;
+    if (!banks)
+        banks = 1;
+    if (in->strided && mask)
+        return gcr_timing_shared_bank_cycles(mask, NULL, true, in->addr[__builtin_ctz(mask)],
+                                             in->stride, banks);
+    return gcr_timing_shared_bank_cycles(mask, in->addr, false, 0, 0, banks);
+}
+
 static int load_cta(struct gcr_replay *rp, struct cta **out, struct gcr_err *err)
 {
     struct kernel_state *ks = rp->ks;
@@ -185,15 +200,22 @@ static int load_cta(struct gcr_replay *rp, struct cta **out, struct gcr_err *err
             }
             struct gcr_warpq *q = &c->warps[warp].q;
             uint32_t waits = insn ? rec->u.insn.waits : rec->u.nonmem.waits;
+            bool unit = false; /* one item for the instruction and its waits */
             if (__builtin_expect(waits != 0, 0) && timed) {
                 c->warps[warp].sched.regs_known = true;
-                if ((waits & (GCR_WAITS_MASK | GCR_WAITS_BARRIER)) &&
-                    gcr_warpq_push_waits(q, waits) != 0) {
+                unit = !insn && gcr_waits_unit(waits) != GCR_UNIT_NONE;
+                if (waits != GCR_WAITS_KNOWN && !unit && gcr_warpq_push_waits(q, waits) != 0) {
                     gcr_fail(err, GCR_E_NOMEM, "out of memory loading CTA %u", cta);
                     goto fail;
                 }
             }
-            int rc = !insn ? gcr_warpq_push_nonmem(q, rec->u.nonmem.count)
+            if (timed && insn && rec->u.insn.space == GCR_SPACE_SHARED &&
+                gcr_warpq_push_banks(q, shared_bank_cycles(rp, &rec->u.insn)) != 0) {
+                gcr_fail(err, GCR_E_NOMEM, "out of memory loading CTA %u", cta);
+                goto fail;
+            }
+            int rc = unit    ? gcr_warpq_push_unit(q, waits)
+                     : !insn ? gcr_warpq_push_nonmem(q, rec->u.nonmem.count)
                      : rec->u.insn.space > GCR_SPACE_LOCAL && !onchip_lanes
                          ? gcr_warpq_push_unaddressed(q, &rec->u.insn)
                          : gcr_warpq_push_insn(q, &rec->u.insn);

@@ -177,6 +177,9 @@ struct gcr_replay {
     double now, kernel_end;
     uint32_t *sm_heap, *sm_heap_pos;    /* SMs by next issue cycle */
     double *sm_heap_key;
+    /* timed: when each SM's execution units next take an instruction, per unit pool
+     * (unit_pool_index: SMs x issue_per_cycle pools x GCR_UNIT_COUNT units) */
+    double *unit_free;
     uint32_t l1_blocks;                 /* VWS: lines of one L1 in this kernel */
     bool vws_spare;                     /* VWS: second-level warps could be promoted */
     struct skip_log *skip;              /* the timed driver's record of an SM's states */
@@ -230,7 +233,9 @@ void gcr_pass_take_counts(struct gcr_replay *variant, const struct gcr_replay *r
  * lanes, and the reader need not decode them (gcr_replay_trace: GCR_READ_SKIP_ONCHIP_LANES). */
 static inline bool gcr_replay_reads_onchip_lanes(const struct gcr_replay *rp)
 {
-    return gcr_bus_wants(&rp->bus, GCR_EV_INSN) || rp->variants_observe_insns;
+    /* The timing backend counts the shared-memory banks each access uses. */
+    return gcr_bus_wants(&rp->bus, GCR_EV_INSN) || rp->variants_observe_insns ||
+           rp->cfg->timing.enabled;
 }
 
 /* Non-memory instructions a warp can issue without taking an item from its

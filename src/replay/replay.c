@@ -390,13 +390,23 @@ static void list_trace(struct gcr_replay *be, struct gcr_reader *r)
 /* What the replay never reads of the records, for the reader to leave out
  * (gcr_reader_set_skips), decided here once:
  * - the lanes of on-chip accesses, unless an instruction observer reads them
- *   (gcr_replay_reads_onchip_lanes, which load_cta follows too);
- * - nothing else. Register dependencies (waits) matter to the timed driver only, but a
- *   functional replay keeps them as well: they decide where the reader ends runs of
- *   non-memory instructions, and the Accel-Sim reader's per-line memo makes them cheap. */
+ *   (gcr_replay_reads_onchip_lanes, which load_cta follows too) or the replay or one of its
+ *   variants is timed (load_cta counts the shared-memory banks they use);
+ * - the units of non-memory instructions and the dependencies on them, unless the replay or
+ *   one of its variants is timed: without them the reader joins a warp's non-memory
+ *   instructions into runs again (one record, one queue item, for many instructions);
+ * - nothing else. The dependencies on memory instructions (waits) matter to the timed
+ *   driver only, but a functional replay keeps them as well: they decide where the reader
+ *   ends runs of non-memory instructions, and the Accel-Sim reader's per-line memo makes them
+ *   cheap. */
 static unsigned reader_skips(const struct gcr_replay *rp)
 {
-    return gcr_replay_reads_onchip_lanes(rp) ? 0 : GCR_READ_SKIP_ONCHIP_LANES;
+    bool timed = rp->cfg->timing.enabled;
+    for (uint32_t v = 0; v < rp->nvariants; v++)
+        timed |= rp->variants[v]->cfg->timing.enabled;
+    /* The timing backend counts the banks of shared-memory accesses from their lanes. */
+    return (gcr_replay_reads_onchip_lanes(rp) || timed ? 0 : GCR_READ_SKIP_ONCHIP_LANES) |
+           (timed ? 0 : GCR_READ_SKIP_ALU);
 }
 
 int gcr_replay_trace(struct gcr_replay *rp, struct gcr_reader *r, struct gcr_err *err)

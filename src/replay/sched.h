@@ -38,6 +38,13 @@ struct gcr_warp_sched_state {
     double mem_done_older;
     double mem_done[GCR_WAIT_WINDOW];
     double writes_acked; /* timed: when the warp's last store or reduction is acknowledged */
+    /* timed, regs_known: the waits of the warp's next instruction, taken off its queue once
+     * the one before issued; and when the results of its last GCR_ALU_WINDOW non-memory
+     * instructions with a unit are written back (alu_done[i % GCR_ALU_WINDOW], alu_count
+     * issued so far). */
+    uint32_t next_waits;
+    uint32_t alu_count;
+    double alu_done[GCR_ALU_WINDOW];
 };
 
 struct gcr_warp_sched {

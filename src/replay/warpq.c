@@ -62,5 +62,5 @@ void gcr_warpq_free(struct gcr_warpq *q)
     else
         free(q->buf);
     q->buf = NULL;
-    q->len = q->cap = q->pos = 0;
+    q->len = q->cap = q->pos = q->nonmem_end = 0;
 }

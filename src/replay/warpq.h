@@ -16,6 +16,7 @@ struct gcr_pool;
 struct gcr_warpq {
     uint8_t *buf;
     size_t len, cap, pos;
+    size_t nonmem_end; /* len right after a run of non-memory instructions was pushed (else 0) */
     struct gcr_pool *pool; /* where buf comes from; NULL: malloc */
 };
 
@@ -61,7 +62,7 @@ static inline const uint8_t *gcr_warpq_head(const struct gcr_warpq *q)
 }
 static inline bool gcr_warpq_item_addr(const uint8_t *item, uint64_t *addr);
 
-static inline void gcr_warpq_reset(struct gcr_warpq *q) { q->len = q->pos = 0; }
+static inline void gcr_warpq_reset(struct gcr_warpq *q) { q->len = q->pos = q->nonmem_end = 0; }
 /* Gives the buffer back (to q->pool, or to malloc); q is then empty. */
 void gcr_warpq_free(struct gcr_warpq *q);
 
@@ -86,7 +87,9 @@ enum {
     GCR_WQ_TAG_STRIDE_WIDE,
     GCR_WQ_TAG_LIST,
     GCR_WQ_TAG_NONMEM,
-    GCR_WQ_TAG_WAITS /* timed only: the next item's register dependencies (gcr_warpq_take_waits) */
+    GCR_WQ_TAG_WAITS, /* timed only: the next item's register dependencies (gcr_warpq_take_waits) */
+    GCR_WQ_TAG_UNIT,  /* timed only: one non-memory instruction with a unit, and its waits */
+    GCR_WQ_TAG_BANKS  /* timed only: the shared-memory bank cycles of the next item */
 };
 
 #define GCR_WQ_IMAGE_START offsetof(struct gcr_warp_insn, pc)
@@ -184,10 +187,25 @@ static inline int gcr_warpq_push_word(struct gcr_warpq *q, uint32_t word, unsign
     return 0;
 }
 
-/* Appends a run of count non-memory instructions; 0, or -1 when out of memory. */
+/* Appends a run of count non-memory instructions; 0, or -1 when out of memory. A run pushed
+ * right after another joins it (as a gcrt file converted from an Accel-Sim trace gives each
+ * non-memory instruction a record of its own, for the timing model's units). */
 static inline int gcr_warpq_push_nonmem(struct gcr_warpq *q, uint32_t count)
 {
-    return gcr_warpq_push_word(q, count, GCR_WQ_TAG_NONMEM);
+    if (q->nonmem_end == q->len && q->len) {
+        uint8_t *last = q->buf + q->len - GCR_WQ_NONMEM_BYTES;
+        uint32_t before;
+        memcpy(&before, last, 4);
+        if (count <= UINT32_MAX - before) {
+            before += count;
+            memcpy(last, &before, 4);
+            return 0;
+        }
+    }
+    if (gcr_warpq_push_word(q, count, GCR_WQ_TAG_NONMEM) != 0)
+        return -1;
+    q->nonmem_end = q->len;
+    return 0;
 }
 
 /* Appends the register dependencies of the item pushed next (gcreplay/record.h,
@@ -199,14 +217,52 @@ static inline int gcr_warpq_push_waits(struct gcr_warpq *q, uint32_t waits)
     return gcr_warpq_push_word(q, waits, GCR_WQ_TAG_WAITS);
 }
 
-/* The register dependencies at the head of q, taken off it; 0 when the head is no such item. */
+/* Appends one non-memory instruction whose waits give its unit (gcreplay/record.h,
+ * GCR_WAITS_UNIT_MASK): one item where a waits item and a run of one would take two, as an
+ * Accel-Sim trace gives every non-memory instruction its own. Timed only, like
+ * gcr_warpq_push_waits. 0, or -1 when out of memory. */
+static inline int gcr_warpq_push_unit(struct gcr_warpq *q, uint32_t waits)
+{
+    return gcr_warpq_push_word(q, waits, GCR_WQ_TAG_UNIT);
+}
+
+/* Appends the cycles the shared-memory access pushed next holds its SM's banks (timed only,
+ * taken off by gcr_warpq_take_banks before the access is popped). 0, or -1 when out of
+ * memory. */
+static inline int gcr_warpq_push_banks(struct gcr_warpq *q, uint32_t cycles)
+{
+    return gcr_warpq_push_word(q, cycles, GCR_WQ_TAG_BANKS);
+}
+
+/* The bank cycles at the head of q, taken off it; 0 when the head is no such item. */
+static inline uint32_t gcr_warpq_take_banks(struct gcr_warpq *q)
+{
+    if (gcr_warpq_empty(q) || q->buf[q->pos + GCR_WQ_TAG_AT] != GCR_WQ_TAG_BANKS)
+        return 0;
+    uint32_t cycles;
+    memcpy(&cycles, q->buf + q->pos, 4);
+    q->pos += GCR_WQ_NONMEM_BYTES;
+    return cycles;
+}
+
+/* The register dependencies at the head of q, taken off it; 0 when the head is no such item.
+ * The waits of a GCR_WQ_TAG_UNIT item are taken and the item left as a run of one. */
 static inline uint32_t gcr_warpq_take_waits(struct gcr_warpq *q)
 {
-    if (gcr_warpq_empty(q) || q->buf[q->pos + GCR_WQ_TAG_AT] != GCR_WQ_TAG_WAITS)
+    if (gcr_warpq_empty(q))
+        return 0;
+    uint8_t *p = q->buf + q->pos;
+    if (p[GCR_WQ_TAG_AT] != GCR_WQ_TAG_WAITS && p[GCR_WQ_TAG_AT] != GCR_WQ_TAG_UNIT)
         return 0;
     uint32_t waits;
-    memcpy(&waits, q->buf + q->pos, 4);
-    q->pos += GCR_WQ_NONMEM_BYTES;
+    memcpy(&waits, p, 4);
+    if (p[GCR_WQ_TAG_AT] == GCR_WQ_TAG_UNIT) {
+        const uint32_t one = 1;
+        memcpy(p, &one, 4);
+        p[GCR_WQ_TAG_AT] = GCR_WQ_TAG_NONMEM;
+    } else {
+        q->pos += GCR_WQ_NONMEM_BYTES;
+    }
     return waits;
 }
 

@@ -130,6 +130,53 @@ static double scoreboard_last(const struct gcr_warp_sched_state *ws)
     return last;
 }
 
+/* Non-memory instructions with a unit (src/timing/README.md, "Non-memory instructions"): the
+ * cycle the results the waits name (GCR_WAITS_ALU_MASK) are written back. */
+static double alu_ready(const struct gcr_warp_sched_state *ws, uint32_t waits)
+{
+    double ready = 0;
+    for (uint32_t m = (waits & GCR_WAITS_ALU_MASK) >> GCR_WAITS_ALU_SHIFT; m; m &= m - 1) {
+        double d = ws->alu_done[(ws->alu_count - 1 - (uint32_t)__builtin_ctz(m)) %
+                                GCR_ALU_WINDOW];
+        if (d > ready)
+            ready = d;
+    }
+    return ready;
+}
+
+/* The unit pools of an SM: the count of a unit is split among the SM's schedulers, a warp
+ * using the pool of its scheduler (warp index mod schedulers, as GPGPU-Sim deals a CTA's
+ * consecutive warps to its schedulers in turn); with fewer units than schedulers they share
+ * them. Returns the pool's next free cycle, and in *occupancy the cycles one instruction
+ * holds it (the initiation interval over the pool's units). */
+static double *unit_pool(struct gcr_replay *rp, uint32_t s, const struct warp *w,
+                         enum gcr_unit u, double *occupancy)
+{
+    const struct gcr_timing_config *tc = &rp->cfg->timing;
+    const struct gcr_timing_unit *tu = &tc->units[u];
+    uint32_t pools = tu->count < tc->issue_per_cycle ? tu->count : tc->issue_per_cycle;
+    *occupancy = (double)tu->initiation * pools / tu->count;
+    size_t pool = ((size_t)s * tc->issue_per_cycle + w->id % pools) * GCR_UNIT_COUNT + u;
+    return &rp->unit_free[pool];
+}
+
+/* Issues warp w's non-memory instruction of unit u at cycle now: it enters its unit when
+ * the unit takes it, and its result is written back the unit's latency plus the pipeline's
+ * cycles later. The warp issues nothing behind it before it has entered (its scheduler's
+ * operand collector holds it), and otherwise goes on the next cycle. */
+static void alu_issue(struct gcr_replay *rp, uint32_t s, struct warp *w, enum gcr_unit u,
+                      double now)
+{
+    const struct gcr_timing_config *tc = &rp->cfg->timing;
+    struct gcr_warp_sched_state *ws = &w->sched;
+    double occupancy, *free_at = unit_pool(rp, s, w, u, &occupancy);
+    double start = *free_at > now ? *free_at : now;
+    *free_at = start + occupancy;
+    ws->alu_done[ws->alu_count++ % GCR_ALU_WINDOW] =
+        start + tc->units[u].latency + tc->unit_pipeline;
+    ws->ready_at = start > now ? start : now + 1;
+}
+
 /* Every unfinished warp of CTA c has reached its barrier: they go on together, at the
  * cycle the last of them arrived. */
 static void barrier_release(struct cta *c, double *next)
@@ -184,18 +231,31 @@ static void sm_step_timed(struct gcr_replay *rp, uint32_t s)
         ws->ready_at = now + tc->alu_latency;
         ws->mem_wait = false;
         struct gcr_lane_shape shape;
-        if (ws->regs_known && !w->nonmem_left &&
-            gcr_warpq_take_waits(&w->q) & GCR_WAITS_BARRIER) {
-            /* A warp's first instruction is a barrier (waits on data name nothing yet). */
-            ws->ready_at = now;
-            barrier_arrive(w, &next);
-            continue;
+        if (ws->regs_known && !w->nonmem_left) {
+            /* A warp's first instruction: its waits are still on the queue (later ones are
+             * taken when the instruction before issues). Waits on data name nothing yet. */
+            uint32_t first = gcr_warpq_take_waits(&w->q);
+            if (first)
+                ws->next_waits = first;
+            if (first & GCR_WAITS_BARRIER) {
+                ws->ready_at = now;
+                barrier_arrive(w, &next);
+                continue;
+            }
         }
+        enum gcr_unit unit = gcr_waits_unit(ws->next_waits);
+        ws->next_waits = 0;
+        uint32_t bank_cycles = w->nonmem_left ? 0 : gcr_warpq_take_banks(&w->q);
         if (gcr_next_insn(rp, w, &shape)) {
             memory = true;
-            gcr_timing_insn_begin(rp->timing, s, now, rp->insn.op, rp->insn.space,
-                                  gcr_bits_popcount32(rp->insn.active_mask) *
-                                      (uint32_t)rp->insn.width);
+            /* What the SM's shared-memory banks move: its busiest bank's words, a cycle
+             * each (counted when its CTA was loaded; the banks' bytes per cycle are the
+             * model's rate). */
+            uint32_t bank_bytes =
+                rp->insn.space == GCR_SPACE_SHARED
+                    ? bank_cycles * tc->shared_bytes
+                    : gcr_bits_popcount32(rp->insn.active_mask) * (uint32_t)rp->insn.width;
+            gcr_timing_insn_begin(rp->timing, s, now, rp->insn.op, rp->insn.space, bank_bytes);
             gcr_execute(rp, s, &shape);
             double accepted, acked, done = gcr_timing_insn_end(rp->timing, &accepted, &acked);
             if (acked > ws->writes_acked)
@@ -210,11 +270,16 @@ static void sm_step_timed(struct gcr_replay *rp, uint32_t s)
             }
             if (rp->sched->after_memory)
                 rp->sched->after_memory(rp, sm, w, now, &next);
+        } else if (unit != GCR_UNIT_NONE) {
+            alu_issue(rp, s, w, unit, now);
         }
         if (ws->regs_known && !w->nonmem_left) {
-            /* The next instruction waits for the data of the ones its registers name. */
+            /* The next instruction waits for the data and the results its registers name. */
             uint32_t waits = gcr_warpq_take_waits(&w->q);
-            double ready = scoreboard_ready(ws, waits);
+            ws->next_waits = waits;
+            double ready = scoreboard_ready(ws, waits), alu = alu_ready(ws, waits);
+            if (alu > ready)
+                ready = alu;
             if (ready > ws->ready_at)
                 ws->ready_at = ready;
             if (waits & GCR_WAITS_BARRIER)
@@ -478,7 +543,9 @@ static int timed_init(struct gcr_replay *rp, struct gcr_err *err)
     rp->sm_heap = calloc(S, sizeof *rp->sm_heap);
     rp->sm_heap_pos = calloc(S, sizeof *rp->sm_heap_pos);
     rp->sm_heap_key = calloc(S, sizeof *rp->sm_heap_key);
-    if (!rp->sm_heap || !rp->sm_heap_pos || !rp->sm_heap_key)
+    rp->unit_free = calloc((size_t)S * rp->cfg->timing.issue_per_cycle * GCR_UNIT_COUNT,
+                           sizeof *rp->unit_free);
+    if (!rp->sm_heap || !rp->sm_heap_pos || !rp->sm_heap_key || !rp->unit_free)
         return gcr_fail(err, GCR_E_NOMEM, "out of memory");
     return 0;
 }
@@ -490,6 +557,7 @@ static void timed_fini(struct gcr_replay *rp)
     free(rp->sm_heap);
     free(rp->sm_heap_pos);
     free(rp->sm_heap_key);
+    free(rp->unit_free);
     rp->mem.timing = NULL;
     gcr_timing_destroy(rp->timing);
     rp->timing = NULL;

@@ -172,6 +172,8 @@ struct lat_stats {
     uint64_t reservation_fails; /* cycles an L1 request waited for room in the miss queue */
     uint64_t merged_reads;      /* read sectors the L2 request coalescer answered */
     uint64_t l2_pending_hits;   /* L2 read hits on sectors still on their way from DRAM */
+    uint64_t l2_reservation_fails; /* cycles L2 hits waited for a full fetch's data */
+    uint64_t shared_bank_conflicts; /* cycles shared-memory accesses took beyond the first */
 };
 
 /* In-flight fetches per SM: key -> cycle its data arrives. Direct-mapped, so
@@ -180,6 +182,7 @@ struct lat_stats {
 struct pending {
     uint64_t key;
     double ready;
+    uint32_t merged; /* the L2's: requests the fetch serves (the miss and its merges) */
 };
 
 /* The L2 keeps its sectors in flight from DRAM in a table of this many entries a slice
@@ -494,6 +497,7 @@ static void pend_record(const struct gcr_timing *t, struct pending *table, uint3
         struct pending *p = pend_entry(table, mask, key);
         p->key = key;
         p->ready = ready;
+        p->merged = 1;
     }
 }
 
@@ -736,9 +740,41 @@ static void l2_in_flight(struct gcr_timing *t)
 {
     struct pending *table = &t->l2pend[(size_t)t->l2_slice * L2_PEND];
     if (t->l2_hit) {
-        double ready =
-            pend_ready(t, table, L2_PEND - 1, t->l2_line, t->l2_sectors, t->chain_t);
-        if (ready > t->chain_t) {
+        /* Each fetch serves l2_max_merge requests at most (GPGPU-Sim's MSHR entry: the miss
+         * and its merges). A hit on a sector whose fetch serves that many already cannot
+         * merge: it fails and retries each cycle at the head of its slice's input queue,
+         * holding every request behind it, until the data is there and it hits
+         * (memory_sub_partition::cache_cycle leaves a RESERVATION_FAIL at the queue's
+         * head). */
+        double ready = t->chain_t, full = t->chain_t;
+        uint32_t limit = t->tc->l2_max_merge;
+        for (uint32_t rest = pend_sectors(t, t->l2_sectors); rest; rest &= rest - 1) {
+            uint64_t key = pend_key(t, t->l2_line, (uint32_t)__builtin_ctz(rest));
+            struct pending *p = pend_entry(table, L2_PEND - 1, key);
+            if (p->key != key || p->ready <= t->chain_t)
+                continue;
+            if (limit && p->merged >= limit) {
+                if (p->ready > full)
+                    full = p->ready;
+            } else {
+                p->merged++;
+                if (p->ready > ready)
+                    ready = p->ready;
+            }
+        }
+        if (full > t->chain_t) {
+            uint64_t fails = (uint64_t)ceil(full - t->chain_t);
+            t->lat.l2_reservation_fails += fails;
+            /* The slice's tag port is held as long (in its own time: before the L2's
+             * latency). */
+            struct res *tags = &t->cls[RC_L2_TAGS].r[t->l2_slice];
+            double held = full - t->tc->l2_latency;
+            if (held > tags->free_at) {
+                tags->busy += held - tags->free_at;
+                tags->free_at = held;
+            }
+            t->chain_t = full > ready ? full : ready;
+        } else if (ready > t->chain_t) {
             t->chain_t = ready;
             t->lat.l2_pending_hits++;
         }
@@ -1004,6 +1040,53 @@ void gcr_timing_send(struct gcr_timing *t, enum gcr_net net, uint32_t from, uint
 
 /* ------------------------------------------------------------- instructions */
 
+/* The cycles a shared-memory access holds its SM's banks, as GPGPU-Sim counts them
+ * (warp_inst_t::generate_mem_accesses, without limited broadcast): `banks` banks of 4-byte
+ * words, word w in bank w mod banks; each bank serves one word a cycle and every lane that
+ * reads a word it serves (a broadcast), so the access takes as many cycles as its busiest
+ * bank has distinct words. Each lane counts with the word of its first byte, as there (an
+ * access wider than 4 bytes is not split). */
+uint32_t gcr_timing_shared_bank_cycles(uint32_t mask, const uint64_t *addr, bool strided,
+                                       uint64_t base, int64_t stride, uint32_t banks)
+{
+    if (!mask)
+        return 0;
+    if (strided && stride == 0)
+        return 1; /* one word: a broadcast */
+    /* Lanes 4 bytes apart or more read distinct words; others may share one. */
+    bool distinct = strided && (stride >= 4 || stride <= -4);
+    uint64_t word[GCR_WARP_SIZE]; /* the distinct words the lanes read, in lane order */
+    uint32_t n = 0, k = 0;
+    for (uint32_t m = mask; m; m &= m - 1, k++) {
+        uint64_t w = (strided ? base + (uint64_t)stride * k : addr[__builtin_ctz(m)]) / 4;
+        uint32_t i = 0;
+        if (!distinct)
+            while (i < n && word[i] != w)
+                i++;
+        if (distinct || i == n)
+            word[n++] = w;
+    }
+    uint32_t most = 0;
+    if (banks <= 64) {
+        uint8_t count[64] = {0};
+        for (uint32_t i = 0; i < n; i++) {
+            uint8_t c = ++count[word[i] % banks];
+            if (c > most)
+                most = c;
+        }
+        return most;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t in_bank = 1; /* word i and the distinct words before it in its bank */
+        for (uint32_t j = 0; j < i; j++)
+            in_bank += word[j] % banks == word[i] % banks;
+        if (in_bank > most)
+            most = in_bank;
+    }
+    return most;
+}
+
+
 void gcr_timing_insn_begin(struct gcr_timing *t, uint32_t sm, double now, enum gcr_op op,
                            enum gcr_space space, uint32_t lane_bytes)
 {
@@ -1051,9 +1134,18 @@ double gcr_timing_insn_end(struct gcr_timing *t, double *accepted, double *acked
     *acked = t->acked;
     t->in_insn = false;
     t->at_l2 = false;
-    if (t->space == GCR_SPACE_SHARED) /* the SM's banks, then a fixed latency */
-        return serve(&t->cls[RC_SHARED].r[t->sm_id], t->t_issue, t->lane_bytes) +
-               t->tc->shared_latency;
+    if (t->space == GCR_SPACE_SHARED) {
+        /* The SM's LD/ST unit takes it after the memory instructions before it, as it takes
+         * global ones (GPGPU-Sim's ldst_unit holds one instruction at a time, a shared one
+         * for its banks' cycles); then a fixed latency. */
+        struct res *banks = &t->cls[RC_SHARED].r[t->sm_id];
+        uint32_t cycles = t->lane_bytes / t->tc->shared_bytes; /* the driver's: whole cycles */
+        if (cycles > 1)
+            t->lat.shared_bank_conflicts += cycles - 1;
+        double banks_done = serve(banks, t->l1_entry_at, t->lane_bytes);
+        t->sm[t->sm_id].ldst_free = banks_done;
+        return banks_done + t->tc->shared_latency;
+    }
     if (t->space != GCR_SPACE_GLOBAL && t->space != GCR_SPACE_LOCAL)
         return t->t_issue + t->tc->shared_latency; /* const/texture: not modelled */
     return waits_for_data(t) ? t->completion : t->t_issue + 1;
@@ -1157,6 +1249,10 @@ static json_t *period(struct gcr_timing *t, double cycles, double active, uint64
     json_object_set_new(o, "mshr_stall_cycles_mean",
                         ratio(D(mshr_stall), (double)D(mshr_stalls)));
     json_object_set_new(o, "l2_pending_hits", json_integer((json_int_t)D(l2_pending_hits)));
+    json_object_set_new(o, "l2_reservation_fails",
+                        json_integer((json_int_t)D(l2_reservation_fails)));
+    json_object_set_new(o, "shared_bank_conflicts",
+                        json_integer((json_int_t)D(shared_bank_conflicts)));
     json_object_set_new(o, "l1_bank_conflicts", json_integer((json_int_t)D(bank_conflicts)));
     json_object_set_new(o, "l1_reservation_fails",
                         json_integer((json_int_t)D(reservation_fails)));

@@ -49,6 +49,12 @@ json_t *gcr_timing_kernel_end(struct gcr_timing *t, double end, uint64_t warp_in
 /* The whole run. */
 json_t *gcr_timing_report_total(struct gcr_timing *t);
 
+/* The cycles a shared-memory access of the lanes in mask holds `banks` banks of 4-B words
+ * (src/timing/README.md, "Shared-memory banks"): its busiest bank's distinct words. Lane k
+ * (k-th active) reads base + k x stride when strided, else addr[lane]. */
+uint32_t gcr_timing_shared_bank_cycles(uint32_t mask, const uint64_t *addr, bool strided,
+                                       uint64_t base, int64_t stride, uint32_t banks);
+
 /* A warp memory instruction issues on SM sm at cycle `now`; lane_bytes:
  * active lanes x access width (what a shared-memory access moves). */
 void gcr_timing_insn_begin(struct gcr_timing *t, uint32_t sm, double now, enum gcr_op op,

@@ -13,7 +13,7 @@ there (meson, --buildtype release unless --buildtype says otherwise), so the
 work tree is not touched. B generates the synthetic trace (`gcreplay bench
 --keep`, typical mix, `--instructions` warp memory instructions), or A where
 A cannot read B's (a build older than the native format version B writes:
-gcrt 1.1 files need a reader from 1.1 on; both generators write the same
+gcrt 1.2 files need a reader from 1.2 on; both generators write the same
 records), and both replay it with `run -q`, alternately (A B, B A, A B, ...) so that drift slows
 both alike. Each replay's wall and CPU time (user + system) come from wait4.
 

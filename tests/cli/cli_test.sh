@@ -172,12 +172,12 @@ for r in reps[1:]:
     assert r["kernels"] == reps[0]["kernels"] and r["total"] == reps[0]["total"]
 # The native reader describes its trace in the report.
 gcrt = [r for r in reps if r["traces"][0]["format"] == "gcrt"]
-assert gcrt and all(r["traces"][0]["format_details"]["version"] == "1.1" for r in gcrt)
+assert gcrt and all(r["traces"][0]["format_details"]["version"] == "1.2" for r in gcrt)
 PY
     rm -f "$work"/*.json
   done
-  # An Accel-Sim trace's register dependencies survive conversion (gcrt 1.1, also gcrt ->
-  # gcrt): the timing model, whose scoreboard uses them, reports exactly what it reports on the
+  # An Accel-Sim trace's register dependencies and units survive conversion (gcrt 1.2, also
+  # gcrt -> gcrt): the timing model, which uses them, reports exactly what it reports on the
   # original, all but the description of the trace itself. (Without them it times the trace
   # as if it had no registers: other cycles, as a version 1.0 conversion did.)
   acc=../shared/traces/accelsim/sgemm_tiled
@@ -1076,6 +1076,11 @@ import-config)
     "$work/bad.config"
   contains "$work/err" "bad.config:2: -gpgpu_cache:dl1 S:4:128: not a GPGPU-Sim cache string"
   [ ! -e "$work/out.json" ] || fail "output written for a bad config"
+  printf -- '-trace_opcode_latency_initiation_sp 4\n' >"$work/bad-unit.config"
+  expect_exit 1 "$GCR" import-config -o "$work/out.json" "$shared/SM7_QV100/gpgpusim.config" \
+    "$work/bad-unit.config"
+  contains "$work/err" "bad-unit.config:1: -trace_opcode_latency_initiation_sp 4: expected <latency>,<initiation interval>, each 1 to 65536"
+  [ ! -e "$work/out.json" ] || fail "output written for a bad unit latency"
   expect_exit 2 "$GCR" import-config "$work/bad.config"
   expect_exit 2 "$GCR" import-config -o "$work/out.json"
   expect_exit 0 "$GCR" import-config --help

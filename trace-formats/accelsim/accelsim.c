@@ -88,6 +88,52 @@ static const struct {
     {"STG", CL_STORE_GLOBAL},   {"STL", CL_STORE_LOCAL},     {"STS", CL_STORE_SHARED},
 };
 
+/* The execution unit of each non-memory mnemonic, as Accel-Sim's opcode maps
+ * (gpu-simulator/ISA_Def/ *_opcode.h) categorise it and its trace_driven.cc gives each category
+ * a latency and initiation interval from trace.config; in strcmp order for bsearch (the
+ * maps merged: IMMA, for one, is a tensor-core instruction from Turing on). The rest runs on
+ * the integer unit, as GPGPU-Sim runs Accel-Sim's INTP_OP and ALU_OP instructions (MOV, S2R,
+ * conversions...) and EXIT and BAR there when the config has integer units (unit_of). */
+static const struct unit_mnemonic {
+    const char *mnemonic;
+    enum gcr_unit unit;
+} unit_mnemonics[] = {
+    {"BMMA", GCR_UNIT_TENSOR},   {"BMOV", GCR_UNIT_BRANCH},     {"BPT", GCR_UNIT_BRANCH},
+    {"BRA", GCR_UNIT_BRANCH},    {"BREAK", GCR_UNIT_BRANCH},    {"BRX", GCR_UNIT_BRANCH},
+    {"BRXU", GCR_UNIT_BRANCH},   {"BSSY", GCR_UNIT_BRANCH},     {"BSYNC", GCR_UNIT_BRANCH},
+    {"CALL", GCR_UNIT_BRANCH},   {"DADD", GCR_UNIT_DP},         {"DFMA", GCR_UNIT_DP},
+    {"DMMA", GCR_UNIT_TENSOR},   {"DMNMX", GCR_UNIT_DP},        {"DMUL", GCR_UNIT_DP},
+    {"DSET", GCR_UNIT_DP},       {"DSETP", GCR_UNIT_DP},        {"FADD", GCR_UNIT_SP},
+    {"FADD32I", GCR_UNIT_SP},    {"FCHK", GCR_UNIT_SP},         {"FFMA", GCR_UNIT_SP},
+    {"FFMA32I", GCR_UNIT_SP},    {"FMNMX", GCR_UNIT_SP},        {"FMUL", GCR_UNIT_SP},
+    {"FMUL32I", GCR_UNIT_SP},    {"FSEL", GCR_UNIT_SP},         {"FSET", GCR_UNIT_SP},
+    {"FSETP", GCR_UNIT_SP},      {"FSWZADD", GCR_UNIT_SP},      {"HADD2", GCR_UNIT_SP},
+    {"HADD2_32I", GCR_UNIT_SP},  {"HFMA2", GCR_UNIT_SP},        {"HFMA2_32I", GCR_UNIT_SP},
+    {"HGMMA", GCR_UNIT_TENSOR},  {"HMMA", GCR_UNIT_TENSOR},     {"HMNMX2", GCR_UNIT_SP},
+    {"HMUL2", GCR_UNIT_SP},      {"HMUL2_32I", GCR_UNIT_SP},    {"HSET2", GCR_UNIT_SP},
+    {"HSETP2", GCR_UNIT_SP},     {"IMMA", GCR_UNIT_TENSOR},     {"JMP", GCR_UNIT_BRANCH},
+    {"JMX", GCR_UNIT_BRANCH},    {"KILL", GCR_UNIT_BRANCH},     {"MUFU", GCR_UNIT_SFU},
+    {"NANOSLEEP", GCR_UNIT_BRANCH}, {"QGMMA", GCR_UNIT_TENSOR}, {"RET", GCR_UNIT_BRANCH},
+    {"RPCMOV", GCR_UNIT_BRANCH}, {"RTT", GCR_UNIT_BRANCH},      {"TEX", GCR_UNIT_TEX},
+    {"TEXS", GCR_UNIT_TEX},      {"TLD", GCR_UNIT_TEX},         {"TLD4", GCR_UNIT_TEX},
+    {"TLD4S", GCR_UNIT_TEX},     {"TLDS", GCR_UNIT_TEX},        {"TMML", GCR_UNIT_TEX},
+    {"TXD", GCR_UNIT_TEX},       {"TXQ", GCR_UNIT_TEX},         {"WARPSYNC", GCR_UNIT_BRANCH},
+    {"YIELD", GCR_UNIT_BRANCH},
+};
+
+static int cmp_unit_mnemonic(const void *key, const void *elem)
+{
+    return strcmp(key, ((const struct unit_mnemonic *)elem)->mnemonic);
+}
+
+static enum gcr_unit unit_of(const char *mnemonic)
+{
+    const struct unit_mnemonic *u =
+        bsearch(mnemonic, unit_mnemonics, sizeof unit_mnemonics / sizeof unit_mnemonics[0],
+                sizeof unit_mnemonics[0], cmp_unit_mnemonic);
+    return u ? u->unit : GCR_UNIT_INT;
+}
+
 /* Opcodes whose lines carry Accel-Sim's TMA address fields (trace_parser.cc matches them
  * anywhere in the opcode). */
 static const char *const tma_opcodes[] = {"UTMALDG", "UTMASTG", "UTMAPF", "UTMAREDG",
@@ -103,6 +149,7 @@ struct opinfo {
     uint8_t cache_op;   /* enum gcr_cache_op */
     bool gmma;          /* a GMMA commit-group field follows the sources (tracer version 6) */
     bool barrier;       /* BAR (not BAR.ARV): a CTA-wide barrier its warps wait at */
+    uint8_t unit;       /* enum gcr_unit of a non-memory instruction (unit_of) */
     uint16_t width;     /* bytes per lane by Accel-Sim's rule; 0 if outside 1..GCR_MAX_WIDTH */
     uint64_t width_raw; /* the rule's value before the range check, for the message */
     int counter;        /* index in the unknown or ignored-address counters; -1 until needed */
@@ -231,6 +278,7 @@ static void classify(const char *op, size_t n, struct opinfo *info)
     for (size_t k = 0; k < sizeof tma_opcodes / sizeof tma_opcodes[0]; k++)
         if (contains(op, n, tma_opcodes[k]))
             info->cls = CL_TMA;
+    info->unit = (uint8_t)unit_of(mnemonic);
     info->gmma = contains(op, n, "GMMA");
     info->barrier = strcmp(mnemonic, "BAR") == 0 && !has_token(op, n, "ARV");
 
@@ -301,6 +349,13 @@ struct reg_deps {
     uint32_t waits;            /* of the instruction being parsed */
     uint8_t dst[8];            /* its first destination registers */
     uint32_t ndst;
+    /* The same for non-memory instructions (GCR_WAITS_ALU_MASK): 1 + the number of the
+     * non-memory instruction that last wrote each register (0: none, or a memory one), and
+     * how many the warp has issued. Unlike a load's data, an ALU result needs no waiting
+     * for: every reader within the window names its producer. */
+    uint32_t alu_writer[NUM_REGS];
+    uint32_t alu_seq;
+    bool track_alu; /* the consumer reads them (no GCR_READ_SKIP_ALU); kept across resets */
 };
 
 /* The line memo. Every warp of every thread block runs the same code, so the line of a PC comes
@@ -705,13 +760,24 @@ static inline int sdec_field(struct accelsim_reader *r, struct gcr_err *err, con
 
 static void deps_reset(struct reg_deps *d)
 {
+    bool track_alu = d->track_alu;
     memset(d, 0, sizeof *d);
+    d->track_alu = track_alu;
 }
 
 /* Adds to the instruction's waits the memory instruction register reg awaits, unless an
- * earlier instruction has waited for it already. */
+ * earlier instruction has waited for it already, and the non-memory instruction within the
+ * window that wrote it. */
 static inline void deps_use(struct reg_deps *d, unsigned reg)
 {
+    uint32_t a = d->track_alu ? d->alu_writer[reg] : 0;
+    if (a) {
+        uint32_t dist = d->alu_seq - (a - 1); /* 1: the last non-memory instruction */
+        if (dist <= GCR_ALU_WINDOW)
+            d->waits |= UINT32_C(1) << (GCR_WAITS_ALU_SHIFT + dist - 1);
+        else
+            d->alu_writer[reg] = 0; /* done long ago */
+    }
     uint32_t w = d->writer[reg];
     if (!w)
         return;
@@ -734,8 +800,13 @@ static inline void deps_issue(struct reg_deps *d, bool memory)
     if (m >> (GCR_WAIT_WINDOW - 1)) /* the last bit: that one and every older one */
         d->done_below = d->mem_seq - (GCR_WAIT_WINDOW - 1); /* never lower: see below */
     for (uint32_t i = 0; i < d->ndst; i++)
-        if (d->dst[i] < NUM_REGS)
+        if (d->dst[i] < NUM_REGS) {
             d->writer[d->dst[i]] = memory ? d->mem_seq + 1 : 0;
+            if (d->track_alu)
+                d->alu_writer[d->dst[i]] = memory ? 0 : d->alu_seq + 1;
+        }
+    if (!memory)
+        d->alu_seq++;
     if (memory) {
         /* The oldest of the window leaves it: if it was waited for and the ones before it
          * too, the watermark covers it. */
@@ -1388,8 +1459,14 @@ static int parse_insn(struct accelsim_reader *r, const char *p, const char *end,
      * checked. A line that repeated its memo whole leaves it as it is. */
     if (slot && !(same && (whole || !rest_at)))
         memo_keep(r, slot, m, line, end, head_end, &hd, rest_at, lanes);
-    if (!memory)
+    if (r->skips & GCR_READ_SKIP_ALU)
+        deps->waits &= ~(GCR_WAITS_ALU_MASK | GCR_WAITS_UNIT_MASK);
+    if (!memory) {
+        /* Its own NONMEM record then (the waits' unit parts it from its neighbours). */
+        if (!(r->skips & GCR_READ_SKIP_ALU))
+            deps->waits = gcr_waits_with_unit(deps->waits, (enum gcr_unit)info->unit);
         return 0;
+    }
     rec->kind = GCR_REC_WARP_INSN;
     in->cta = r->cta;
     in->warp = r->warp;
@@ -2203,6 +2280,7 @@ static int accelsim_open(void **state, const struct gcr_files *files, const char
         accelsim_close(r);
         return gcr_fail(err, GCR_E_NOMEM, "%s: out of memory", path);
     }
+    r->deps.track_alu = true; /* everything is read unless the consumer says otherwise */
     r->files = files;
     struct stat st;
     if (gcr_files_stat(files, path, &st) != 0) {
@@ -2352,7 +2430,9 @@ static void accelsim_set_lazy(void *state, bool lazy)
 
 static void accelsim_set_skips(void *state, unsigned skips)
 {
-    ((struct accelsim_reader *)state)->skips = skips;
+    struct accelsim_reader *r = state;
+    r->skips = skips;
+    r->deps.track_alu = !(skips & GCR_READ_SKIP_ALU);
 }
 
 static json_t *counters_json(const struct counters *c)

@@ -49,7 +49,9 @@ static inline void recs_free(struct recs *v)
 }
 
 /* Reads path through gcr_reader_open (format NULL: detected) to its end or first error. */
-static inline struct recs read_trace(const char *path, const char *format, bool lazy)
+/* The records of a trace, read with the given GCR_READ_SKIP_* bits. */
+static inline struct recs read_trace_skips(const char *path, const char *format, bool lazy,
+                                           unsigned skips)
 {
     struct recs v;
     memset(&v, 0, sizeof v);
@@ -59,11 +61,19 @@ static inline struct recs read_trace(const char *path, const char *format, bool 
         return v;
     }
     gcr_reader_set_lazy_addresses(rd, lazy);
+    gcr_reader_set_skips(rd, skips);
     struct gcr_record rec;
     while ((v.rc = gcr_reader_next(rd, &rec, &v.err)) == 1)
         recs_add(&v, &rec);
     gcr_reader_close(rd);
     return v;
+}
+
+/* The records as a functional replay reads them: non-memory instructions joined into runs,
+ * without their units (GCR_READ_SKIP_ALU; read_trace_skips(..., 0) has them one a record). */
+static inline struct recs read_trace(const char *path, const char *format, bool lazy)
+{
+    return read_trace_skips(path, format, lazy, GCR_READ_SKIP_ALU);
 }
 
 /* Equal records; hint: also compare the strided hint (when both readers set it). */

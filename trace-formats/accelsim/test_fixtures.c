@@ -244,6 +244,62 @@ static void test_single_files(void)
     recs_free(&v);
 }
 
+/* ok-units.traceg: each non-memory instruction's unit and the non-memory instructions whose
+ * registers it reads (GCR_WAITS_UNIT_MASK, GCR_WAITS_ALU_MASK), one a record; a functional
+ * reader (GCR_READ_SKIP_ALU) joins them into runs without them. MOV (int); FFMA reads R1 (the
+ * MOV: a1); MUFU reads R2 (the FFMA: a1); LDG reads R3 (the MUFU: a1); DADD reads R4 (the
+ * load: memory distance 1) and R2 (the FFMA, two non-memory instructions back: a2); BRA and
+ * EXIT read nothing. */
+static void test_units(void)
+{
+#define ALU(k) (UINT32_C(1) << (GCR_WAITS_ALU_SHIFT + (k) - 1))
+#define UNIT(u) ((uint32_t)(u) << GCR_WAITS_UNIT_SHIFT)
+    static const struct {
+        enum gcr_rec_kind kind;
+        uint32_t count, waits;
+    } want[] = {
+        {GCR_REC_KERNEL_BEGIN, 0, 0},
+        {GCR_REC_NONMEM, 1, GCR_WAITS_KNOWN | UNIT(GCR_UNIT_INT)},
+        {GCR_REC_NONMEM, 1, GCR_WAITS_KNOWN | UNIT(GCR_UNIT_SP) | ALU(1)},
+        {GCR_REC_NONMEM, 1, GCR_WAITS_KNOWN | UNIT(GCR_UNIT_SFU) | ALU(1)},
+        {GCR_REC_WARP_INSN, 0, GCR_WAITS_KNOWN | ALU(1)},
+        {GCR_REC_NONMEM, 1, GCR_WAITS_KNOWN | UNIT(GCR_UNIT_DP) | 1 | ALU(2)},
+        {GCR_REC_NONMEM, 1, GCR_WAITS_KNOWN | UNIT(GCR_UNIT_BRANCH)},
+        {GCR_REC_NONMEM, 1, GCR_WAITS_KNOWN | UNIT(GCR_UNIT_INT)},
+        {GCR_REC_KERNEL_END, 0, 0},
+    }, joined[] = {
+        {GCR_REC_KERNEL_BEGIN, 0, 0},
+        {GCR_REC_NONMEM, 3, GCR_WAITS_KNOWN},
+        {GCR_REC_WARP_INSN, 0, GCR_WAITS_KNOWN},
+        {GCR_REC_NONMEM, 3, GCR_WAITS_KNOWN | 1},
+        {GCR_REC_KERNEL_END, 0, 0},
+    };
+#undef ALU
+#undef UNIT
+    for (int skip = 0; skip < 2; skip++) {
+        struct recs v = read_trace_skips(FIXTURES "ok-units.traceg", NULL, false,
+                                         skip ? GCR_READ_SKIP_ALU : 0);
+        size_t n = skip ? N(joined) : N(want);
+        CHECK_EQ_U(v.rc, 0);
+        CHECK_EQ_U(v.n, n);
+        for (size_t i = 0; i < n && i < v.n; i++) {
+            const struct gcr_record *r = &v.r[i];
+            uint32_t kind = skip ? joined[i].kind : want[i].kind;
+            uint32_t count = skip ? joined[i].count : want[i].count;
+            uint32_t waits = skip ? joined[i].waits : want[i].waits;
+            CHECK_EQ_U(r->kind, kind);
+            if (r->kind == GCR_REC_NONMEM) {
+                CHECK_EQ_U(r->u.nonmem.count, count);
+                CHECK_EQ_U(r->u.nonmem.waits, waits);
+                CHECK(gcr_record_invalid(r, NULL) == NULL);
+            } else if (r->kind == GCR_REC_WARP_INSN) {
+                CHECK_EQ_U(r->u.insn.waits, waits);
+            }
+        }
+        recs_free(&v);
+    }
+}
+
 /* ok-list/: memcpys, an ignored line, a plain and a gzip kernel (the second has no thread
  * blocks), read as a directory, as a directory with a trailing slash and as kernelslist.g. */
 static void test_lists(void)
@@ -367,6 +423,7 @@ static void test_describe(void)
 int main(void)
 {
     test_single_files();
+    test_units();
     test_lists();
     test_detection();
     test_describe();

@@ -47,7 +47,7 @@ static const unsigned char trailer_magic[4] = {'G', 'E', 'N', 'D'};
 
 #define GCRT_MAGIC_BYTES 8
 #define GCRT_VERSION_MAJOR 1
-#define GCRT_VERSION_MINOR 1
+#define GCRT_VERSION_MINOR 2
 #define GCRT_BYTE_ORDER_MARK 0x01020304u
 #define GCRT_HEADER_BYTES 32u
 #define GCRT_MAX_HEADER_BYTES 65536u
@@ -62,6 +62,11 @@ static const unsigned char trailer_magic[4] = {'G', 'E', 'N', 'D'};
 #define GCRT_WAITS_NOTHING 1        /* registers known, waits for nothing: GCR_WAITS_KNOWN */
 #define GCRT_WAITS_EXPLICIT 2       /* a waits varint follows the record */
 #define GCRT_MAX_WAITS_VALUE 0x1ffffu /* 16 memory instructions and a barrier bit */
+/* Header flag (version 1.2 on): the register dependencies may also name non-memory
+ * instructions and execution units (GCR_WAITS_ALU_MASK, GCR_WAITS_UNIT_MASK), in the bits of
+ * the waits value above GCRT_MAX_WAITS_VALUE's (README.md, section 6.3). */
+#define GCRT_FLAG_ALU 2u
+#define GCRT_MAX_ALU_WAITS_VALUE 0x3fffffffu /* and 10 non-memory instructions, a 3-bit unit */
 
 #define GCRT_CODEC_NONE 0
 #define GCRT_CODEC_ZSTD 1
@@ -405,10 +410,54 @@ decode_insn(const unsigned char *p, struct gcr_warp_insn *in, bool lazy, const c
     return decode_insn_after_cta(p, in, lazy, why);
 }
 
-/* An explicit register-dependency value (README.md, section 6.3), or the reserved code 3.
- * Out of line: most instructions wait for nothing, which costs no byte and no call. */
+/* Whether the non-memory dependencies and the execution unit of decoded waits are where
+ * record.h allows them (what gcr_record_invalid checks of them): the unit only on a NONMEM
+ * record of count 1, and a known one; the dependencies on non-memory instructions on a
+ * WARP_INSN or on a NONMEM record with a unit. count: the NONMEM record's count (insn: a
+ * WARP_INSN). A count of 0 passes: the stream rules then refuse the count, as they would
+ * without dependencies. */
+static inline bool alu_waits_ok(uint32_t waits, bool insn, uint32_t count)
+{
+    uint32_t unit = waits & GCR_WAITS_UNIT_MASK;
+    if (insn)
+        return unit == 0;
+    if (count == 0)
+        return true;
+    if (unit == 0)
+        return (waits & GCR_WAITS_ALU_MASK) == 0;
+    return count == 1 && gcr_waits_unit(waits) < GCR_UNIT_COUNT;
+}
+
+/* Why alu_waits_ok refused waits: gcr_record_invalid's words, after "register dependencies: ".
+ * The message lives in a buffer of the calling thread, which formats it (finish_record) before
+ * it decodes anything else. Cold: only a damaged or hand-made file gets here. */
+static __attribute__((noinline, cold)) const char *alu_waits_refusal(uint32_t waits, bool insn,
+                                                                     uint32_t count)
+{
+    static _Thread_local char msg[GCR_ERR_MSG_MAX / 4];
+    struct gcr_record rec;
+    memset(&rec, 0, sizeof rec);
+    if (insn) {
+        rec.kind = GCR_REC_WARP_INSN;
+        rec.u.insn.width = 1;
+        rec.u.insn.waits = waits;
+    } else {
+        rec.kind = GCR_REC_NONMEM;
+        rec.u.nonmem.count = count;
+        rec.u.nonmem.waits = waits;
+    }
+    const char *bad = gcr_record_invalid(&rec, NULL);
+    snprintf(msg, sizeof msg, "register dependencies: %s", bad ? bad : "refused");
+    return msg;
+}
+
+/* An explicit register-dependency value (README.md, section 6.3), or the reserved code 3, of a
+ * warp instruction (insn) or a non-memory run of `count` instructions. max: the largest value
+ * the file's header flags allow. Out of line: most instructions wait for nothing, which costs no
+ * byte and no call. */
 static __attribute__((noinline)) const unsigned char *
-decode_waits_value(const unsigned char *p, unsigned code, uint32_t *waits, const char **why)
+decode_waits_value(const unsigned char *p, unsigned code, uint32_t max, bool insn,
+                   uint32_t count, uint32_t *waits, const char **why)
 {
     if (code != GCRT_WAITS_EXPLICIT) {
         *why = "register dependency code 3 is reserved";
@@ -417,26 +466,38 @@ decode_waits_value(const unsigned char *p, unsigned code, uint32_t *waits, const
     uint64_t v;
     if (!(p = get_varint(p, &v, why)))
         return NULL;
-    if (v == 0 || v > GCRT_MAX_WAITS_VALUE) {
+    if (v == 0 || v > max) {
         *why = v == 0 ? "register dependencies value 0 (code 1 stands for no dependency)"
-                      : "register dependencies value above 131071 (16 memory instructions and a "
-                        "barrier bit)";
+               : max == GCRT_MAX_WAITS_VALUE
+                   ? "register dependencies value above 131071 (16 memory instructions and a "
+                     "barrier bit)"
+                   : "register dependencies value above 1073741823 (16 memory instructions, a "
+                     "barrier bit, 10 non-memory instructions and a 3-bit unit)";
         return NULL;
     }
-    *waits = GCR_WAITS_KNOWN | (uint32_t)(v >> 1) | (v & 1 ? GCR_WAITS_BARRIER : 0);
+    /* value = (alu_unit << 17) | (window << 1) | barrier, so value >> 1 is exactly the bits
+     * 0..28 of waits. */
+    uint32_t w = GCR_WAITS_KNOWN | (uint32_t)(v >> 1) | (v & 1 ? GCR_WAITS_BARRIER : 0);
+    if (v > GCRT_MAX_WAITS_VALUE && !alu_waits_ok(w, insn, count)) {
+        *why = alu_waits_refusal(w, insn, count);
+        return NULL;
+    }
+    *waits = w;
     return p;
 }
 
 /* The register dependencies of a record whose type byte carried the code `code` (not 0) and
- * whose other fields end at p (NULL: they failed, and so does this). */
+ * whose other fields end at p (NULL: they failed, and so does this); the other arguments as
+ * for decode_waits_value. */
 static inline __attribute__((always_inline)) const unsigned char *
-decode_waits(const unsigned char *p, unsigned code, uint32_t *waits, const char **why)
+decode_waits(const unsigned char *p, unsigned code, uint32_t max, bool insn, uint32_t count,
+             uint32_t *waits, const char **why)
 {
     if (p && code == GCRT_WAITS_NOTHING) {
         *waits = GCR_WAITS_KNOWN;
         return p;
     }
-    return p ? decode_waits_value(p, code, waits, why) : NULL;
+    return p ? decode_waits_value(p, code, max, insn, count, waits, why) : NULL;
 }
 
 /* ---- Reader ------------------------------------------------------------------------------- */
@@ -462,6 +523,10 @@ struct gcrt_reader {
     /* The bits of a type byte that give the record's type: 0xff, or 0x3f when the header flag
      * says the top two give its register dependencies (GCRT_FLAG_WAITS). */
     unsigned type_mask;
+    /* The largest explicit register-dependency value: GCRT_MAX_ALU_WAITS_VALUE when the header
+     * flag says the dependencies may name non-memory instructions (GCRT_FLAG_ALU), else
+     * GCRT_MAX_WAITS_VALUE. */
+    uint32_t waits_max;
     bool lazy_addresses; /* see gcr_reader_set_lazy_addresses */
     uint64_t blocks_zstd, blocks_raw, payload_raw_bytes; /* for gcreplay info */
     struct gcr_stream_rules rules; /* the stream so far: open kernel, finished CTAs */
@@ -648,16 +713,22 @@ static int read_header(struct gcrt_reader *r, struct gcr_err *err)
     if (header_bytes < GCRT_HEADER_BYTES || header_bytes > GCRT_MAX_HEADER_BYTES)
         return header_fail(r, err, GCR_E_FORMAT, "header size %u outside %u..%u", header_bytes,
                            GCRT_HEADER_BYTES, GCRT_MAX_HEADER_BYTES);
-    /* Flag bit 0 is defined from version 1.1 on: in a file that says 1.0 it is as unknown as it
-     * was to a 1.0 reader. */
-    uint32_t known_flags = minor >= 1 ? GCRT_FLAG_WAITS : 0;
+    /* Flag bit 0 is defined from version 1.1 on, bit 1 from 1.2 on: in a file that says an
+     * older version they are as unknown as they were to that version's reader. */
+    uint32_t known_flags = (minor >= 1 ? GCRT_FLAG_WAITS : 0) | (minor >= 2 ? GCRT_FLAG_ALU : 0);
     if (flags & ~known_flags)
         return header_fail(r, err, GCR_E_UNSUPPORTED,
                            "unknown header flags 0x%08x (version %u.%u)", flags & ~known_flags,
                            major, minor);
+    /* Bit 1 widens the dependencies that bit 0 lets records carry: alone it says nothing. */
+    if ((flags & GCRT_FLAG_ALU) && !(flags & GCRT_FLAG_WAITS))
+        return header_fail(r, err, GCR_E_FORMAT,
+                           "header flag bit 1 (non-memory dependencies) without bit 0 (register "
+                           "dependencies)");
     r->version_major = major;
     r->version_minor = minor;
     r->type_mask = flags & GCRT_FLAG_WAITS ? 0xff >> (8 - GCRT_WAITS_SHIFT) : 0xff;
+    r->waits_max = flags & GCRT_FLAG_ALU ? GCRT_MAX_ALU_WAITS_VALUE : GCRT_MAX_WAITS_VALUE;
     /* A later minor version may append header fields this reader does not need: skip them. */
     for (uint32_t skip = header_bytes - GCRT_HEADER_BYTES; skip > 0;) {
         unsigned char tmp[4096];
@@ -968,7 +1039,7 @@ static inline int decode_record(struct gcrt_reader *r, struct gcr_record *rec,
         struct gcr_warp_insn *in = &rec->u.insn;
         p = decode_insn(p, in, r->lazy_addresses, &why);
         if (__builtin_expect(code != GCRT_WAITS_NONE, 0)) /* never without the header flag */
-            p = decode_waits(p, code, &in->waits, &why);
+            p = decode_waits(p, code, r->waits_max, true, 0, &in->waits, &why);
         /* gcr_stream_rules_same_run_ok() for a decoded instruction, minus the
          * checks its encoding makes redundant: op has 2 bits, cache_op 1, and
          * width is a byte plus one. */
@@ -990,7 +1061,8 @@ static inline int decode_record(struct gcrt_reader *r, struct gcr_record *rec,
             p = get_varint32(p, &rec->u.nonmem.count, &why);
         rec->u.nonmem.waits = 0;
         if (__builtin_expect(code != GCRT_WAITS_NONE, 0))
-            p = decode_waits(p, code, &rec->u.nonmem.waits, &why);
+            p = decode_waits(p, code, r->waits_max, false, rec->u.nonmem.count,
+                             &rec->u.nonmem.waits, &why);
     } else {
         return decode_other(r, rec, byte, p, err);
     }
@@ -1048,6 +1120,7 @@ run_rest(struct gcrt_reader *r, struct gcr_record *recs, size_t n, size_t max, c
     const unsigned char *p = r->pos;
     const unsigned char *const end = r->end;
     const uint32_t cta = r->rules.run_cta, warps = r->rules.warps_per_cta;
+    const uint32_t waits_max = r->waits_max;
     /* The run's CTA id as it is encoded, to compare instead of decoding it: varints are
      * minimal, so the same bytes mean the same id, and other bytes another id or a redundant
      * encoding, which the general path then reads (and refuses) next call. */
@@ -1068,7 +1141,7 @@ run_rest(struct gcrt_reader *r, struct gcr_record *recs, size_t n, size_t max, c
         if (type == GCR_REC_WARP_INSN) {
             q = decode_insn_after_cta(p + 1 + cta_len, &rec->u.insn, lazy, &why);
             if (code != GCRT_WAITS_NONE)
-                q = decode_waits(q, code, &rec->u.insn.waits, &why);
+                q = decode_waits(q, code, waits_max, true, 0, &rec->u.insn.waits, &why);
             /* The test of decode_record's fast path (same reasoning about the field widths). */
             if (!(q && q <= end && rec->u.insn.warp < warps &&
                   rec->u.insn.space < GCR_SPACE_COUNT))
@@ -1081,7 +1154,8 @@ run_rest(struct gcrt_reader *r, struct gcr_record *recs, size_t n, size_t max, c
                 !(q = get_varint32(q, &nm->count, &why)))
                 break;
             nm->waits = 0;
-            if (code != GCRT_WAITS_NONE && !(q = decode_waits(q, code, &nm->waits, &why)))
+            if (code != GCRT_WAITS_NONE &&
+                !(q = decode_waits(q, code, waits_max, false, nm->count, &nm->waits, &why)))
                 break;
             if (!(q <= end && nm->warp < warps && nm->count != 0))
                 break;
@@ -1219,7 +1293,8 @@ static int gcrt_writer_open(void **state, FILE *out, const char *path,
     put_le16(h + 10, GCRT_VERSION_MINOR);
     put_le32(h + 12, GCRT_BYTE_ORDER_MARK);
     put_le32(h + 16, GCRT_HEADER_BYTES);
-    put_le32(h + 20, GCRT_FLAG_WAITS); /* flags: records may carry register dependencies */
+    /* flags: records may carry register dependencies, non-memory ones and units included */
+    put_le32(h + 20, GCRT_FLAG_WAITS | GCRT_FLAG_ALU);
     put_le32(h + 24, 0); /* reserved */
     put_le32(h + 28, crc32_of(h, 28));
     if (write_bytes(w, h, sizeof h, err) < 0) {
@@ -1288,8 +1363,9 @@ static inline unsigned char *encode_waits(unsigned char *end, uint32_t waits)
 {
     if (waits_code(waits) != GCRT_WAITS_EXPLICIT)
         return end;
-    return put_varint(end, (uint64_t)(waits & GCR_WAITS_MASK) << 1 |
-                               (waits & GCR_WAITS_BARRIER ? 1 : 0));
+    /* (alu_unit << 17) | (window << 1) | barrier: bits 0..28 of waits, shifted by one. */
+    const uint32_t bits = GCR_WAITS_UNIT_MASK | GCR_WAITS_ALU_MASK | GCR_WAITS_MASK;
+    return put_varint(end, (uint64_t)(waits & bits) << 1 | (waits & GCR_WAITS_BARRIER ? 1 : 0));
 }
 
 static unsigned char *encode_insn(unsigned char *p, const struct gcr_warp_insn *in)

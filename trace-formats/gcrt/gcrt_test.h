@@ -318,7 +318,7 @@ static inline void rehash(unsigned char *f, size_t len)
     }
 }
 
-/* Rewrites the header of a file the writer wrote (version 1.1) as version 1.0 wrote it: for
+/* Rewrites the header of a file the writer wrote (version 1.2) as version 1.0 wrote it: for
  * records without register dependencies the rest of the file is the same in both versions. */
 static inline void as_version_1_0(unsigned char *f)
 {
@@ -327,7 +327,17 @@ static inline void as_version_1_0(unsigned char *f)
     put32(f + 28, test_crc(f, 28));
 }
 
-/* Header as version 1.0 writes it, or 1.1 with its flag for register dependencies. */
+/* The same as version 1.1 wrote it (flag bit 0 only): for records without non-memory
+ * dependencies or units the rest of the file is the same in versions 1.1 and 1.2. */
+static inline void as_version_1_1(unsigned char *f)
+{
+    f[10] = 1; /* version_minor */
+    put32(f + 20, 1); /* flags */
+    put32(f + 28, test_crc(f, 28));
+}
+
+/* Header as version 1.0 writes it, 1.1 with its flag for register dependencies (bit 0), or
+ * 1.2 with that one and its flag for non-memory dependencies and units (bit 1). */
 static inline void enc_header_version(struct buf *b, unsigned minor)
 {
     static const unsigned char magic[8] = {0x89, 'G', 'C', 'R', 'T', '\r', '\n', '\n'};
@@ -337,7 +347,7 @@ static inline void enc_header_version(struct buf *b, unsigned minor)
     buf_le(b, minor, 2);
     buf_le(b, 0x01020304, 4);
     buf_le(b, 32, 4);
-    buf_le(b, minor >= 1 ? 1 : 0, 4);
+    buf_le(b, minor >= 2 ? 3 : minor >= 1 ? 1 : 0, 4);
     buf_le(b, 0, 4);
     buf_le(b, test_crc(b->p + start, 28), 4);
 }

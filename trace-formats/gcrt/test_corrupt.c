@@ -136,8 +136,10 @@ int main(void)
     tmp_path(path, sizeof path, "corrupt");
     prefixes("ok-small.gcrt");
     prefixes("ok-zstd.gcrt");
+    prefixes("ok-alu.gcrt");
     flips("ok-small.gcrt");
     flips("ok-zstd.gcrt");
+    flips("ok-alu.gcrt");
     payload_bitflips();
     random_payloads();
     remove(path);

@@ -145,6 +145,109 @@ static void records(void)
            "block payload ends after 2 of its 3 records");
 }
 
+/* A whole file of version 1.`minor` (enc_header_version: 1.2 sets flag bits 0 and 1). */
+static struct buf file_v(unsigned minor, const unsigned char *payload, uint32_t len,
+                         uint32_t count)
+{
+    struct buf b = {0};
+    enc_header_version(&b, minor);
+    enc_block(&b, 0, payload, len, count, 0);
+    enc_trailer(&b, count, 1);
+    return b;
+}
+
+/* Non-memory dependencies and units (version 1.2, README.md section 6.3): every check of a
+ * dependency value, in a 1.2 file and, where it differs, in a 1.1 one. */
+static void alu(void)
+{
+    static const struct {
+        const char *label;
+        unsigned minor;
+        unsigned char payload[40];
+        uint32_t len, count;
+        const char *what; /* "" for a valid file */
+    } cases[] = {
+        /* NONMEM cta 0 warp 0 count 1, code 2, value 0x10020000: unit sp, a1. */
+        {"unit on a run of one", 2,
+         {KB1, 0x84, 0x00, 0x00, 0x01, 0x80, 0x80, 0x88, 0x80, 0x01, KE1}, 23, 3, ""},
+        {"unit in a 1.1 file", 1, {KB1, 0x84, 0x00, 0x00, 0x01, 0x80, 0x80, 0x88, 0x80, 0x01, KE1},
+         23, 3, "register dependencies value above 131071 (16 memory instructions and a barrier"},
+        /* The largest value, 2^30 - 1: unit 7 (tex) and every other bit. */
+        {"largest value", 2, {KB1, 0x84, 0x00, 0x00, 0x01, 0xff, 0xff, 0xff, 0xff, 0x03, KE1},
+         23, 3, ""},
+        {"value 2^30", 2, {KB1, 0x84, 0x00, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x04, KE1}, 23, 3,
+         "register dependencies value above 1073741823 (16 memory instructions, a barrier bit, "
+         "10 non-memory instructions and a 3-bit unit)"},
+        {"unit on a run of two", 2,
+         {KB1, 0x84, 0x00, 0x00, 0x02, 0x80, 0x80, 0x80, 0x40, KE1}, 22, 3,
+         "register dependencies: an execution unit on a run of several non-memory instructions"},
+        {"a1 without a unit", 2, {KB1, 0x84, 0x00, 0x00, 0x01, 0x80, 0x80, 0x08, KE1}, 21, 3,
+         "register dependencies: non-memory dependencies on a non-memory run without an "
+         "execution unit"},
+        /* A count of 0 is refused for its count, as without dependencies. */
+        {"unit on a run of none", 2, {KB1, 0x84, 0x00, 0x00, 0x00, 0x80, 0x80, 0x80, 0x40, KE1},
+         22, 3, "non-memory instruction count must be >= 1"},
+        /* WARP_INSN cta 0 warp 0 pc 0 load global width 4 mask 1 base 0 stride 0. */
+        {"a10 on a warp instruction", 2,
+         {KB1, 0x83, 0x00, 0x00, 0x00, 0x00, 0x03, 0x01, 0, 0, 0, 0x00, 0x00, 0x80, 0x80, 0x80,
+          0x20, KE1},
+         30, 3, ""},
+        {"unit on a warp instruction", 2,
+         {KB1, 0x83, 0x00, 0x00, 0x00, 0x00, 0x03, 0x01, 0, 0, 0, 0x00, 0x00, 0x80, 0x80, 0x80,
+          0x40, KE1},
+         30, 3, "register dependencies: an execution unit on a memory instruction"},
+        {"a1 in a 1.1 file", 1,
+         {KB1, 0x83, 0x00, 0x00, 0x00, 0x00, 0x03, 0x01, 0, 0, 0, 0x00, 0x00, 0x80, 0x80, 0x08,
+          KE1},
+         29, 3, "register dependencies value above 131071"},
+        /* A 1.1 value reads the same in a 1.2 file: window bit 15 and a barrier, count 5. */
+        {"1.1 value in 1.2", 2, {KB1, 0x84, 0x00, 0x00, 0x05, 0x81, 0x80, 0x04, KE1}, 21, 3, ""},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        struct buf b = file_v(cases[c].minor, cases[c].payload, cases[c].len, cases[c].count);
+        if (!*cases[c].what)
+            expect(cases[c].label, b, 0, 0, NULL, NULL);
+        else
+            expect(cases[c].label, b, -1, GCR_E_FORMAT, "block 0 (byte offset 32), record 1",
+                   cases[c].what);
+    }
+
+    /* The decoded values (test_run.c checks that the run decoder decodes the same). */
+    static const unsigned char ok[] = {KB1, 0x84, 0x00, 0x00, 0x01, 0xff, 0xff, 0xff, 0xff, 0x03,
+                                       0x84, 0x00, 0x01, 0x01, 0x80, 0x80, 0x88, 0x80, 0x01,
+                                       KE1};
+    struct buf b = file_v(2, ok, sizeof ok, 4);
+    spit(path, b.p, b.len);
+    free(b.p);
+    struct gcr_record back[4];
+    char names[4][64];
+    struct read_result res = read_trace(path, back, 4, names);
+    CHECK_EQ_U(res.rc, 0);
+    CHECK_EQ_U(res.count, 4);
+    CHECK_EQ_U(back[1].u.nonmem.waits, GCR_WAITS_ALL);
+    CHECK_EQ_U(back[2].u.nonmem.waits,
+               gcr_waits_with_unit(GCR_WAITS_KNOWN | 1u << GCR_WAITS_ALU_SHIFT, GCR_UNIT_SP));
+    CHECK_EQ_U(gcr_waits_unit(back[1].u.nonmem.waits), GCR_UNIT_COUNT - 1);
+
+    /* Header flag bit 1: defined from version 1.2 on, and only with bit 0. */
+    b = (struct buf){0};
+    header(&b, 1, 1, 0x01020304, 32, 3, 0);
+    expect("flag bit 1 in 1.1", b, -1, GCR_E_UNSUPPORTED, "header (byte offset 0)",
+           "unknown header flags 0x00000002 (version 1.1)");
+    b = (struct buf){0};
+    header(&b, 1, 0, 0x01020304, 32, 2, 0);
+    expect("flag bit 1 in 1.0", b, -1, GCR_E_UNSUPPORTED, "header (byte offset 0)",
+           "unknown header flags 0x00000002 (version 1.0)");
+    b = (struct buf){0};
+    header(&b, 1, 2, 0x01020304, 32, 2, 0);
+    expect("flag bit 1 alone", b, -1, GCR_E_FORMAT, "header (byte offset 0)",
+           "header flag bit 1 (non-memory dependencies) without bit 0 (register dependencies)");
+    b = (struct buf){0};
+    header(&b, 1, 2, 0x01020304, 32, 4, 0);
+    expect("flag bit 2 in 1.2", b, -1, GCR_E_UNSUPPORTED, "header (byte offset 0)",
+           "unknown header flags 0x00000004 (version 1.2)");
+}
+
 static void container(void)
 {
     static const unsigned char one[] = {0x05, 0x00, 0x00};
@@ -316,6 +419,7 @@ int main(void)
 {
     tmp_path(path, sizeof path, "decode");
     records();
+    alu();
     overlong_varints();
     container();
     varints();

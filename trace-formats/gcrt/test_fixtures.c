@@ -66,6 +66,36 @@ static size_t ok_waits_records(struct gcr_record *r)
     return n;
 }
 
+/* Non-memory dependencies and execution units (version 1.2): the records of the text fixture
+ * trace-formats/text/fixtures/valid-alu.txt, so ok-alu.gcrt is what `gcreplay convert --level 0`
+ * makes of it. */
+extern const struct gcr_trace_format gcr_format_text;
+#define TEXT_ALU GCR_SOURCE_ROOT "/trace-formats/text/fixtures/valid-alu.txt"
+
+static size_t ok_alu_records(struct gcr_record *r)
+{
+    static char name[64];
+    struct gcr_err err = {GCR_OK, ""};
+    void *st = NULL;
+    size_t n = 0;
+    int rc = gcr_format_text.reader_open(&st, NULL, TEXT_ALU, &err);
+    while (rc == 0 && n < MAX_RECS && (rc = gcr_format_text.reader_next(st, &r[n], &err)) == 1) {
+        if (r[n].kind == GCR_REC_KERNEL_BEGIN) {
+            snprintf(name, sizeof name, "%s", r[n].u.kbegin.name);
+            r[n].u.kbegin.name = name;
+        }
+        n++;
+        rc = 0;
+    }
+    if (st)
+        gcr_format_text.reader_close(st);
+    if (rc != 0) {
+        fprintf(stderr, "cannot read %s: %s\n", TEXT_ALU, err.msg);
+        exit(2);
+    }
+    return n;
+}
+
 static unsigned char *written(const struct gcr_record *recs, size_t n, int level,
                               uint32_t block_bytes, size_t *len)
 {
@@ -132,11 +162,12 @@ static struct buf gzipped(const unsigned char *p, size_t len, int level)
     return b;
 }
 
-static struct gcr_record small[MAX_RECS], zrec[MAX_RECS], wrec[MAX_RECS];
-static size_t nsmall, nzrec, nwrec;
+static struct gcr_record small[MAX_RECS], zrec[MAX_RECS], wrec[MAX_RECS], arec[MAX_RECS];
+static size_t nsmall, nzrec, nwrec, narec;
 
-/* A file of one uncompressed block of hand-assembled records, with a version 1.0 header or a
- * 1.1 one (which sets the flag for register dependencies). */
+/* A file of one uncompressed block of hand-assembled records, with a version 1.0 header, a 1.1
+ * one (which sets the flag for register dependencies) or a 1.2 one (and the flag for
+ * non-memory dependencies and units). */
 static struct buf hand_made(unsigned minor, const unsigned char *payload, uint32_t len,
                             uint32_t records)
 {
@@ -155,10 +186,11 @@ static void build(void)
     /* 48-byte blocks: several blocks, each of a few records. */
     unsigned char *s = written(small, nsmall, 0, 48, &slen);
     unsigned char *z = written(zrec, nzrec, 3, 0, &zlen);
-    /* The writer writes version 1.1 with the flag for register dependencies; without any, its
-     * blocks are those of version 1.0, and these fixtures stay the 1.0 files they were. */
-    if (get32(s + 8) != 0x00010001u || get32(s + 20) != 1u) {
-        fprintf(stderr, "the writer no longer writes version 1.1 with flag bit 0\n");
+    /* The writer writes version 1.2 with the flags for register dependencies and non-memory
+     * ones; without any, its blocks are those of version 1.0, and these fixtures stay the 1.0
+     * files they were. */
+    if (get32(s + 8) != 0x00020001u || get32(s + 20) != 3u) {
+        fprintf(stderr, "the writer no longer writes version 1.2 with flag bits 0 and 1\n");
         exit(1);
     }
     as_version_1_0(s);
@@ -174,8 +206,15 @@ static void build(void)
     add("ok-zstd.gcrt", copy_of(z, zlen), GCR_OK, NULL, NULL, nzrec);
     nwrec = ok_waits_records(wrec);
     size_t wlen;
-    add("ok-waits.gcrt", (struct buf){written(wrec, nwrec, 0, 0, &wlen), wlen, wlen}, GCR_OK,
-        NULL, NULL, nwrec);
+    /* Without non-memory dependencies the blocks are those of version 1.1: it stays the 1.1
+     * file it was. */
+    unsigned char *wb = written(wrec, nwrec, 0, 0, &wlen);
+    as_version_1_1(wb);
+    add("ok-waits.gcrt", (struct buf){wb, wlen, wlen}, GCR_OK, NULL, NULL, nwrec);
+    narec = ok_alu_records(arec);
+    size_t alen;
+    add("ok-alu.gcrt", (struct buf){written(arec, narec, 0, 0, &alen), alen, alen}, GCR_OK, NULL,
+        NULL, narec);
 
     struct buf b = copy_of(s, slen);
     b.p[1] = 'X';
@@ -332,6 +371,36 @@ static void build(void)
     put32(b.p + 28, test_crc(b.p, 28));
     add("bad-flags.gcrt", b, GCR_E_UNSUPPORTED, "header (byte offset 0)",
         "unknown header flags 0x00000001 (version 1.0)", 0);
+
+    /* Non-memory dependencies and execution units (version 1.2). */
+    static const unsigned char alu_unit_insn[] = {
+        WAITS_KERNEL, 0x83, 0x00, 0x01, 0x10, 0x00, 0x03, 0x01, 0x00, 0x00, 0x00, 0x80, 0x20,
+        0x00, 0x80, 0x80, 0x80, 0x40, /* a load, code 2, value 2^27: unit 1 (int) */
+        0x02, 0x01};
+    add("bad-alu-unit.gcrt", hand_made(2, alu_unit_insn, sizeof alu_unit_insn, 3),
+        GCR_E_FORMAT, "block 0 (byte offset 32), record 1",
+        "register dependencies: an execution unit on a memory instruction", 1);
+    static const unsigned char alu_range[] = {
+        WAITS_KERNEL, 0x84, 0x00, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x04, /* value 2^30 */
+        0x02, 0x01};
+    add("bad-alu-range.gcrt", hand_made(2, alu_range, sizeof alu_range, 3), GCR_E_FORMAT,
+        "block 0 (byte offset 32), record 1",
+        "register dependencies value above 1073741823 (16 memory instructions, a barrier bit, "
+        "10 non-memory instructions and a 3-bit unit)",
+        1);
+    /* Without flag bit 1 (a 1.1 file) a value with a unit and non-memory dependencies is out of
+     * range, as it was for version 1.1's reader; and the flag is not defined in version 1.1. */
+    static const unsigned char alu_unflagged[] = {
+        WAITS_KERNEL, 0x84, 0x00, 0x00, 0x01, 0x80, 0x80, 0x88, 0x80, 0x01, /* sp, a1 */
+        0x02, 0x01};
+    add("alu-in-1.1.gcrt", hand_made(1, alu_unflagged, sizeof alu_unflagged, 3), GCR_E_FORMAT,
+        "block 0 (byte offset 32), record 1",
+        "register dependencies value above 131071 (16 memory instructions and a barrier bit)", 1);
+    b = hand_made(1, alu_unflagged, sizeof alu_unflagged, 3);
+    put32(b.p + 20, 3);
+    put32(b.p + 28, test_crc(b.p, 28));
+    add("bad-flags-1.1.gcrt", b, GCR_E_UNSUPPORTED, "header (byte offset 0)",
+        "unknown header flags 0x00000002 (version 1.1)", 0);
 #undef WAITS_KERNEL
 
     /* A whole file compressed (src/io/bytesrc.h): it reads the same, and places are offsets of
@@ -393,6 +462,7 @@ static void check_fixture(const struct fixture *fx)
         CHECK_EQ_U(res.bytes_done, len);
         const struct gcr_record *want = strncmp(fx->name, "ok-small.", 9) == 0 ? small
                                         : strcmp(fx->name, "ok-waits.gcrt") == 0 ? wrec
+                                        : strcmp(fx->name, "ok-alu.gcrt") == 0   ? arec
                                                                                   : zrec;
         for (size_t i = 0; i < res.count && i < MAX_RECS; i++)
             CHECK_EQ_U(record_diff(&want[i], &back[i], i), 0);

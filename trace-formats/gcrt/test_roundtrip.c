@@ -31,6 +31,26 @@ static const uint32_t waits_forms[] = {
 };
 #define WAITS_FORMS (sizeof waits_forms / sizeof *waits_forms)
 
+/* Pseudo-random numbers from a fixed seed. */
+static uint64_t rng = 0x853c49e6748fea9bull;
+static uint32_t rnd32(void)
+{
+    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(rng >> 33);
+}
+
+/* Random valid register dependencies naming non-memory instructions (version 1.2): any window,
+ * barrier and non-memory bits on a warp instruction (insn), and those with a random unit on a
+ * non-memory record of one instruction. */
+static uint32_t random_alu_waits(bool insn)
+{
+    uint32_t w = GCR_WAITS_KNOWN | (rnd32() % 2 ? GCR_WAITS_BARRIER : 0) |
+                 (rnd32() % 3 ? 0 : rnd32() & GCR_WAITS_MASK) | (rnd32() & GCR_WAITS_ALU_MASK);
+    if (insn)
+        return w;
+    return gcr_waits_with_unit(w, (enum gcr_unit)(1 + rnd32() % (GCR_UNIT_COUNT - 1)));
+}
+
 /* A trace exercising every record kind, address mode, width, mask shape and form of register
  * dependencies. */
 static void build(void)
@@ -99,6 +119,32 @@ static void build(void)
         struct gcr_record w = nonmem(239, i % 8, 1 + i);
         w.u.nonmem.waits = waits_forms[i];
         add(w);
+    }
+    /* Non-memory dependencies and units: every unit, the extreme values (the largest value,
+     * 2^30 - 1: the last unit and every other bit; a10 alone), then random ones. */
+    for (unsigned u = 1; u < GCR_UNIT_COUNT; u++) {
+        struct gcr_record w = nonmem(239, u % 8, 1);
+        w.u.nonmem.waits = gcr_waits_with_unit(GCR_WAITS_KNOWN, (enum gcr_unit)u);
+        add(w);
+    }
+    struct gcr_record wmax = nonmem(239, 1, 1);
+    wmax.u.nonmem.waits = gcr_waits_with_unit(GCR_WAITS_ALL, (enum gcr_unit)(GCR_UNIT_COUNT - 1));
+    add(wmax);
+    struct gcr_record a10 = insn_stride(239, 2, 0x50, GCR_OP_STORE, GCR_SPACE_SHARED, 4,
+                                        0xffffffffu, 0x100, 4);
+    a10.u.insn.waits = GCR_WAITS_KNOWN | 1u << (GCR_WAITS_ALU_SHIFT + GCR_ALU_WINDOW - 1);
+    add(a10);
+    for (unsigned i = 0; i < 200; i++) {
+        if (i % 2) {
+            struct gcr_record w = nonmem(239, i % 8, 1);
+            w.u.nonmem.waits = random_alu_waits(false);
+            add(w);
+        } else {
+            struct gcr_record w = insn_stride(239, i % 8, 0x60 + 16 * i, GCR_OP_LOAD,
+                                              GCR_SPACE_GLOBAL, 4, rnd32() | 1u, 0x1000 * i, 8);
+            w.u.insn.waits = random_alu_waits(true);
+            add(w);
+        }
     }
     add(kend(1));
 
@@ -204,9 +250,22 @@ static void writer_refusals(void)
         {{kbegin(1, "a", 1, 1, 1, 64, 1, 1), nonmem(0, 0, 1),
           insn_stride(0, 0, 0, GCR_OP_LOAD, GCR_SPACE_GLOBAL, 4, 1, 0, 0)},
          3, "record 2: cannot write: register dependencies name memory instructions beyond"},
+        /* Units and non-memory dependencies where record.h does not allow them. */
+        {{kbegin(1, "a", 1, 1, 1, 64, 1, 1), nonmem(0, 0, 1),
+          insn_stride(0, 0, 0, GCR_OP_LOAD, GCR_SPACE_GLOBAL, 4, 1, 0, 0)},
+         3, "record 2: cannot write: an execution unit on a memory instruction"},
+        {{kbegin(1, "a", 1, 1, 1, 64, 1, 1), nonmem(0, 0, 1), nonmem(0, 1, 2)},
+         3, "record 2: cannot write: an execution unit on a run of several non-memory"},
+        {{kbegin(1, "a", 1, 1, 1, 64, 1, 1), nonmem(0, 0, 1), nonmem(0, 1, 1)},
+         3, "record 2: cannot write: non-memory dependencies on a non-memory run without an "
+            "execution unit"},
     };
     cases[13].recs[2].u.nonmem.waits = 1u;
-    cases[14].recs[2].u.insn.waits = GCR_WAITS_KNOWN | 1u << GCR_WAIT_WINDOW;
+    /* Bit 29: neither a dependency nor part of the unit. */
+    cases[14].recs[2].u.insn.waits = GCR_WAITS_KNOWN | 1u << 29;
+    cases[15].recs[2].u.insn.waits = gcr_waits_with_unit(GCR_WAITS_KNOWN, GCR_UNIT_INT);
+    cases[16].recs[2].u.nonmem.waits = gcr_waits_with_unit(GCR_WAITS_KNOWN, GCR_UNIT_SP);
+    cases[17].recs[2].u.nonmem.waits = GCR_WAITS_KNOWN | 1u << GCR_WAITS_ALU_SHIFT;
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         char path[256];
         tmp_path(path, sizeof path, "refuse");

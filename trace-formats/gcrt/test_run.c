@@ -200,10 +200,18 @@ static size_t build(struct gcr_record *recs)
                          : i % 16 == 2 ? GCR_WAITS_KNOWN | 1u << (GCR_WAIT_WINDOW - 1)
                                        : GCR_WAITS_KNOWN | (i % 2 ? GCR_WAITS_BARRIER : 0) |
                                              (uint32_t)(i % 31);
-        if (recs[i].kind == GCR_REC_WARP_INSN)
-            recs[i].u.insn.waits = waits;
-        else
+        /* Non-memory dependencies (version 1.2) on some warp instructions, and units with
+         * them on some non-memory records, made single instructions. */
+        uint32_t alu = waits && i % 4 != 0 ? (uint32_t)(i * 0x9e37u) & GCR_WAITS_ALU_MASK : 0;
+        if (recs[i].kind == GCR_REC_WARP_INSN) {
+            recs[i].u.insn.waits = waits | alu;
+        } else if (waits && i % 5 != 0) {
+            recs[i].u.nonmem.count = 1;
+            recs[i].u.nonmem.waits = gcr_waits_with_unit(
+                waits | alu, (enum gcr_unit)(1 + i % (GCR_UNIT_COUNT - 1)));
+        } else {
             recs[i].u.nonmem.waits = waits;
+        }
     }
     recs[n++] = kend(1);
     recs[n++] = kbegin(2, "empty", 1, 1, 1, 32, 1, 1);

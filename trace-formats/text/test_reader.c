@@ -613,6 +613,76 @@ static void test_waits(void)
     expect_error(HDR K1 "0 0 0x10 load global 4 0x3 waits=1\nend 1\n", GCR_E_FORMAT,
                  ":3: mask 0x00000003 has 2 active lanes but the line lists 0 addresses");
     expect_error(HDR K1 "end 1 waits=1\n", GCR_E_FORMAT, ":3: unexpected extra field 'waits=1'");
+
+    /* Dependencies on non-memory instructions (a1..a10) and execution units. */
+    read_str(HDR K1
+             "0 0 compute 1 waits=int\n"
+             "0 0 compute 1 waits=a1,sp\n"                          /* any order */
+             "0 0 compute 1 waits=a10,bar,16,tex,a01,1\n"           /* leading zero */
+             "0 0 0x10 load global 4 0xffffffff 0x100+4 waits=a2\n" /* after a stride */
+             "0 0 0x20 load global 4 0x3 0x100 0x900 waits=1,a3\n"  /* after a list */
+             "0 1 0x30 load global 4 0 - waits=a10\n"               /* after `-` */
+             "0 1 compute 1 waits=branch,bar\n"
+             "end 1\n",
+             &o);
+    CHECK_EQ_U(o.rc, 0);
+    CHECK_EQ_U(o.n, 9);
+    if (o.n == 9) {
+        const uint32_t a1 = 1u << GCR_WAITS_ALU_SHIFT;
+        CHECK_EQ_U(o.rec[1].u.nonmem.waits, gcr_waits_with_unit(GCR_WAITS_KNOWN, GCR_UNIT_INT));
+        CHECK_EQ_U(o.rec[2].u.nonmem.waits,
+                   gcr_waits_with_unit(GCR_WAITS_KNOWN | a1, GCR_UNIT_SP));
+        CHECK_EQ_U(o.rec[3].u.nonmem.waits,
+                   gcr_waits_with_unit(GCR_WAITS_KNOWN | GCR_WAITS_BARRIER | 1u << 15 | 1u | a1 |
+                                           a1 << 9,
+                                       GCR_UNIT_TEX));
+        CHECK_EQ_U(o.rec[4].u.insn.waits, GCR_WAITS_KNOWN | a1 << 1);
+        CHECK_EQ_U(o.rec[5].u.insn.waits, GCR_WAITS_KNOWN | 1u | a1 << 2);
+        CHECK_EQ_U(o.rec[6].u.insn.waits, GCR_WAITS_KNOWN | a1 << 9);
+        CHECK_EQ_U(o.rec[7].u.nonmem.waits,
+                   gcr_waits_with_unit(GCR_WAITS_KNOWN | GCR_WAITS_BARRIER, GCR_UNIT_BRANCH));
+    }
+    readout_free(&o);
+    static const char *const malformed[] = {"a0", "a11", "a", "aa1", "a-1", "a1x", "INT",
+                                            "unit", "?", "sfu2", "a 1"};
+    for (size_t i = 0; i < sizeof malformed / sizeof *malformed; i++) {
+        char text[256], want[128];
+        snprintf(text, sizeof text, HDR K1 "0 0 compute 1 waits=int,%s\nend 1\n", malformed[i]);
+        snprintf(want, sizeof want, ":3: malformed register dependencies 'waits=int,%s' (expected",
+                 malformed[i]);
+        if (strchr(malformed[i], ' ')) /* "a 1": the field ends at the blank */
+            snprintf(want, sizeof want, ":3: malformed register dependencies 'waits=int,a'");
+        expect_error(text, GCR_E_FORMAT, want);
+    }
+    expect_error(HDR K1 "0 0 compute 1 waits=bar,x\nend 1\n", GCR_E_FORMAT,
+                 "(expected waits=- or a comma-separated list of bar, distances 1..16, a1..a10 "
+                 "and an execution unit: int, sp, dp, sfu, tensor, branch or tex)");
+    expect_error(HDR K1 "0 0 compute 1 waits=sp,a1,a1\nend 1\n", GCR_E_FORMAT,
+                 ":3: register dependencies 'waits=sp,a1,a1' name one item twice");
+    expect_error(HDR K1 "0 0 compute 1 waits=sp,sp\nend 1\n", GCR_E_FORMAT,
+                 ":3: register dependencies 'waits=sp,sp' name two execution units");
+    expect_error(HDR K1 "0 0 compute 1 waits=dp,a1,int\nend 1\n", GCR_E_FORMAT,
+                 ":3: register dependencies 'waits=dp,a1,int' name two execution units");
+    expect_error(HDR K1 "0 0 0x10 load global 4 0x3 0x100 0x200 waits=sfu\nend 1\n",
+                 GCR_E_FORMAT,
+                 ":3: register dependencies 'waits=sfu': an execution unit on a memory "
+                 "instruction");
+    expect_error(HDR K1 "0 0 0x10 load global 4 0x3 0x100+4 waits=1,tensor\nend 1\n",
+                 GCR_E_FORMAT, ":3: register dependencies 'waits=1,tensor': an execution unit");
+    expect_error(HDR K1 "0 0 0x10 load global 4 0 - waits=int\nend 1\n", GCR_E_FORMAT,
+                 ":3: register dependencies 'waits=int': an execution unit");
+    expect_error(HDR K1 "0 0 compute 2 waits=int\nend 1\n", GCR_E_FORMAT,
+                 ":3: register dependencies 'waits=int': an execution unit on a run of several "
+                 "non-memory instructions");
+    expect_error(HDR K1 "0 0 compute 3 waits=a2\nend 1\n", GCR_E_FORMAT,
+                 ":3: register dependencies 'waits=a2': non-memory dependencies on a non-memory "
+                 "run without an execution unit");
+    expect_error(HDR K1 "0 0 compute 1 waits=bar,a2\nend 1\n", GCR_E_FORMAT,
+                 ":3: register dependencies 'waits=bar,a2': non-memory dependencies on a "
+                 "non-memory run without an execution unit");
+    /* A count of 0 is refused for its count, whatever the dependencies. */
+    expect_error(HDR K1 "0 0 compute 0 waits=int\nend 1\n", GCR_E_FORMAT,
+                 ":3: non-memory instruction count must be >= 1");
 }
 
 /* After an error the reader keeps returning it; it does not resume. */

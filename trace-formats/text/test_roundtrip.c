@@ -115,17 +115,26 @@ static void random_addresses(struct gcr_warp_insn *in)
     }
 }
 
-/* Register dependencies: none known, known and none, or any set of them. */
-static uint32_t random_waits(void)
+/* Register dependencies: none known, known and none, or any set of them that record.h allows
+ * on a warp instruction (insn) or on a non-memory record of count instructions: non-memory
+ * dependencies on a warp instruction, or with a unit on a non-memory record of one. */
+static uint32_t random_waits(bool insn, uint32_t count)
 {
     switch (below(4)) {
     case 0:
         return 0;
     case 1:
         return GCR_WAITS_KNOWN;
-    default:
-        return GCR_WAITS_KNOWN | (below(2) ? GCR_WAITS_BARRIER : 0) |
-               ((uint32_t)rnd() & GCR_WAITS_MASK);
+    default: {
+        uint32_t w = GCR_WAITS_KNOWN | (below(2) ? GCR_WAITS_BARRIER : 0) |
+                     ((uint32_t)rnd() & GCR_WAITS_MASK);
+        bool unit = !insn && count == 1 && below(3) != 0;
+        if ((insn || unit) && below(2))
+            w |= (uint32_t)rnd() & GCR_WAITS_ALU_MASK;
+        if (unit)
+            w = gcr_waits_with_unit(w, (enum gcr_unit)(1 + below(GCR_UNIT_COUNT - 1)));
+        return w;
+    }
     }
 }
 
@@ -177,9 +186,11 @@ static void random_kernel(struct trace *t, uint32_t id)
             uint32_t warp = below(warps);
             if (below(4) == 0) {
                 r.kind = GCR_REC_NONMEM;
-                r.u.nonmem = (struct gcr_nonmem){chosen[c], warp,
-                                                 below(2) ? 1 + below(20) : 1 + below(UINT32_MAX),
-                                                 random_waits()};
+                uint32_t count = below(3) == 0   ? 1
+                                 : below(2) ? 1 + below(20)
+                                                 : 1 + below(UINT32_MAX);
+                r.u.nonmem = (struct gcr_nonmem){chosen[c], warp, count,
+                                                 random_waits(false, count)};
             } else {
                 r.kind = GCR_REC_WARP_INSN;
                 struct gcr_warp_insn *in = &r.u.insn;
@@ -192,7 +203,7 @@ static void random_kernel(struct trace *t, uint32_t id)
                 in->width = (uint16_t)(1 + below(GCR_MAX_WIDTH));
                 in->active_mask = random_mask();
                 random_addresses(in);
-                in->waits = random_waits();
+                in->waits = random_waits(true, 0);
             }
             push(t, &r);
         }
@@ -338,6 +349,10 @@ static void test_generated(uint64_t seed, int kernels)
     CHECK(strstr(b1, " cache=bypass_l1 ") != NULL);
     CHECK(strstr(b1, " - grid=") != NULL);
     CHECK(strstr(b1, " %2D grid=") != NULL);
+    /* And the non-memory dependencies and units, on both kinds of line. */
+    CHECK(strstr(b1, " compute 1 waits=tex,") != NULL);
+    CHECK(strstr(b1, ",a10\n") != NULL);
+    CHECK(strstr(b1, "+4 waits=") != NULL);
 
     free(b1);
     free(b2);
@@ -368,6 +383,26 @@ static void test_fixture(const char *name)
     trace_free(&second);
 }
 
+/* A fixture written in the canonical form: the writer writes back exactly its bytes. */
+static void test_canonical(const char *name)
+{
+    char path[4096];
+    struct trace t = {0};
+    char *tmp = temp_path();
+    snprintf(path, sizeof path, "%s%s", FIXTURES, name);
+    CHECK_EQ_U(read_trace(path, &t), 0);
+    CHECK_EQ_U(write_trace(tmp, &t), 0);
+    size_t l1, l2;
+    char *b1 = slurp(path, &l1), *b2 = slurp(tmp, &l2);
+    CHECK_EQ_U(l1, l2);
+    CHECK(l1 == l2 && memcmp(b1, b2, l1) == 0);
+    free(b1);
+    free(b2);
+    unlink(tmp);
+    free(tmp);
+    trace_free(&t);
+}
+
 int main(void)
 {
     test_generated(1, 60);
@@ -375,5 +410,7 @@ int main(void)
     test_generated(20240611, 30);
     test_fixture("valid-example.txt");
     test_fixture("valid-forms.txt");
+    test_fixture("valid-alu.txt");
+    test_canonical("valid-alu.txt");
     CHECK_DONE();
 }

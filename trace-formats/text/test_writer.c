@@ -212,7 +212,8 @@ static void test_canonical_lines(void)
     expect_line(&m, &from, &r, want, __LINE__);
     r = nonmem(3, 0, UINT32_MAX);
     expect_line(&m, &from, &r, "3 0 compute 4294967295\n", __LINE__);
-    /* Register dependencies: `-` for none, else the barrier, then distances ascending. */
+    /* Register dependencies: `-` for none, else the unit, the barrier, the distances
+     * ascending, then the non-memory distances ascending. */
     r = nonmem(3, 0, 2);
     r.u.nonmem.waits = GCR_WAITS_KNOWN;
     expect_line(&m, &from, &r, "3 0 compute 2 waits=-\n", __LINE__);
@@ -221,6 +222,26 @@ static void test_canonical_lines(void)
     r = insn(3, 1, 0x40, GCR_OP_LOAD, GCR_SPACE_GLOBAL, GCR_CACHEOP_DEFAULT, 4, 0, NULL);
     r.u.insn.waits = GCR_WAITS_KNOWN | 2u;
     expect_line(&m, &from, &r, "3 1 0x40 load global 4 0x00000000 - waits=2\n", __LINE__);
+    r.u.insn.waits = GCR_WAITS_KNOWN | 2u | 1u << (GCR_WAITS_ALU_SHIFT + 9) |
+                     1u << GCR_WAITS_ALU_SHIFT;
+    expect_line(&m, &from, &r, "3 1 0x40 load global 4 0x00000000 - waits=2,a1,a10\n",
+                __LINE__);
+    r.u.insn.waits = GCR_WAITS_KNOWN | 1u << (GCR_WAITS_ALU_SHIFT + 2);
+    expect_line(&m, &from, &r, "3 1 0x40 load global 4 0x00000000 - waits=a3\n", __LINE__);
+    r = nonmem(3, 0, 1);
+    static const char *const unit_lines[GCR_UNIT_COUNT] = {
+        "", "3 0 compute 1 waits=int\n", "3 0 compute 1 waits=sp\n", "3 0 compute 1 waits=dp\n",
+        "3 0 compute 1 waits=sfu\n", "3 0 compute 1 waits=tensor\n",
+        "3 0 compute 1 waits=branch\n", "3 0 compute 1 waits=tex\n"};
+    for (int u = 1; u < GCR_UNIT_COUNT; u++) {
+        r.u.nonmem.waits = gcr_waits_with_unit(GCR_WAITS_KNOWN, (enum gcr_unit)u);
+        expect_line(&m, &from, &r, unit_lines[u], __LINE__);
+    }
+    r.u.nonmem.waits = gcr_waits_with_unit(GCR_WAITS_ALL, GCR_UNIT_SFU);
+    expect_line(&m, &from, &r,
+                "3 0 compute 1 waits=sfu,bar,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,a1,a2,a3,a4,"
+                "a5,a6,a7,a8,a9,a10\n",
+                __LINE__);
     r = end(UINT32_MAX);
     expect_line(&m, &from, &r, "end 4294967295\n", __LINE__);
 
@@ -324,8 +345,18 @@ static void test_refused(void)
     expect_refused(&m, &from, &r,
                    "record 16: register dependencies on a record whose registers are not known");
     r = insn(0, 0, 0, GCR_OP_LOAD, GCR_SPACE_GLOBAL, GCR_CACHEOP_DEFAULT, 4, 1, a);
-    r.u.insn.waits = GCR_WAITS_KNOWN | 1u << GCR_WAIT_WINDOW;
+    r.u.insn.waits = GCR_WAITS_KNOWN | 1u << 29; /* no such bit */
     expect_refused(&m, &from, &r, "record 17: register dependencies name memory instructions");
+    r.u.insn.waits = gcr_waits_with_unit(GCR_WAITS_KNOWN, GCR_UNIT_INT);
+    expect_refused(&m, &from, &r, "record 18: an execution unit on a memory instruction");
+    r = nonmem(0, 0, 2);
+    r.u.nonmem.waits = gcr_waits_with_unit(GCR_WAITS_KNOWN, GCR_UNIT_SP);
+    expect_refused(&m, &from, &r,
+                   "record 19: an execution unit on a run of several non-memory instructions");
+    r = nonmem(0, 0, 1);
+    r.u.nonmem.waits = GCR_WAITS_KNOWN | 1u << GCR_WAITS_ALU_SHIFT;
+    expect_refused(&m, &from, &r, "record 20: non-memory dependencies on a non-memory run "
+                                  "without an execution unit");
 
     r = nonmem(1, 0, 1);
     CHECK_EQ_U(write_rec(&m, &r, &err), 0);
@@ -333,9 +364,9 @@ static void test_refused(void)
     CHECK_EQ_U(write_rec(&m, &r, &err), 0);
     mw_take(&m, &from);
     r = nonmem(1, 1, 1);
-    expect_refused(&m, &from, &r, "record 20: CTA 1 reappears after its records ended");
+    expect_refused(&m, &from, &r, "record 23: CTA 1 reappears after its records ended");
     r = end(2);
-    expect_refused(&m, &from, &r, "record 21: kernel end id 2 does not match the open kernel 1");
+    expect_refused(&m, &from, &r, "record 24: kernel end id 2 does not match the open kernel 1");
 
     CHECK_EQ_U(gcr_format_text.writer_finish(m.st, &err), (unsigned long long)-1);
     CHECK_STR_CONTAINS(err.msg, "out.txt: trace ends inside kernel 1");

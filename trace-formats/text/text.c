@@ -339,15 +339,37 @@ static int parse_kernel(struct text_reader *r, struct gcr_err *err, const char *
 
 /* The register dependencies of a `compute` or access line (record.h, GCR_WAITS_KNOWN), its
  * optional last field: `waits=-` (registers known, waiting for nothing) or a comma-separated
- * list of `bar` (a CTA-wide barrier) and distances 1..16 (the warp's n-th memory instruction
- * back; 16: that one and every older one), each at most once. */
+ * list of, each at most once: `bar` (a CTA-wide barrier), distances 1..16 (the warp's n-th
+ * memory instruction back; 16: that one and every older one), `a1`..`a10` (the warp's n-th
+ * non-memory instruction back) and one execution unit (`int`, `sp`, ...: gcr_unit_name). */
 static bool is_waits(const struct tok *t)
 {
     return t->n >= 6 && memcmp(t->p, "waits=", 6) == 0;
 }
 
+/* What gcr_record_invalid says of waits on a warp instruction (insn) or on a `compute` line
+ * of count instructions, or NULL. A count of 0 passes: the stream rules refuse the count. */
+static const char *waits_refused(uint32_t waits, bool insn, uint32_t count)
+{
+    struct gcr_record rec;
+    memset(&rec, 0, sizeof rec);
+    if (insn) {
+        rec.kind = GCR_REC_WARP_INSN;
+        rec.u.insn.width = 1;
+        rec.u.insn.waits = waits;
+    } else {
+        if (count == 0)
+            return NULL;
+        rec.kind = GCR_REC_NONMEM;
+        rec.u.nonmem.count = count;
+        rec.u.nonmem.waits = waits;
+    }
+    return gcr_record_invalid(&rec, NULL);
+}
+
+/* insn: on an access line; else on a `compute` line of count instructions. */
 static int parse_waits(struct text_reader *r, struct gcr_err *err, const struct tok *t,
-                       uint32_t *waits)
+                       bool insn, uint32_t count, uint32_t *waits)
 {
     char b[SHOW_MAX + 4];
     const char *p = t->p + 6, *end = t->p + t->n;
@@ -359,17 +381,38 @@ static int parse_waits(struct text_reader *r, struct gcr_err *err, const struct 
     for (;;) {
         const char *comma = memchr(p, ',', (size_t)(end - p));
         struct tok item = {p, (size_t)((comma ? comma : end) - p)};
+        struct tok alu = {item.p + 1, item.n ? item.n - 1 : 0};
+        char name[8] = "";
+        if (item.n < sizeof name)
+            memcpy(name, item.p, item.n);
         uint64_t d;
         uint32_t bit;
+        int unit;
         if (tok_is(&item, "bar"))
             bit = GCR_WAITS_BARRIER;
         else if (parse_dec(&item, GCR_WAIT_WINDOW, &d) == NUM_OK && d >= 1)
             bit = UINT32_C(1) << (d - 1);
-        else
+        else if (item.n > 1 && item.p[0] == 'a' && parse_dec(&alu, GCR_ALU_WINDOW, &d) == NUM_OK &&
+                 d >= 1)
+            bit = UINT32_C(1) << (GCR_WAITS_ALU_SHIFT + d - 1);
+        else if ((unit = gcr_unit_from_name(name)) > 0) {
+            if (w & GCR_WAITS_UNIT_MASK)
+                return line_fail(r, err, GCR_E_FORMAT,
+                                 "register dependencies '%s' name two execution units",
+                                 show(t, b));
+            bit = (uint32_t)unit << GCR_WAITS_UNIT_SHIFT;
+        } else {
+            char units[64] = "";
+            for (int u = 1; u < GCR_UNIT_COUNT; u++)
+                snprintf(units + strlen(units), sizeof units - strlen(units), "%s%s",
+                         u == 1 ? "" : u + 1 == GCR_UNIT_COUNT ? " or " : ", ",
+                         gcr_unit_name((enum gcr_unit)u));
             return line_fail(r, err, GCR_E_FORMAT,
                              "malformed register dependencies '%s' (expected waits=- or a comma-"
-                             "separated list of bar and distances 1..%d)",
-                             show(t, b), GCR_WAIT_WINDOW);
+                             "separated list of bar, distances 1..%d, a1..a%d and an execution "
+                             "unit: %s)",
+                             show(t, b), GCR_WAIT_WINDOW, GCR_ALU_WINDOW, units);
+        }
         if (w & bit)
             return line_fail(r, err, GCR_E_FORMAT,
                              "register dependencies '%s' name one item twice", show(t, b));
@@ -378,13 +421,22 @@ static int parse_waits(struct text_reader *r, struct gcr_err *err, const struct 
             break;
         p = comma + 1;
     }
+    /* Units and non-memory dependencies only where record.h allows them (the stream rules'
+     * fast path does not look at waits). */
+    const char *bad = w & (GCR_WAITS_ALU_MASK | GCR_WAITS_UNIT_MASK)
+                          ? waits_refused(w, insn, count)
+                          : NULL;
+    if (bad)
+        return line_fail(r, err, GCR_E_FORMAT, "register dependencies '%s': %s", show(t, b),
+                         bad);
     *waits = w;
     return 0;
 }
 
-/* The end of a `compute` or access line: an optional `waits=` field, then nothing. */
+/* The end of a `compute` or access line: an optional `waits=` field, then nothing. insn and
+ * count as for parse_waits. */
 static int waits_then_end(struct text_reader *r, struct gcr_err *err, const char **cur,
-                          const char *end, uint32_t *waits)
+                          const char *end, bool insn, uint32_t count, uint32_t *waits)
 {
     struct tok t;
     const char *before = *cur;
@@ -394,7 +446,7 @@ static int waits_then_end(struct text_reader *r, struct gcr_err *err, const char
         *cur = before;
         return no_more(r, err, cur, end);
     }
-    if (parse_waits(r, err, &t, waits) != 0)
+    if (parse_waits(r, err, &t, insn, count, waits) != 0)
         return -1;
     return no_more(r, err, cur, end);
 }
@@ -418,7 +470,7 @@ static int parse_addresses(struct text_reader *r, struct gcr_err *err, const cha
                              "`-` stands for no address but mask 0x%08" PRIx32
                              " has %d active lane%s", in->active_mask, active,
                              active == 1 ? "" : "s");
-        return waits_then_end(r, err, cur, end, &in->waits);
+        return waits_then_end(r, err, cur, end, true, 0, &in->waits);
     }
     if (active == 0)
         return line_fail(r, err, GCR_E_FORMAT,
@@ -445,14 +497,15 @@ static int parse_addresses(struct text_reader *r, struct gcr_err *err, const cha
             in->addr[__builtin_ctz(m)] = v;
             v += stride;
         }
-        return waits_then_end(r, err, cur, end, &in->waits);
+        return waits_then_end(r, err, cur, end, true, 0, &in->waits);
     }
 
     uint32_t m = in->active_mask;
     int found = 0;
     do {
         if (is_waits(&t)) {
-            if (parse_waits(r, err, &t, &in->waits) != 0 || no_more(r, err, cur, end) != 0)
+            if (parse_waits(r, err, &t, true, 0, &in->waits) != 0 ||
+                no_more(r, err, cur, end) != 0)
                 return -1;
             break;
         }
@@ -508,7 +561,8 @@ static int parse_insn(struct text_reader *r, struct gcr_err *err, const struct t
             return -1;
         rec->u.nonmem.count = (uint32_t)v;
         rec->u.nonmem.waits = 0; /* unless the line says otherwise */
-        return waits_then_end(r, err, cur, end, &rec->u.nonmem.waits);
+        return waits_then_end(r, err, cur, end, false, rec->u.nonmem.count,
+                              &rec->u.nonmem.waits);
     }
 
     struct gcr_warp_insn *in = &rec->u.insn;
@@ -813,7 +867,8 @@ static int text_writer_open(void **state, FILE *out, const char *path,
     return 0;
 }
 
-/* ` waits=...` for register dependencies (parse_waits), nothing for none known. */
+/* ` waits=...` for register dependencies (parse_waits), nothing for none known. Canonical
+ * order: the unit, `bar`, the distances ascending, then `a1`..`a10` ascending. */
 static char *put_waits(char *p, uint32_t waits)
 {
     if (!waits)
@@ -824,12 +879,20 @@ static char *put_waits(char *p, uint32_t waits)
         return p;
     }
     const char *sep = "";
+    if (waits & GCR_WAITS_UNIT_MASK) {
+        p = gcr_put_str(p, gcr_unit_name(gcr_waits_unit(waits)));
+        sep = ",";
+    }
     if (waits & GCR_WAITS_BARRIER) {
-        p = gcr_put_str(p, "bar");
+        p = gcr_put_str(gcr_put_str(p, sep), "bar");
         sep = ",";
     }
     for (uint32_t m = waits & GCR_WAITS_MASK; m; m &= m - 1) {
         p = gcr_put_udec(gcr_put_str(p, sep), (uint64_t)__builtin_ctz(m) + 1);
+        sep = ",";
+    }
+    for (uint32_t m = (waits & GCR_WAITS_ALU_MASK) >> GCR_WAITS_ALU_SHIFT; m; m &= m - 1) {
+        p = gcr_put_udec(gcr_put_str(gcr_put_str(p, sep), "a"), (uint64_t)__builtin_ctz(m) + 1);
         sep = ",";
     }
     return p;

@@ -128,8 +128,9 @@ int main(void)
     struct gcr_warpq p1 = {.pool = pool}, p2 = {.pool = pool};
     _Static_assert(GCR_WQ_NONMEM_BYTES == 12, "the sizes below");
     for (uint32_t i = 1; i <= 1000; i++) { /* 12 bytes each: grows 256 -> 16384 */
-        CHECK(gcr_warpq_push_nonmem(&p1, i) == 0);
-        CHECK(gcr_warpq_push_nonmem(&p2, 2 * i) == 0);
+        /* (items of their own: gcr_warpq_push_nonmem would join consecutive runs) */
+        CHECK(gcr_warpq_push_word(&p1, i, GCR_WQ_TAG_NONMEM) == 0);
+        CHECK(gcr_warpq_push_word(&p2, 2 * i, GCR_WQ_TAG_NONMEM) == 0);
     }
     CHECK_EQ_U(p1.cap, 16384);
     for (uint32_t i = 1; i <= 1000; i++) {
@@ -140,6 +141,29 @@ int main(void)
         CHECK_EQ_U(n1, i);
         CHECK_EQ_U(n2, 2 * i);
     }
+    /* Consecutive runs join into one item, up to a count of 2^32 - 1; an item between, or a
+     * reset, parts them. */
+    struct gcr_warpq jq = {0};
+    CHECK(gcr_warpq_push_nonmem(&jq, 1) == 0);
+    CHECK(gcr_warpq_push_nonmem(&jq, 2) == 0);
+    CHECK(gcr_warpq_push_nonmem(&jq, UINT32_MAX - 3) == 0);
+    CHECK(gcr_warpq_push_nonmem(&jq, 1) == 0); /* would pass 2^32 - 1 */
+    CHECK(gcr_warpq_push_insn(&jq, &a) == 0);
+    CHECK(gcr_warpq_push_nonmem(&jq, 5) == 0);
+    CHECK_EQ_U(jq.len, 3 * GCR_WQ_NONMEM_BYTES + GCR_WQ_STRIDED_BYTES);
+    static const uint32_t joined[] = {UINT32_MAX, 1, 0, 5};
+    for (size_t k = 0; k < sizeof joined / sizeof joined[0]; k++) {
+        struct gcr_warp_insn x;
+        uint32_t n = 0;
+        CHECK(gcr_warpq_pop(&jq, &x, &n, &sh) == (joined[k] ? GCR_WQ_NONMEM : GCR_WQ_INSN));
+        if (joined[k])
+            CHECK_EQ_U(n, joined[k]);
+    }
+    gcr_warpq_reset(&jq);
+    CHECK(gcr_warpq_push_nonmem(&jq, 7) == 0);
+    CHECK_EQ_U(jq.len, GCR_WQ_NONMEM_BYTES);
+    gcr_warpq_free(&jq);
+
     uint8_t *old = p1.buf;
     gcr_warpq_free(&p1);
     CHECK(p1.buf == NULL && p1.cap == 0);
@@ -183,7 +207,7 @@ int main(void)
     struct gcr_warpq full = {0};
     CHECK(gcr_warpq_grow(&full, 1) == 0);
     while (full.len + GCR_WQ_NONMEM_BYTES <= full.cap)
-        CHECK(gcr_warpq_push_nonmem(&full, 1) == 0);
+        CHECK(gcr_warpq_push_word(&full, 1, GCR_WQ_TAG_NONMEM) == 0);
     full.pos = full.len - GCR_WQ_NONMEM_BYTES;
     CHECK(full.buf != NULL);
     CHECK(!peek(&full, &addr));

@@ -245,10 +245,13 @@ static void compute_only(void)
     unlink(t.path);
 }
 
-/* Shared memory: 32 lanes x 16 B = 512 B through 128 B/cycle of banks take
- * 4 cycles, then the latency of 3. Warp 0 loads at 0 (banks 0-4, back at 7);
- * warp 1 at 1 waits for the banks (4-8, back at 11); warp 0's second load at
- * 7 waits for them until 8 (8-12, back at 15). Waits: 0 + 3 + 1 cycles. */
+/* Shared memory: 32 lanes x 16 B at 16-B strides read words 4 apart: 8 of the 32 banks
+ * (128 B a cycle), 4 words each, so 4 cycles, then the latency of 3. Warp 0 loads at 0
+ * (banks 0-4, back at 7); warp 1 at 1 waits for the SM's LD/ST unit, busy with the first
+ * until 4 (banks 4-8, back at 11); warp 0's second load at 7 waits for it until 8 (8-12,
+ * back at 15). The waits are the LD/ST unit's, before the banks. Then, by GPGPU-Sim's rule,
+ * the busiest bank's distinct words: 32 lanes of 4 B at 128-B strides all in bank 0, 32
+ * cycles (31 conflicts) + 3; a 16-B broadcast, one word, 1 + 3. */
 static void shared_memory(void)
 {
     struct tb t;
@@ -262,9 +265,29 @@ static void shared_memory(void)
     json_t *r = must_replay(CFG(""), t.path);
     CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 15);
     CHECK_EQ_U(jget(r, "kernels.0.timing.resources.shared_memory.bytes"), 3 * 512);
-    CHECK_REAL(r, "kernels.0.timing.resources.shared_memory.queue_delay_mean", 4.0 / 3);
+    CHECK_REAL(r, "kernels.0.timing.resources.shared_memory.queue_delay_mean", 0);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.shared_bank_conflicts"), 3 * 3);
     json_decref(r);
     unlink(t.path);
+
+    static const struct {
+        uint16_t width;
+        int64_t stride;
+        long long cycles, conflicts;
+    } cases[] = {{4, 128, 35, 31}, {16, 0, 4, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        tb_open(&t, "shared-banks");
+        tb_kernel(&t, 1, 1, 32, 0, 0);
+        tb_access(&t, 0, 0, GCR_OP_LOAD, GCR_SPACE_SHARED, cases[i].width, 0xffffffffu, 0x100,
+                  cases[i].stride);
+        tb_end(&t, 1);
+        tb_close(&t);
+        r = must_replay(CFG(""), t.path);
+        CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), cases[i].cycles);
+        CHECK_EQ_U(jget(r, "kernels.0.timing.shared_bank_conflicts"), cases[i].conflicts);
+        json_decref(r);
+        unlink(t.path);
+    }
 }
 
 #define CHECK_REAL_V(got, want)                                                              \
@@ -355,6 +378,14 @@ static void config_errors(void)
          "$.timing.l1_banks: expected an integer between 1 and 64, got 0"},
         {"{\"timing\": {\"l1_miss_queue\": 1}}",
          "$.timing.l1_miss_queue: expected an integer between 2 and 65536, got 1"},
+        {"{\"timing\": {\"units\": {\"fp\": {}}}}", "$.timing.units.fp: unknown key"},
+        {"{\"timing\": {\"units\": {\"sfu\": {\"initiation\": 0}}}}",
+         "$.timing.units.sfu.initiation: expected an integer between 1 and 65536, got 0"},
+        {"{\"timing\": {\"units\": {\"sp\": {\"count\": 2000}}}}",
+         "$.timing.units.sp.count: expected an integer between 1 and 1024, got 2000"},
+        {"{\"timing\": {\"units\": {\"pipeline\": -1}}}",
+         "$.timing.units.pipeline: expected an integer between 0 and 65536, got -1"},
+        {"{\"timing\": {\"l2_max_merge\": \"4\"}}", "$.timing.l2_max_merge"},
         {"{\"l2\": {\"request_coalescer\": {\"window_requests\": 8, \"window_cycles\": -1}}}",
          "$.l2.request_coalescer.window_cycles: expected an integer between 0 and 1048576"},
     };
@@ -378,6 +409,15 @@ static void config_errors(void)
     CHECK(gcr_config_parse(&cfg, "{\"l1d\": {\"mshr\": {\"miss_queue\": 16}}}", "t", &err) == 0);
     CHECK_EQ_U(cfg.timing.l1_miss_queue, 16);
     CHECK_EQ_U(cfg.timing.l1_banks, 4);
+    /* Units default to Accel-Sim's QV100; the L2 merges without limit unless l2.mshr says. */
+    CHECK_EQ_U(cfg.timing.units[GCR_UNIT_SFU].latency, 20);
+    CHECK_EQ_U(cfg.timing.units[GCR_UNIT_SFU].initiation, 8);
+    CHECK_EQ_U(cfg.timing.units[GCR_UNIT_SP].count, 4);
+    CHECK_EQ_U(cfg.timing.unit_pipeline, 5);
+    CHECK_EQ_U(cfg.timing.l2_max_merge, 0);
+    gcr_config_free(&cfg);
+    CHECK(gcr_config_parse(&cfg, "{\"l2\": {\"mshr\": {\"max_merge\": 4}}}", "t", &err) == 0);
+    CHECK_EQ_U(cfg.timing.l2_max_merge, 4);
     gcr_config_free(&cfg);
 }
 
@@ -618,6 +658,101 @@ static void scoreboard(void)
     CHECK_EQ_U(accelsim_cycles("copy", 1, copy), 140);
 }
 
+/* The cycles of an Accel-Sim kernel under CFG(extra). */
+static long long accelsim_cycles_with(const char *name, const char *extra, const char *body)
+{
+    char path[256];
+    const char *bodies[] = {body};
+    accelsim_kernel(path, sizeof path, name, 1, bodies);
+    json_t *r = must_replay(CFG(extra), path);
+    long long cycles = jget(r, "kernels.0.timing.cycles");
+    json_decref(r);
+    unlink(path);
+    return cycles;
+}
+
+/* Non-memory instructions with units (the defaults: int and sp 2 cycles of latency, an
+ * initiation interval of 2, four units each; sfu 20; five cycles of pipeline from issue to
+ * writeback). Independent FFMAs issue a cycle apart (the unit's four units take one each
+ * half cycle): 0-3, EXIT at 4, 5 cycles. A chain of three waits for each result: 0, 7, 14,
+ * EXIT at 15: 16. MUFU's result is back at 25, the FADD reading it issues then, EXIT at 26:
+ * 27. With one DP unit, DADDs take it 4 cycles each: issued at 0, 1 (enters at 4, the warp
+ * waits for it) and 4 (enters at 8), EXIT at 8: 9. A load whose address an IMAD computes
+ * issues once that result is back (7) and its data is back 97 later: 104. */
+static void alu_units(void)
+{
+    CHECK_EQ_U(accelsim_cycles_with("independent", "",
+                                    "0000 ffffffff 1 R1 FFMA 3 R10 R11 R12 0\n"
+                                    "0010 ffffffff 1 R2 FFMA 3 R10 R11 R12 0\n"
+                                    "0020 ffffffff 1 R3 FFMA 3 R10 R11 R12 0\n"
+                                    "0030 ffffffff 1 R4 FFMA 3 R10 R11 R12 0\n"
+                                    "0040 ffffffff 0 EXIT 0 0\n"),
+               5);
+    CHECK_EQ_U(accelsim_cycles_with("chain", "",
+                                    "0000 ffffffff 1 R1 FFMA 3 R10 R11 R12 0\n"
+                                    "0010 ffffffff 1 R2 FFMA 3 R1 R11 R12 0\n"
+                                    "0020 ffffffff 1 R3 FFMA 3 R2 R11 R12 0\n"
+                                    "0030 ffffffff 0 EXIT 0 0\n"),
+               16);
+    CHECK_EQ_U(accelsim_cycles_with("sfu", "",
+                                    "0000 ffffffff 1 R1 MUFU.RCP 1 R10 0\n"
+                                    "0010 ffffffff 1 R2 FADD 2 R1 R11 0\n"
+                                    "0020 ffffffff 0 EXIT 0 0\n"),
+               27);
+    CHECK_EQ_U(accelsim_cycles_with("one-dp-unit", ", \"units\": {\"dp\": {\"count\": 1}}",
+                                    "0000 ffffffff 1 R2 DADD 2 R10 R12 0\n"
+                                    "0010 ffffffff 1 R4 DADD 2 R10 R12 0\n"
+                                    "0020 ffffffff 1 R6 DADD 2 R10 R12 0\n"
+                                    "0030 ffffffff 0 EXIT 0 0\n"),
+               9);
+    CHECK_EQ_U(accelsim_cycles_with("address", "",
+                                    "0000 ffffffff 1 R10 IMAD 3 R11 R12 R13 0\n"
+                                    "0010 ffffffff 1 R2 LDG.E 1 R10 4 1 0x100000 4\n"
+                                    "0020 ffffffff 0 EXIT 0 0\n"),
+               104);
+}
+
+/* The L2's merge limit (timing.l2_max_merge 2): four SMs, one slice (coalescer_timed's
+ * timing), SMs 0-2 loading one sector of A at 0, SM 3 one of B. They reach the slice at 15
+ * and take its tag port in turn: SM 0 misses at 35 (DRAM until 85.25); SM 1 (36) merges
+ * with it; SM 2 (37) finds the fetch serving two requests already and retries until the
+ * data is there (85.25: 49 reservation failures), holding the tag port until 65.25, so SM
+ * 3's miss reaches DRAM only at 85.25, is back from it at 135.5, leaves the data array at
+ * 135.75, the slice's output port at 136.75 and SM 3's ejection port at 137.75; NoC 5:
+ * 142.75. Without the limit SM 2 merges too and SM 3 misses at 38: its reply leaves the
+ * slice behind the others' (88.5, 89.5), ejected at 90.5, back at 95.5. */
+static void l2_merge_limit(void)
+{
+    static const struct {
+        uint32_t limit;
+        long long cycles, fails, pending;
+    } cases[] = {{2, 143, 49, 1}, {0, 96, 0, 2}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct tb t;
+        tb_open(&t, "l2-merge");
+        tb_kernel(&t, 1, 4, 32, 0, 0);
+        for (uint32_t c = 0; c < 4; c++)
+            tb_access(&t, c, 0, GCR_OP_LOAD, GCR_SPACE_GLOBAL, 4, 0x1u, c < 3 ? A : A + 128, 4);
+        tb_end(&t, 1);
+        tb_close(&t);
+        char cfg[1024];
+        snprintf(cfg, sizeof cfg,
+                 "{\"gpu\": {\"sms\": 4, \"max_ctas_per_sm\": 8}, \"l1d\": " L1_DEFAULT ","
+                 " \"l2\": {\"slices\": 1, \"sets\": 64, \"ways\": 8},"
+                 " \"timing\": {\"enabled\": true, \"issue_per_cycle\": 1, \"l2_max_merge\": %u,"
+                 "  \"latency\": {\"alu\": 1, \"l1\": 10, \"noc\": 5, \"l2\": 20, \"dram\": 50},"
+                 "  \"bandwidth\": {\"noc_port_bytes\": 128, \"l2_slice_bytes\": 128,"
+                 "   \"dram_channel_bytes\": 128, \"header_bytes\": 0}}}",
+                 cases[i].limit);
+        json_t *r = must_replay(cfg, t.path);
+        CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), cases[i].cycles);
+        CHECK_EQ_U(jget(r, "kernels.0.timing.l2_reservation_fails"), cases[i].fails);
+        CHECK_EQ_U(jget(r, "kernels.0.timing.l2_pending_hits"), cases[i].pending);
+        json_decref(r);
+        unlink(t.path);
+    }
+}
+
 /* BAR.SYNC holds a CTA's warps until all have reached it (LRR, one issue per cycle, alu 1).
  * Warp 0: five MOVs, BAR, EXIT; warp 1: BAR, EXIT. Cycle 0: warp 0's MOV; 1: warp 1 reaches
  * the barrier (it waits); 2-5: warp 0's other MOVs, after which it arrives, ready at 6: both
@@ -832,5 +967,7 @@ int main(void)
     l1_pressure();
     coalescer_timed();
     l2_fabric();
+    alu_units();
+    l2_merge_limit();
     CHECK_DONE();
 }
