@@ -248,6 +248,10 @@ static void place(struct gcr_replay *rp, uint32_t s, struct cta *c)
             c->warps_left++;
         }
     sm->resident_ctas++;
+    /* The lowest free slot (beyond 64 slots, the count of resident CTAs: an approximation). */
+    c->hw_slot = ~sm->cta_slots ? (uint32_t)__builtin_ctzll(~sm->cta_slots) : sm->resident_ctas - 1;
+    if (c->hw_slot < 64)
+        sm->cta_slots |= UINT64_C(1) << c->hw_slot;
     rp->driver->placed(rp, s, was_idle);
     rp->ks->resident++;
     rp->kernel_counts.ctas++;
@@ -330,6 +334,8 @@ void gcr_warp_done(struct gcr_replay *rp, struct sm *sm, uint32_t index)
     struct cta *c = w->cta;
     if (--c->warps_left == 0) {
         sm->resident_ctas--;
+        if (c->hw_slot < 64)
+            sm->cta_slots &= ~(UINT64_C(1) << c->hw_slot);
         rp->ks->resident--;
         rp->ks->cta_finished = true;
         cta_put(rp, c);
@@ -456,6 +462,7 @@ void gcr_cta_kernel_free(struct gcr_replay *rp, struct kernel_state *ks)
                 cta_put(rp, w->cta);
         }
         sm->resident_ctas = 0;
+        sm->cta_slots = 0;
         rp->wake[s] = UINT64_MAX;
         sm->last = -1;
         sm->current = NULL;

@@ -145,9 +145,9 @@ static double alu_ready(const struct gcr_warp_sched_state *ws, uint32_t waits)
 }
 
 /* The unit pools of an SM: the count of a unit is split among the SM's schedulers, a warp
- * using the pool of its scheduler (warp index mod schedulers, as GPGPU-Sim deals a CTA's
- * consecutive warps to its schedulers in turn); with fewer units than schedulers they share
- * them. Returns the pool's next free cycle, and in *occupancy the cycles one instruction
+ * using the pool of its scheduler: its warp slot mod schedulers, as GPGPU-Sim deals the warp
+ * slots to its schedulers in turn, a CTA taking the slots from its hardware slot x warps per
+ * CTA on; with fewer units than schedulers they share them. Returns the pool's next free cycle, and in *occupancy the cycles one instruction
  * holds it (the initiation interval over the pool's units). */
 static double *unit_pool(struct gcr_replay *rp, uint32_t s, const struct warp *w,
                          enum gcr_unit u, double *occupancy)
@@ -156,7 +156,8 @@ static double *unit_pool(struct gcr_replay *rp, uint32_t s, const struct warp *w
     const struct gcr_timing_unit *tu = &tc->units[u];
     uint32_t pools = tu->count < tc->issue_per_cycle ? tu->count : tc->issue_per_cycle;
     *occupancy = (double)tu->initiation * pools / tu->count;
-    size_t pool = ((size_t)s * tc->issue_per_cycle + w->id % pools) * GCR_UNIT_COUNT + u;
+    uint64_t slot = (uint64_t)w->cta->hw_slot * rp->ks->wpc + w->id;
+    size_t pool = ((size_t)s * tc->issue_per_cycle + slot % pools) * GCR_UNIT_COUNT + u;
     return &rp->unit_free[pool];
 }
 

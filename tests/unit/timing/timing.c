@@ -710,6 +710,36 @@ static void alu_units(void)
                                     "0010 ffffffff 1 R2 LDG.E 1 R10 4 1 0x100000 4\n"
                                     "0020 ffffffff 0 EXIT 0 0\n"),
                104);
+
+    /* Schedulers own warp slots: two CTAs of one warp on one SM (issue_per_cycle 2, so two
+     * schedulers; two SP units taking an FFMA every 4 cycles each) take hardware slots 0 and
+     * 1, warp slots 0 and 1, so each warp has its scheduler's SP unit: FFMAs at 0 and 1 (it
+     * enters at 4), EXIT at 4: 5 cycles. (Were both warps on one scheduler's unit, the
+     * second warp's FFMAs would enter at 4 and 12: 13.) */
+    char path[256];
+    snprintf(path, sizeof path, "two-ctas-%d.traceg", (int)getpid());
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fprintf(f, "-kernel name = two_ctas\n-kernel id = 1\n-grid dim = (2,1,1)\n"
+               "-block dim = (32,1,1)\n-shmem = 0\n-nregs = 16\n-binary version = 70\n"
+               "-accelsim tracer version = 4\n\n#traces format = ...\n");
+    for (int c = 0; c < 2; c++)
+        fprintf(f, "\n#BEGIN_TB\n\nthread block = %d,0,0\n\nwarp = 0\ninsts = 3\n"
+                   "0000 ffffffff 1 R1 FFMA 3 R10 R11 R12 0\n"
+                   "0010 ffffffff 1 R2 FFMA 3 R10 R11 R12 0\n"
+                   "0020 ffffffff 0 EXIT 0 0\n\n#END_TB\n", c);
+    fclose(f);
+    char cfg[2048];
+    snprintf(cfg, sizeof cfg, "%s",
+             CFG(", \"units\": {\"sp\": {\"count\": 2, \"initiation\": 4}}"));
+    char *p = strstr(cfg, "\"issue_per_cycle\": 1");
+    p[19] = '2';
+    json_t *r = must_replay(cfg, path);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 5);
+    json_decref(r);
+    unlink(path);
 }
 
 /* The L2's merge limit (timing.l2_max_merge 2): four SMs, one slice (coalescer_timed's
