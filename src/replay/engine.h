@@ -238,9 +238,7 @@ void gcr_pass_take_counts(struct gcr_replay *variant, const struct gcr_replay *r
  * lanes, and the reader need not decode them (gcr_replay_trace: GCR_READ_SKIP_ONCHIP_LANES). */
 static inline bool gcr_replay_reads_onchip_lanes(const struct gcr_replay *rp)
 {
-    /* The timing backend counts the shared-memory banks each access uses. */
-    return gcr_bus_wants(&rp->bus, GCR_EV_INSN) || rp->variants_observe_insns ||
-           rp->cfg->timing.enabled;
+    return gcr_bus_wants(&rp->bus, GCR_EV_INSN) || rp->variants_observe_insns;
 }
 
 /* Non-memory instructions a warp can issue without taking an item from its

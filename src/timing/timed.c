@@ -2,6 +2,7 @@
  * with the earliest next issue cycle issues next (src/timing/README.md). The warp
  * scheduler's pick_ready (src/replay/sched.h) picks the ready warps; the timing model
  * (timing.h) times each memory instruction while the engine executes it. */
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -273,6 +274,10 @@ static void sm_step_timed(struct gcr_replay *rp, uint32_t s)
                 rp->sched->after_memory(rp, sm, w, now, &next);
         } else if (unit != GCR_UNIT_NONE) {
             alu_issue(rp, s, w, unit, now);
+        } else if (ws->regs_known) {
+            /* Without a unit it takes latency.alu, and the warp waits as long (above): it
+             * still counts in the distances the ALU bits of later instructions give. */
+            ws->alu_done[ws->alu_count++ % GCR_ALU_WINDOW] = ws->ready_at;
         }
         if (ws->regs_known && !w->nonmem_left) {
             /* The next instruction waits for the data and the results its registers name. */
@@ -438,8 +443,14 @@ static uint64_t skip_periods(const struct skip_log *g, size_t j, size_t k, const
     uint64_t m = UINT64_MAX;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t c = g->left[j * n + i] - g->left[k * n + i]; /* issued in a period */
+        /* A warp with register dependencies keeps the run's last instruction to issue by
+         * stepping: issuing it takes the next item's waits (sm_step_timed). */
+        const struct warp *w = sm->active[i];
+        uint64_t spare = gcr_nonmem_spare(w);
+        if (w->sched.regs_known && spare && spare == w->nonmem_left)
+            spare--;
         if (c)
-            m = gcr_nonmem_spare(sm->active[i]) / c < m ? gcr_nonmem_spare(sm->active[i]) / c : m;
+            m = spare / c < m ? spare / c : m;
         hi = g->ready[k * n + i] > hi ? g->ready[k * n + i] : hi;
     }
     if (m == UINT64_MAX) /* no warp issued: cannot be, the clock moved on */
@@ -499,6 +510,7 @@ static void skip_nonmem_timed(struct gcr_replay *rp, uint32_t s)
                     struct warp *w = sm->active[i];
                     uint64_t c = (uint64_t)(g->left[j * n + i] - g->left[k * n + i]) * m;
                     w->nonmem_left -= (uint32_t)c;
+                    w->sched.alu_count += (uint32_t)c; /* done long before what follows */
                     issued += c;
                     if (w->sched.ready_at > sm->cycle)
                         w->sched.ready_at += shift;
@@ -522,6 +534,12 @@ static int timed_run(struct gcr_replay *rp, struct gcr_err *err)
         heap_fix(rp, s);
     while (ks->resident) {
         uint32_t s = rp->sm_heap[0];
+        if (rp->sm_heap_key[0] == INFINITY) /* no SM has a warp that can ever issue */
+            return gcr_fail(err, GCR_E_INTERNAL,
+                            "kernel %u: the timed replay stalled with %" PRIu64
+                            " CTAs resident and no warp able to issue (a scheduling deadlock: "
+                            "please report it)",
+                            ks->kb.id, ks->resident);
         if (rp->sms[s].nonmem_steps >= SKIP_AFTER_STEPS)
             skip_nonmem_timed(rp, s);
         else

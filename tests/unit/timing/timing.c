@@ -783,6 +783,51 @@ static void l2_merge_limit(void)
     }
 }
 
+/* The ALU bits count every non-memory instruction, those without a unit too (a trace may mix
+ * them): MUFU (sfu, result at 25), a run of three without units (1, 2, 3; latency.alu 1),
+ * then an integer instruction reading the run's last (a1): it issues at 4, not at 25: 5
+ * cycles. */
+static void alu_mixed(void)
+{
+    struct tb t;
+    tb_open(&t, "alu-mixed");
+    tb_kernel(&t, 1, 1, 32, 0, 0);
+    static const uint32_t counts[] = {1, 3, 1};
+    const uint32_t waits[] = {
+        gcr_waits_with_unit(GCR_WAITS_KNOWN, GCR_UNIT_SFU), GCR_WAITS_KNOWN,
+        gcr_waits_with_unit(GCR_WAITS_KNOWN | UINT32_C(1) << GCR_WAITS_ALU_SHIFT, GCR_UNIT_INT)};
+    for (int i = 0; i < 3; i++) {
+        struct gcr_record r = {.kind = GCR_REC_NONMEM};
+        r.u.nonmem = (struct gcr_nonmem){0, 0, counts[i], waits[i]};
+        tb_write(&t, &r);
+    }
+    tb_end(&t, 1);
+    tb_close(&t);
+    json_t *r = must_replay(CFG(""), t.path);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 5);
+    json_decref(r);
+    unlink(t.path);
+}
+
+/* VWS with a barrier: a CTA of four warps, two first-level slots. The two warps in the first
+ * level reach BAR.SYNC and wait there: they leave the first level (as a warp waiting on
+ * memory does) so that the other two can issue, reach it and release them all. With the
+ * waiters keeping their slots, no warp could issue again. */
+static void vws_barrier(void)
+{
+    const char *body = "0000 ffffffff 1 R1 MOV 0 0\n0010 ffffffff 0 BAR.SYNC 0 0\n"
+                       "0020 ffffffff 0 EXIT 0 0\n";
+    const char *warps[] = {body, body, body, body};
+    char path[256];
+    accelsim_kernel(path, sizeof path, "vws-barrier", 4, warps);
+    json_t *r = must_replay(cfg_with(", \"vws\": {\"level1_warps\": 2}", "vws", L1_DEFAULT, 32),
+                            path);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.warp_instructions"), 12);
+    CHECK(jget(r, "kernels.0.timing.cycles") > 0);
+    json_decref(r);
+    unlink(path);
+}
+
 /* BAR.SYNC holds a CTA's warps until all have reached it (LRR, one issue per cycle, alu 1).
  * Warp 0: five MOVs, BAR, EXIT; warp 1: BAR, EXIT. Cycle 0: warp 0's MOV; 1: warp 1 reaches
  * the barrier (it waits); 2-5: warp 0's other MOVs, after which it arrives, ready at 6: both
@@ -999,5 +1044,7 @@ int main(void)
     l2_fabric();
     alu_units();
     l2_merge_limit();
+    vws_barrier();
+    alu_mixed();
     CHECK_DONE();
 }
