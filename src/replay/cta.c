@@ -209,15 +209,19 @@ static int load_cta(struct gcr_replay *rp, struct cta **out, struct gcr_err *err
                     goto fail;
                 }
             }
-            if (timed && insn && rec->u.insn.space == GCR_SPACE_SHARED &&
-                gcr_warpq_push_banks(q, shared_bank_cycles(rp, &rec->u.insn)) != 0) {
+            /* A timed shared-memory access carries its bank cycles: in the stride of an
+             * item without lanes (nobody reads them), else in an item before it. */
+            uint32_t banks = timed && insn && rec->u.insn.space == GCR_SPACE_SHARED
+                                 ? shared_bank_cycles(rp, &rec->u.insn)
+                                 : 0;
+            if (banks && onchip_lanes && gcr_warpq_push_banks(q, banks) != 0) {
                 gcr_fail(err, GCR_E_NOMEM, "out of memory loading CTA %u", cta);
                 goto fail;
             }
             int rc = unit    ? gcr_warpq_push_unit(q, waits)
                      : !insn ? gcr_warpq_push_nonmem(q, rec->u.nonmem.count)
                      : rec->u.insn.space > GCR_SPACE_LOCAL && !onchip_lanes
-                         ? gcr_warpq_push_unaddressed(q, &rec->u.insn)
+                         ? gcr_warpq_push_unaddressed(q, &rec->u.insn, banks)
                          : gcr_warpq_push_insn(q, &rec->u.insn);
             if (rc != 0) {
                 gcr_fail(err, GCR_E_NOMEM, "out of memory loading CTA %u", cta);

@@ -247,12 +247,14 @@ static void sm_step_timed(struct gcr_replay *rp, uint32_t s)
         }
         enum gcr_unit unit = gcr_waits_unit(ws->next_waits);
         ws->next_waits = 0;
-        uint32_t bank_cycles = w->nonmem_left ? 0 : gcr_warpq_take_banks(&w->q);
+        uint32_t bank_cycles = w->nonmem_left ? UINT32_MAX : gcr_warpq_take_banks(&w->q);
         if (gcr_next_insn(rp, w, &shape)) {
             memory = true;
             /* What the SM's shared-memory banks move: its busiest bank's words, a cycle
              * each (counted when its CTA was loaded; the banks' bytes per cycle are the
              * model's rate). */
+            if (bank_cycles == UINT32_MAX) /* queued without lanes: in the stride (cta.c) */
+                bank_cycles = (uint32_t)shape.stride;
             uint32_t bank_bytes =
                 rp->insn.space == GCR_SPACE_SHARED
                     ? bank_cycles * tc->shared_bytes
