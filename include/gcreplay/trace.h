@@ -72,9 +72,10 @@ void gcr_reader_set_skips(struct gcr_reader *r, unsigned skips);
  * and its strided hint false; the rest of it (mask, width, op, space, pc, waits) is kept. */
 #define GCR_READ_SKIP_ONCHIP_LANES (1u << 0)
 /* The dependencies on non-memory instructions and their units (gcreplay/record.h,
- * GCR_WAITS_ALU_MASK, GCR_WAITS_UNIT_MASK): the reader leaves them out of waits, and may then
- * join a warp's consecutive non-memory instructions into one NONMEM run as their units and
- * dependencies no longer part them (the functional replay, whose counts they do not change). */
+ * GCR_WAITS_ALU_MASK, GCR_WAITS_UNIT_MASK): a reader that computes them (Accel-Sim's) may
+ * leave them out of waits and join a warp's consecutive non-memory instructions into one
+ * NONMEM run as their units and dependencies no longer part them (the functional replay,
+ * whose counts they do not change); readers that only decode them (gcrt, text) pass them on. */
 #define GCR_READ_SKIP_ALU (1u << 1)
 /* Decoding ahead (on): from now on the trace is decompressed and parsed on a
  * thread of its own, a few thousand records ahead of the consumer, who gets

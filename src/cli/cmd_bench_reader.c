@@ -369,7 +369,7 @@ static int read_all(const char *dir, bool check_all, struct result *res)
         return cli_error(&err);
     if (!check_all) {
         gcr_reader_set_lazy_addresses(r, true);
-        gcr_reader_set_skips(r, GCR_READ_SKIP_ONCHIP_LANES);
+        gcr_reader_set_skips(r, GCR_READ_SKIP_ONCHIP_LANES | GCR_READ_SKIP_ALU);
     }
     int rc;
     memset(res, 0, sizeof *res);

@@ -407,7 +407,7 @@ static int parse_timing(struct jobj *top, struct gcr_config *cfg, struct gcr_err
         get_u32(&t, "l1_banks", 4, 1, 64, &tc->l1_banks, err) ||
         get_u32(&t, "l1_miss_queue", queue_def >= 2 ? queue_def : 8, 2, 1u << 16,
                 &tc->l1_miss_queue, err) ||
-        get_u32(&t, "l2_max_merge", merge_def, 0, 1u << 16, &tc->l2_max_merge, err) ||
+        get_u32(&t, "l2_max_merge", merge_def, 0, 1u << 20, &tc->l2_max_merge, err) ||
         jobj_sub(&t, "dram_rows", &rows, err) ||
         get_bool(&rows, "enabled", false, &tc->dram_rows, err) ||
         get_u32(&rows, "banks", 16, 1, 1024, &tc->dram_banks, err) ||

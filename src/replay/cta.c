@@ -209,15 +209,19 @@ static int load_cta(struct gcr_replay *rp, struct cta **out, struct gcr_err *err
                     goto fail;
                 }
             }
-            if (timed && insn && rec->u.insn.space == GCR_SPACE_SHARED &&
-                gcr_warpq_push_banks(q, shared_bank_cycles(rp, &rec->u.insn)) != 0) {
+            /* A timed shared-memory access carries its bank cycles: in the stride of an
+             * item without lanes (nobody reads them), else in an item before it. */
+            uint32_t banks = timed && insn && rec->u.insn.space == GCR_SPACE_SHARED
+                                 ? shared_bank_cycles(rp, &rec->u.insn)
+                                 : 0;
+            if (banks && onchip_lanes && gcr_warpq_push_banks(q, banks) != 0) {
                 gcr_fail(err, GCR_E_NOMEM, "out of memory loading CTA %u", cta);
                 goto fail;
             }
             int rc = unit    ? gcr_warpq_push_unit(q, waits)
                      : !insn ? gcr_warpq_push_nonmem(q, rec->u.nonmem.count)
                      : rec->u.insn.space > GCR_SPACE_LOCAL && !onchip_lanes
-                         ? gcr_warpq_push_unaddressed(q, &rec->u.insn)
+                         ? gcr_warpq_push_unaddressed(q, &rec->u.insn, banks)
                          : gcr_warpq_push_insn(q, &rec->u.insn);
             if (rc != 0) {
                 gcr_fail(err, GCR_E_NOMEM, "out of memory loading CTA %u", cta);
@@ -248,6 +252,10 @@ static void place(struct gcr_replay *rp, uint32_t s, struct cta *c)
             c->warps_left++;
         }
     sm->resident_ctas++;
+    /* The lowest free slot (beyond 64 slots, the count of resident CTAs: an approximation). */
+    c->hw_slot = ~sm->cta_slots ? (uint32_t)__builtin_ctzll(~sm->cta_slots) : sm->resident_ctas - 1;
+    if (c->hw_slot < 64)
+        sm->cta_slots |= UINT64_C(1) << c->hw_slot;
     rp->driver->placed(rp, s, was_idle);
     rp->ks->resident++;
     rp->kernel_counts.ctas++;
@@ -330,6 +338,8 @@ void gcr_warp_done(struct gcr_replay *rp, struct sm *sm, uint32_t index)
     struct cta *c = w->cta;
     if (--c->warps_left == 0) {
         sm->resident_ctas--;
+        if (c->hw_slot < 64)
+            sm->cta_slots &= ~(UINT64_C(1) << c->hw_slot);
         rp->ks->resident--;
         rp->ks->cta_finished = true;
         cta_put(rp, c);
@@ -456,6 +466,7 @@ void gcr_cta_kernel_free(struct gcr_replay *rp, struct kernel_state *ks)
                 cta_put(rp, w->cta);
         }
         sm->resident_ctas = 0;
+        sm->cta_slots = 0;
         rp->wake[s] = UINT64_MAX;
         sm->last = -1;
         sm->current = NULL;

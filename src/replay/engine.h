@@ -57,6 +57,10 @@ struct cta {
     /* timed: warps waiting at a barrier (GCR_WAITS_BARRIER) and the cycle they may go on */
     uint32_t barrier_waiting;
     double barrier_release;
+    /* Its hardware slot on its SM: the lowest free one when it was placed (GPGPU-Sim's CTA
+     * hardware id; its warps take the warp slots slot x warps per CTA on, which decide their
+     * schedulers: the timed driver's unit pools). */
+    uint32_t hw_slot;
 };
 
 struct sm {
@@ -65,6 +69,7 @@ struct sm {
     int32_t last;          /* the index of the warp issued last (-1: none yet) */
     struct warp *current;  /* the warp issued last: greedy policies stay on it */
     uint32_t resident_ctas;
+    uint64_t cta_slots;    /* hardware CTA slots taken (the first 64; struct cta's hw_slot) */
     uint64_t issued;       /* functional: issue slots used, the SM's clock */
     double cycle;          /* timed: the SM's next issue cycle */
     uint32_t nonmem_steps; /* timed: issue steps since its last memory instruction */
@@ -233,9 +238,7 @@ void gcr_pass_take_counts(struct gcr_replay *variant, const struct gcr_replay *r
  * lanes, and the reader need not decode them (gcr_replay_trace: GCR_READ_SKIP_ONCHIP_LANES). */
 static inline bool gcr_replay_reads_onchip_lanes(const struct gcr_replay *rp)
 {
-    /* The timing backend counts the shared-memory banks each access uses. */
-    return gcr_bus_wants(&rp->bus, GCR_EV_INSN) || rp->variants_observe_insns ||
-           rp->cfg->timing.enabled;
+    return gcr_bus_wants(&rp->bus, GCR_EV_INSN) || rp->variants_observe_insns;
 }
 
 /* Non-memory instructions a warp can issue without taking an item from its

@@ -170,10 +170,12 @@ static inline int gcr_warpq_push_insn(struct gcr_warpq *q, const struct gcr_warp
 }
 
 /* Appends an instruction whose lane addresses nobody will read (an on-chip access when no
- * observer takes instructions): as a strided item from address 0, the smallest there is. */
-static inline int gcr_warpq_push_unaddressed(struct gcr_warpq *q, const struct gcr_warp_insn *in)
+ * observer takes instructions): as a strided item from address 0, the smallest there is, its
+ * stride carrying `note` (the bank cycles of a timed shared-memory access, else 0). */
+static inline int gcr_warpq_push_unaddressed(struct gcr_warpq *q, const struct gcr_warp_insn *in,
+                                             uint32_t note)
 {
-    return gcr_warpq_push_strided(q, in, 0, 0);
+    return gcr_warpq_push_strided(q, in, 0, (int64_t)note);
 }
 
 /* Appends an item of one 32-bit word and its tag; 0, or -1 when out of memory. */
@@ -227,6 +229,7 @@ static inline int gcr_warpq_push_unit(struct gcr_warpq *q, uint32_t waits)
 }
 
 /* Appends the cycles the shared-memory access pushed next holds its SM's banks (timed only,
+ * for an access queued with its lanes; one without them carries the cycles as its stride;
  * taken off by gcr_warpq_take_banks before the access is popped). 0, or -1 when out of
  * memory. */
 static inline int gcr_warpq_push_banks(struct gcr_warpq *q, uint32_t cycles)
@@ -234,11 +237,12 @@ static inline int gcr_warpq_push_banks(struct gcr_warpq *q, uint32_t cycles)
     return gcr_warpq_push_word(q, cycles, GCR_WQ_TAG_BANKS);
 }
 
-/* The bank cycles at the head of q, taken off it; 0 when the head is no such item. */
+/* The bank cycles at the head of q, taken off it; UINT32_MAX when the head is no such item
+ * (the timed driver then finds them in an access without lanes: its stride). */
 static inline uint32_t gcr_warpq_take_banks(struct gcr_warpq *q)
 {
     if (gcr_warpq_empty(q) || q->buf[q->pos + GCR_WQ_TAG_AT] != GCR_WQ_TAG_BANKS)
-        return 0;
+        return UINT32_MAX;
     uint32_t cycles;
     memcpy(&cycles, q->buf + q->pos, 4);
     q->pos += GCR_WQ_NONMEM_BYTES;

@@ -2,6 +2,7 @@
  * with the earliest next issue cycle issues next (src/timing/README.md). The warp
  * scheduler's pick_ready (src/replay/sched.h) picks the ready warps; the timing model
  * (timing.h) times each memory instruction while the engine executes it. */
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -145,9 +146,9 @@ static double alu_ready(const struct gcr_warp_sched_state *ws, uint32_t waits)
 }
 
 /* The unit pools of an SM: the count of a unit is split among the SM's schedulers, a warp
- * using the pool of its scheduler (warp index mod schedulers, as GPGPU-Sim deals a CTA's
- * consecutive warps to its schedulers in turn); with fewer units than schedulers they share
- * them. Returns the pool's next free cycle, and in *occupancy the cycles one instruction
+ * using the pool of its scheduler: its warp slot mod schedulers, as GPGPU-Sim deals the warp
+ * slots to its schedulers in turn, a CTA taking the slots from its hardware slot x warps per
+ * CTA on; with fewer units than schedulers they share them. Returns the pool's next free cycle, and in *occupancy the cycles one instruction
  * holds it (the initiation interval over the pool's units). */
 static double *unit_pool(struct gcr_replay *rp, uint32_t s, const struct warp *w,
                          enum gcr_unit u, double *occupancy)
@@ -156,7 +157,8 @@ static double *unit_pool(struct gcr_replay *rp, uint32_t s, const struct warp *w
     const struct gcr_timing_unit *tu = &tc->units[u];
     uint32_t pools = tu->count < tc->issue_per_cycle ? tu->count : tc->issue_per_cycle;
     *occupancy = (double)tu->initiation * pools / tu->count;
-    size_t pool = ((size_t)s * tc->issue_per_cycle + w->id % pools) * GCR_UNIT_COUNT + u;
+    uint64_t slot = (uint64_t)w->cta->hw_slot * rp->ks->wpc + w->id;
+    size_t pool = ((size_t)s * tc->issue_per_cycle + slot % pools) * GCR_UNIT_COUNT + u;
     return &rp->unit_free[pool];
 }
 
@@ -245,12 +247,14 @@ static void sm_step_timed(struct gcr_replay *rp, uint32_t s)
         }
         enum gcr_unit unit = gcr_waits_unit(ws->next_waits);
         ws->next_waits = 0;
-        uint32_t bank_cycles = w->nonmem_left ? 0 : gcr_warpq_take_banks(&w->q);
+        uint32_t bank_cycles = w->nonmem_left ? UINT32_MAX : gcr_warpq_take_banks(&w->q);
         if (gcr_next_insn(rp, w, &shape)) {
             memory = true;
             /* What the SM's shared-memory banks move: its busiest bank's words, a cycle
              * each (counted when its CTA was loaded; the banks' bytes per cycle are the
              * model's rate). */
+            if (bank_cycles == UINT32_MAX) /* queued without lanes: in the stride (cta.c) */
+                bank_cycles = (uint32_t)shape.stride;
             uint32_t bank_bytes =
                 rp->insn.space == GCR_SPACE_SHARED
                     ? bank_cycles * tc->shared_bytes
@@ -272,6 +276,10 @@ static void sm_step_timed(struct gcr_replay *rp, uint32_t s)
                 rp->sched->after_memory(rp, sm, w, now, &next);
         } else if (unit != GCR_UNIT_NONE) {
             alu_issue(rp, s, w, unit, now);
+        } else if (ws->regs_known) {
+            /* Without a unit it takes latency.alu, and the warp waits as long (above): it
+             * still counts in the distances the ALU bits of later instructions give. */
+            ws->alu_done[ws->alu_count++ % GCR_ALU_WINDOW] = ws->ready_at;
         }
         if (ws->regs_known && !w->nonmem_left) {
             /* The next instruction waits for the data and the results its registers name. */
@@ -437,8 +445,14 @@ static uint64_t skip_periods(const struct skip_log *g, size_t j, size_t k, const
     uint64_t m = UINT64_MAX;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t c = g->left[j * n + i] - g->left[k * n + i]; /* issued in a period */
+        /* A warp with register dependencies keeps the run's last instruction to issue by
+         * stepping: issuing it takes the next item's waits (sm_step_timed). */
+        const struct warp *w = sm->active[i];
+        uint64_t spare = gcr_nonmem_spare(w);
+        if (w->sched.regs_known && spare && spare == w->nonmem_left)
+            spare--;
         if (c)
-            m = gcr_nonmem_spare(sm->active[i]) / c < m ? gcr_nonmem_spare(sm->active[i]) / c : m;
+            m = spare / c < m ? spare / c : m;
         hi = g->ready[k * n + i] > hi ? g->ready[k * n + i] : hi;
     }
     if (m == UINT64_MAX) /* no warp issued: cannot be, the clock moved on */
@@ -498,6 +512,7 @@ static void skip_nonmem_timed(struct gcr_replay *rp, uint32_t s)
                     struct warp *w = sm->active[i];
                     uint64_t c = (uint64_t)(g->left[j * n + i] - g->left[k * n + i]) * m;
                     w->nonmem_left -= (uint32_t)c;
+                    w->sched.alu_count += (uint32_t)c; /* done long before what follows */
                     issued += c;
                     if (w->sched.ready_at > sm->cycle)
                         w->sched.ready_at += shift;
@@ -521,6 +536,12 @@ static int timed_run(struct gcr_replay *rp, struct gcr_err *err)
         heap_fix(rp, s);
     while (ks->resident) {
         uint32_t s = rp->sm_heap[0];
+        if (rp->sm_heap_key[0] == INFINITY) /* no SM has a warp that can ever issue */
+            return gcr_fail(err, GCR_E_INTERNAL,
+                            "kernel %u: the timed replay stalled with %" PRIu64
+                            " CTAs resident and no warp able to issue (a scheduling deadlock: "
+                            "please report it)",
+                            ks->kb.id, ks->resident);
         if (rp->sms[s].nonmem_steps >= SKIP_AFTER_STEPS)
             skip_nonmem_timed(rp, s);
         else

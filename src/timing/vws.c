@@ -54,13 +54,19 @@ static uint32_t vws_pick_ready(struct gcr_replay *rp, struct sm *sm, double now,
                                uint32_t *picks, double *next_ready)
 {
     uint32_t n = sm->nactive;
-    uint32_t nact = sm->vws.n_act < n ? sm->vws.n_act : n;
+    /* The oldest n_act warps are allowed, not counting warps waiting at a barrier: those wait
+     * for others of their CTA, which must be able to issue (with the barrier's waiters
+     * counted, a window of warps all at a barrier would stop the SM for good). */
+    uint32_t nact = 0;
+    for (uint32_t allowed = 0; nact < n && allowed < sm->vws.n_act; nact++)
+        allowed += !sm->active[nact]->sched.at_barrier;
     uint32_t cap = rp->cfg->timing.vws_level1_warps, in1 = 0;
     uint32_t lo = UINT32_MAX, hi = 0; /* CTA ids present in the first level */
     for (uint32_t i = 0; i < n; i++) {
         struct warp *w = sm->active[i];
-        if (w->sched.level1 && (i >= nact || (w->sched.mem_wait && w->sched.ready_at > now)))
-            w->sched.level1 = false;
+        if (w->sched.level1 && (i >= nact || w->sched.at_barrier ||
+                                (w->sched.mem_wait && w->sched.ready_at > now)))
+            w->sched.level1 = false; /* demoted: it waits (memory, a barrier) or left the window */
         if (w->sched.level1) {
             in1++;
             lo = w->cta->id < lo ? w->cta->id : lo;
@@ -71,7 +77,8 @@ static uint32_t vws_pick_ready(struct gcr_replay *rp, struct sm *sm, double now,
         uint32_t best = UINT32_MAX, best_rank = 4;
         for (uint32_t i = 0; i < nact && best_rank > 0; i++) {
             struct warp *w = sm->active[i];
-            if (w->sched.level1 || (w->sched.mem_wait && w->sched.ready_at > now))
+            if (w->sched.level1 || w->sched.at_barrier ||
+                (w->sched.mem_wait && w->sched.ready_at > now))
                 continue;
             uint32_t id = w->cta->id, rank = 3;
             if (in1 && id >= lo && id <= hi)

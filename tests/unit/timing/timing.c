@@ -710,6 +710,36 @@ static void alu_units(void)
                                     "0010 ffffffff 1 R2 LDG.E 1 R10 4 1 0x100000 4\n"
                                     "0020 ffffffff 0 EXIT 0 0\n"),
                104);
+
+    /* Schedulers own warp slots: two CTAs of one warp on one SM (issue_per_cycle 2, so two
+     * schedulers; two SP units taking an FFMA every 4 cycles each) take hardware slots 0 and
+     * 1, warp slots 0 and 1, so each warp has its scheduler's SP unit: FFMAs at 0 and 1 (it
+     * enters at 4), EXIT at 4: 5 cycles. (Were both warps on one scheduler's unit, the
+     * second warp's FFMAs would enter at 4 and 12: 13.) */
+    char path[256];
+    snprintf(path, sizeof path, "two-ctas-%d.traceg", (int)getpid());
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fprintf(f, "-kernel name = two_ctas\n-kernel id = 1\n-grid dim = (2,1,1)\n"
+               "-block dim = (32,1,1)\n-shmem = 0\n-nregs = 16\n-binary version = 70\n"
+               "-accelsim tracer version = 4\n\n#traces format = ...\n");
+    for (int c = 0; c < 2; c++)
+        fprintf(f, "\n#BEGIN_TB\n\nthread block = %d,0,0\n\nwarp = 0\ninsts = 3\n"
+                   "0000 ffffffff 1 R1 FFMA 3 R10 R11 R12 0\n"
+                   "0010 ffffffff 1 R2 FFMA 3 R10 R11 R12 0\n"
+                   "0020 ffffffff 0 EXIT 0 0\n\n#END_TB\n", c);
+    fclose(f);
+    char cfg[2048];
+    snprintf(cfg, sizeof cfg, "%s",
+             CFG(", \"units\": {\"sp\": {\"count\": 2, \"initiation\": 4}}"));
+    char *p = strstr(cfg, "\"issue_per_cycle\": 1");
+    p[19] = '2';
+    json_t *r = must_replay(cfg, path);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 5);
+    json_decref(r);
+    unlink(path);
 }
 
 /* The L2's merge limit (timing.l2_max_merge 2): four SMs, one slice (coalescer_timed's
@@ -751,6 +781,51 @@ static void l2_merge_limit(void)
         json_decref(r);
         unlink(t.path);
     }
+}
+
+/* The ALU bits count every non-memory instruction, those without a unit too (a trace may mix
+ * them): MUFU (sfu, result at 25), a run of three without units (1, 2, 3; latency.alu 1),
+ * then an integer instruction reading the run's last (a1): it issues at 4, not at 25: 5
+ * cycles. */
+static void alu_mixed(void)
+{
+    struct tb t;
+    tb_open(&t, "alu-mixed");
+    tb_kernel(&t, 1, 1, 32, 0, 0);
+    static const uint32_t counts[] = {1, 3, 1};
+    const uint32_t waits[] = {
+        gcr_waits_with_unit(GCR_WAITS_KNOWN, GCR_UNIT_SFU), GCR_WAITS_KNOWN,
+        gcr_waits_with_unit(GCR_WAITS_KNOWN | UINT32_C(1) << GCR_WAITS_ALU_SHIFT, GCR_UNIT_INT)};
+    for (int i = 0; i < 3; i++) {
+        struct gcr_record r = {.kind = GCR_REC_NONMEM};
+        r.u.nonmem = (struct gcr_nonmem){0, 0, counts[i], waits[i]};
+        tb_write(&t, &r);
+    }
+    tb_end(&t, 1);
+    tb_close(&t);
+    json_t *r = must_replay(CFG(""), t.path);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), 5);
+    json_decref(r);
+    unlink(t.path);
+}
+
+/* VWS with a barrier: a CTA of four warps, two first-level slots. The two warps in the first
+ * level reach BAR.SYNC and wait there: they leave the first level (as a warp waiting on
+ * memory does) so that the other two can issue, reach it and release them all. With the
+ * waiters keeping their slots, no warp could issue again. */
+static void vws_barrier(void)
+{
+    const char *body = "0000 ffffffff 1 R1 MOV 0 0\n0010 ffffffff 0 BAR.SYNC 0 0\n"
+                       "0020 ffffffff 0 EXIT 0 0\n";
+    const char *warps[] = {body, body, body, body};
+    char path[256];
+    accelsim_kernel(path, sizeof path, "vws-barrier", 4, warps);
+    json_t *r = must_replay(cfg_with(", \"vws\": {\"level1_warps\": 2}", "vws", L1_DEFAULT, 32),
+                            path);
+    CHECK_EQ_U(jget(r, "kernels.0.timing.warp_instructions"), 12);
+    CHECK(jget(r, "kernels.0.timing.cycles") > 0);
+    json_decref(r);
+    unlink(path);
 }
 
 /* BAR.SYNC holds a CTA's warps until all have reached it (LRR, one issue per cycle, alu 1).
@@ -969,5 +1044,7 @@ int main(void)
     l2_fabric();
     alu_units();
     l2_merge_limit();
+    vws_barrier();
+    alu_mixed();
     CHECK_DONE();
 }
