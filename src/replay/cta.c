@@ -30,6 +30,17 @@ static struct cta *cta_get(struct gcr_replay *rp, uint32_t id, uint32_t nwarps)
         c->warps = w;
         c->cap_warps = nwarps;
     }
+    bool timed = rp->cfg->timing.enabled;
+    if (timed && c->cap_sb < nwarps) {
+        struct gcr_warp_scoreboard *sb = realloc(c->sb, nwarps * sizeof *sb);
+        if (!sb) {
+            c->next = rp->free_ctas;
+            rp->free_ctas = c;
+            return NULL;
+        }
+        c->sb = sb;
+        c->cap_sb = nwarps;
+    }
     c->id = id;
     c->nwarps = nwarps;
     c->next = NULL;
@@ -40,6 +51,10 @@ static struct cta *cta_get(struct gcr_replay *rp, uint32_t id, uint32_t nwarps)
         c->warps[w].id = w;
         c->warps[w].nonmem_left = 0;
         c->warps[w].sched = (struct gcr_warp_sched_state){0};
+        if (timed) {
+            c->sb[w] = (struct gcr_warp_scoreboard){0};
+            c->warps[w].sched.sb = &c->sb[w];
+        }
     }
     c->barrier_waiting = 0;
     c->barrier_release = 0;
@@ -51,6 +66,7 @@ static void cta_free(struct cta *c)
     for (uint32_t w = 0; w < c->cap_warps; w++)
         gcr_warpq_free(&c->warps[w].q);
     free(c->warps);
+    free(c->sb);
     free(c);
 }
 

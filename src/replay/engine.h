@@ -61,6 +61,8 @@ struct cta {
      * hardware id; its warps take the warp slots slot x warps per CTA on, which decide their
      * schedulers: the timed driver's unit pools). */
     uint32_t hw_slot;
+    struct gcr_warp_scoreboard *sb; /* timed: the warps' scoreboards (cap_sb of them) */
+    uint32_t cap_sb;
 };
 
 struct sm {

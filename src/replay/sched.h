@@ -29,19 +29,24 @@ struct gcr_warp_sched_state {
      * warp is in the first scheduling level, whether it waits on memory. */
     uint32_t vws_accesses, vws_misses;
     bool level1, mem_wait;
-    /* timed, with register dependencies from the trace (regs_known): the per-warp
-     * scoreboard of src/timing/README.md. mem_done[i % GCR_WAIT_WINDOW] is the cycle the
-     * data of the warp's memory instruction i is back (mem_count issued so far);
-     * mem_done_older the latest of those that left the window. */
+    /* timed, with register dependencies from the trace (regs_known); at a barrier. */
     bool regs_known, at_barrier;
+    double writes_acked; /* timed: when the warp's last store or reduction is acknowledged */
+    struct gcr_warp_scoreboard *sb; /* timed only (NULL in a functional replay): below */
+};
+
+/* The per-warp scoreboard of src/timing/README.md, for the timed driver: kept beside the
+ * warps (struct cta), so that a functional replay's warps do not carry it. */
+struct gcr_warp_scoreboard {
+    /* mem_done[i % GCR_WAIT_WINDOW]: the cycle the data of the warp's memory instruction i is
+     * back (mem_count issued so far); mem_done_older the latest of those that left the
+     * window. */
     uint32_t mem_count;
     double mem_done_older;
     double mem_done[GCR_WAIT_WINDOW];
-    double writes_acked; /* timed: when the warp's last store or reduction is acknowledged */
-    /* timed, regs_known: the waits of the warp's next instruction, taken off its queue once
-     * the one before issued; and when the results of its last GCR_ALU_WINDOW non-memory
-     * instructions with a unit are written back (alu_done[i % GCR_ALU_WINDOW], alu_count
-     * issued so far). */
+    /* The waits of the warp's next instruction, taken off its queue once the one before
+     * issued; and when the results of its last GCR_ALU_WINDOW non-memory instructions are
+     * written back (alu_done[i % GCR_ALU_WINDOW], alu_count issued so far). */
     uint32_t next_waits;
     uint32_t alu_count;
     double alu_done[GCR_ALU_WINDOW];

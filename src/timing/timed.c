@@ -102,18 +102,18 @@ static void timed_placed(struct gcr_replay *rp, uint32_t s, bool was_idle)
  * is back, and the latest of the older ones. */
 static void scoreboard_push(struct gcr_warp_sched_state *ws, double done)
 {
-    double *slot = &ws->mem_done[ws->mem_count++ % GCR_WAIT_WINDOW];
-    if (*slot > ws->mem_done_older)
-        ws->mem_done_older = *slot;
+    double *slot = &ws->sb->mem_done[ws->sb->mem_count++ % GCR_WAIT_WINDOW];
+    if (*slot > ws->sb->mem_done_older)
+        ws->sb->mem_done_older = *slot;
     *slot = done;
 }
 
 /* The cycle at which the data the waits name (gcreplay/record.h) is back. */
 static double scoreboard_ready(const struct gcr_warp_sched_state *ws, uint32_t waits)
 {
-    double ready = waits >> (GCR_WAIT_WINDOW - 1) & 1 ? ws->mem_done_older : 0;
+    double ready = waits >> (GCR_WAIT_WINDOW - 1) & 1 ? ws->sb->mem_done_older : 0;
     for (uint32_t m = waits & GCR_WAITS_MASK; m; m &= m - 1) {
-        double d = ws->mem_done[(ws->mem_count - 1 - (uint32_t)__builtin_ctz(m)) %
+        double d = ws->sb->mem_done[(ws->sb->mem_count - 1 - (uint32_t)__builtin_ctz(m)) %
                                 GCR_WAIT_WINDOW];
         if (d > ready)
             ready = d;
@@ -124,10 +124,10 @@ static double scoreboard_ready(const struct gcr_warp_sched_state *ws, uint32_t w
 /* The latest data return the warp still has in flight. */
 static double scoreboard_last(const struct gcr_warp_sched_state *ws)
 {
-    double last = ws->mem_done_older;
+    double last = ws->sb->mem_done_older;
     for (uint32_t i = 0; i < GCR_WAIT_WINDOW; i++)
-        if (ws->mem_done[i] > last)
-            last = ws->mem_done[i];
+        if (ws->sb->mem_done[i] > last)
+            last = ws->sb->mem_done[i];
     return last;
 }
 
@@ -137,7 +137,7 @@ static double alu_ready(const struct gcr_warp_sched_state *ws, uint32_t waits)
 {
     double ready = 0;
     for (uint32_t m = (waits & GCR_WAITS_ALU_MASK) >> GCR_WAITS_ALU_SHIFT; m; m &= m - 1) {
-        double d = ws->alu_done[(ws->alu_count - 1 - (uint32_t)__builtin_ctz(m)) %
+        double d = ws->sb->alu_done[(ws->sb->alu_count - 1 - (uint32_t)__builtin_ctz(m)) %
                                 GCR_ALU_WINDOW];
         if (d > ready)
             ready = d;
@@ -174,7 +174,7 @@ static void alu_issue(struct gcr_replay *rp, uint32_t s, struct warp *w, enum gc
     double occupancy, *free_at = unit_pool(rp, s, w, u, &occupancy);
     double start = *free_at > now ? *free_at : now;
     *free_at = start + occupancy;
-    ws->alu_done[ws->alu_count++ % GCR_ALU_WINDOW] =
+    ws->sb->alu_done[ws->sb->alu_count++ % GCR_ALU_WINDOW] =
         start + tc->units[u].latency + tc->unit_pipeline;
     ws->ready_at = start > now ? start : now + 1;
 }
@@ -238,15 +238,15 @@ static void sm_step_timed(struct gcr_replay *rp, uint32_t s)
              * taken when the instruction before issues). Waits on data name nothing yet. */
             uint32_t first = gcr_warpq_take_waits(&w->q);
             if (first)
-                ws->next_waits = first;
+                ws->sb->next_waits = first;
             if (first & GCR_WAITS_BARRIER) {
                 ws->ready_at = now;
                 barrier_arrive(w, &next);
                 continue;
             }
         }
-        enum gcr_unit unit = gcr_waits_unit(ws->next_waits);
-        ws->next_waits = 0;
+        enum gcr_unit unit = gcr_waits_unit(ws->sb->next_waits);
+        ws->sb->next_waits = 0;
         uint32_t bank_cycles = w->nonmem_left ? UINT32_MAX : gcr_warpq_take_banks(&w->q);
         if (gcr_next_insn(rp, w, &shape)) {
             memory = true;
@@ -279,12 +279,12 @@ static void sm_step_timed(struct gcr_replay *rp, uint32_t s)
         } else if (ws->regs_known) {
             /* Without a unit it takes latency.alu, and the warp waits as long (above): it
              * still counts in the distances the ALU bits of later instructions give. */
-            ws->alu_done[ws->alu_count++ % GCR_ALU_WINDOW] = ws->ready_at;
+            ws->sb->alu_done[ws->sb->alu_count++ % GCR_ALU_WINDOW] = ws->ready_at;
         }
         if (ws->regs_known && !w->nonmem_left) {
             /* The next instruction waits for the data and the results its registers name. */
             uint32_t waits = gcr_warpq_take_waits(&w->q);
-            ws->next_waits = waits;
+            ws->sb->next_waits = waits;
             double ready = scoreboard_ready(ws, waits), alu = alu_ready(ws, waits);
             if (alu > ready)
                 ready = alu;
@@ -512,7 +512,7 @@ static void skip_nonmem_timed(struct gcr_replay *rp, uint32_t s)
                     struct warp *w = sm->active[i];
                     uint64_t c = (uint64_t)(g->left[j * n + i] - g->left[k * n + i]) * m;
                     w->nonmem_left -= (uint32_t)c;
-                    w->sched.alu_count += (uint32_t)c; /* done long before what follows */
+                    w->sched.sb->alu_count += (uint32_t)c; /* done long before what follows */
                     issued += c;
                     if (w->sched.ready_at > sm->cycle)
                         w->sched.ready_at += shift;
