@@ -10,6 +10,7 @@
 #define GCREPLAY_RECORD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define GCR_WARP_SIZE 32
@@ -147,6 +148,29 @@ static inline enum gcr_unit gcr_waits_unit(uint32_t waits)
 static inline uint32_t gcr_waits_with_unit(uint32_t waits, enum gcr_unit u)
 {
     return (waits & ~GCR_WAITS_UNIT_MASK) | (uint32_t)u << GCR_WAITS_UNIT_SHIFT;
+}
+
+_Static_assert(GCR_UNIT_COUNT == (GCR_WAITS_UNIT_MASK >> GCR_WAITS_UNIT_SHIFT) + 1,
+               "every value of the unit field names a unit");
+
+/* What is wrong with the register dependencies of a warp instruction (insn) or of a NONMEM
+ * record of count instructions, or NULL: the rules above, in gcr_record_invalid's words (which
+ * it calls). For readers that check them where they decode them. A NONMEM count of 0 is not
+ * judged here: gcr_record_invalid refuses the count itself. */
+static inline const char *gcr_waits_invalid(uint32_t waits, bool insn, uint32_t count)
+{
+    if (waits & ~GCR_WAITS_ALL)
+        return "register dependencies name memory instructions beyond the window";
+    if (waits && !(waits & GCR_WAITS_KNOWN))
+        return "register dependencies on a record whose registers are not known";
+    bool unit = gcr_waits_unit(waits) != GCR_UNIT_NONE;
+    if (insn)
+        return unit ? "an execution unit on a memory instruction" : NULL;
+    if (unit && count > 1)
+        return "an execution unit on a run of several non-memory instructions";
+    if (count && !unit && (waits & GCR_WAITS_ALU_MASK))
+        return "non-memory dependencies on a non-memory run without an execution unit";
+    return NULL;
 }
 
 struct gcr_nonmem {

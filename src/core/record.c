@@ -121,25 +121,6 @@ const char *gcr_kernel_dims_invalid(const uint32_t grid[3], const uint32_t block
     return NULL;
 }
 
-/* What is wrong with a record's register dependencies (record.h, GCR_WAITS_KNOWN), or NULL.
- * count: a NONMEM record's count, 0 for a WARP_INSN. */
-static const char *waits_invalid(uint32_t waits, uint32_t count)
-{
-    if (waits & ~GCR_WAITS_ALL)
-        return "register dependencies name memory instructions beyond the window";
-    if (waits && !(waits & GCR_WAITS_KNOWN))
-        return "register dependencies on a record whose registers are not known";
-    enum gcr_unit u = gcr_waits_unit(waits);
-    if (u >= GCR_UNIT_COUNT)
-        return "unknown execution unit";
-    if (u != GCR_UNIT_NONE && count != 1)
-        return count ? "an execution unit on a run of several non-memory instructions"
-                     : "an execution unit on a memory instruction";
-    if (count && u == GCR_UNIT_NONE && (waits & GCR_WAITS_ALU_MASK))
-        return "non-memory dependencies on a non-memory run without an execution unit";
-    return NULL;
-}
-
 const char *gcr_record_invalid(const struct gcr_record *rec, const struct gcr_kernel_begin *kb)
 {
     switch (rec->kind) {
@@ -171,8 +152,8 @@ const char *gcr_record_invalid(const struct gcr_record *rec, const struct gcr_ke
             return "unknown cache operator";
         if (in->width == 0 || in->width > GCR_MAX_WIDTH)
             return "access width must be 1..256 bytes";
-        if (waits_invalid(in->waits, 0))
-            return waits_invalid(in->waits, 0);
+        if (gcr_waits_invalid(in->waits, true, 0))
+            return gcr_waits_invalid(in->waits, true, 0);
         if (kb && in->cta >= gcr_kernel_ctas(kb))
             return "CTA id outside the kernel's grid";
         if (kb && in->warp >= gcr_kernel_warps_per_cta(kb))
@@ -182,8 +163,8 @@ const char *gcr_record_invalid(const struct gcr_record *rec, const struct gcr_ke
     case GCR_REC_NONMEM:
         if (rec->u.nonmem.count == 0)
             return "non-memory instruction count must be >= 1";
-        if (waits_invalid(rec->u.nonmem.waits, rec->u.nonmem.count))
-            return waits_invalid(rec->u.nonmem.waits, rec->u.nonmem.count);
+        if (gcr_waits_invalid(rec->u.nonmem.waits, false, rec->u.nonmem.count))
+            return gcr_waits_invalid(rec->u.nonmem.waits, false, rec->u.nonmem.count);
         if (kb && rec->u.nonmem.cta >= gcr_kernel_ctas(kb))
             return "CTA id outside the kernel's grid";
         if (kb && rec->u.nonmem.warp >= gcr_kernel_warps_per_cta(kb))

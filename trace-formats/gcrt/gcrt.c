@@ -410,44 +410,14 @@ decode_insn(const unsigned char *p, struct gcr_warp_insn *in, bool lazy, const c
     return decode_insn_after_cta(p, in, lazy, why);
 }
 
-/* Whether the non-memory dependencies and the execution unit of decoded waits are where
- * record.h allows them (what gcr_record_invalid checks of them): the unit only on a NONMEM
- * record of count 1, and a known one; the dependencies on non-memory instructions on a
- * WARP_INSN or on a NONMEM record with a unit. count: the NONMEM record's count (insn: a
- * WARP_INSN). A count of 0 passes: the stream rules then refuse the count, as they would
- * without dependencies. */
-static inline bool alu_waits_ok(uint32_t waits, bool insn, uint32_t count)
-{
-    uint32_t unit = waits & GCR_WAITS_UNIT_MASK;
-    if (insn)
-        return unit == 0;
-    if (count == 0)
-        return true;
-    if (unit == 0)
-        return (waits & GCR_WAITS_ALU_MASK) == 0;
-    return count == 1 && gcr_waits_unit(waits) < GCR_UNIT_COUNT;
-}
-
-/* Why alu_waits_ok refused waits: gcr_record_invalid's words, after "register dependencies: ".
- * The message lives in a buffer of the calling thread, which formats it (finish_record) before
- * it decodes anything else. Cold: only a damaged or hand-made file gets here. */
-static __attribute__((noinline, cold)) const char *alu_waits_refusal(uint32_t waits, bool insn,
-                                                                     uint32_t count)
+/* The reader's words for waits that gcr_waits_invalid refused (`bad`): "register
+ * dependencies: " and its words. The message lives in a buffer of the calling thread, which
+ * formats it (finish_record) before it decodes anything else. Cold: only a damaged or hand-made
+ * file gets here. */
+static __attribute__((noinline, cold)) const char *waits_refusal(const char *bad)
 {
     static _Thread_local char msg[GCR_ERR_MSG_MAX / 4];
-    struct gcr_record rec;
-    memset(&rec, 0, sizeof rec);
-    if (insn) {
-        rec.kind = GCR_REC_WARP_INSN;
-        rec.u.insn.width = 1;
-        rec.u.insn.waits = waits;
-    } else {
-        rec.kind = GCR_REC_NONMEM;
-        rec.u.nonmem.count = count;
-        rec.u.nonmem.waits = waits;
-    }
-    const char *bad = gcr_record_invalid(&rec, NULL);
-    snprintf(msg, sizeof msg, "register dependencies: %s", bad ? bad : "refused");
+    snprintf(msg, sizeof msg, "register dependencies: %s", bad);
     return msg;
 }
 
@@ -478,8 +448,9 @@ decode_waits_value(const unsigned char *p, unsigned code, uint32_t max, bool ins
     /* value = (alu_unit << 17) | (window << 1) | barrier, so value >> 1 is exactly the bits
      * 0..28 of waits. */
     uint32_t w = GCR_WAITS_KNOWN | (uint32_t)(v >> 1) | (v & 1 ? GCR_WAITS_BARRIER : 0);
-    if (v > GCRT_MAX_WAITS_VALUE && !alu_waits_ok(w, insn, count)) {
-        *why = alu_waits_refusal(w, insn, count);
+    const char *bad = v > GCRT_MAX_WAITS_VALUE ? gcr_waits_invalid(w, insn, count) : NULL;
+    if (bad) {
+        *why = waits_refusal(bad);
         return NULL;
     }
     *waits = w;

@@ -347,26 +347,6 @@ static bool is_waits(const struct tok *t)
     return t->n >= 6 && memcmp(t->p, "waits=", 6) == 0;
 }
 
-/* What gcr_record_invalid says of waits on a warp instruction (insn) or on a `compute` line
- * of count instructions, or NULL. A count of 0 passes: the stream rules refuse the count. */
-static const char *waits_refused(uint32_t waits, bool insn, uint32_t count)
-{
-    struct gcr_record rec;
-    memset(&rec, 0, sizeof rec);
-    if (insn) {
-        rec.kind = GCR_REC_WARP_INSN;
-        rec.u.insn.width = 1;
-        rec.u.insn.waits = waits;
-    } else {
-        if (count == 0)
-            return NULL;
-        rec.kind = GCR_REC_NONMEM;
-        rec.u.nonmem.count = count;
-        rec.u.nonmem.waits = waits;
-    }
-    return gcr_record_invalid(&rec, NULL);
-}
-
 /* insn: on an access line; else on a `compute` line of count instructions. */
 static int parse_waits(struct text_reader *r, struct gcr_err *err, const struct tok *t,
                        bool insn, uint32_t count, uint32_t *waits)
@@ -424,7 +404,7 @@ static int parse_waits(struct text_reader *r, struct gcr_err *err, const struct 
     /* Units and non-memory dependencies only where record.h allows them (the stream rules'
      * fast path does not look at waits). */
     const char *bad = w & (GCR_WAITS_ALU_MASK | GCR_WAITS_UNIT_MASK)
-                          ? waits_refused(w, insn, count)
+                          ? gcr_waits_invalid(w, insn, count)
                           : NULL;
     if (bad)
         return line_fail(r, err, GCR_E_FORMAT, "register dependencies '%s': %s", show(t, b),
