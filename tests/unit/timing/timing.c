@@ -570,29 +570,38 @@ static void chip_links_bypass(void)
     unlink(t.path);
 }
 
-/* An Accel-Sim kernel file of one CTA of `warps` warps (warp w's instruction lines in
- * bodies[w]), written to a file of its own: its lines carry registers, so the replay
- * has their dependencies (the per-warp scoreboard). */
-static void accelsim_kernel(char *path, size_t n, const char *name, uint32_t warps,
-                            const char *const *bodies)
+/* An Accel-Sim kernel file of `ctas` CTAs of `warps` warps each (warp w's instruction lines
+ * in bodies[w], the same in every CTA), written to a file of its own: its lines carry
+ * registers, so the replay has their dependencies (the per-warp scoreboard). */
+static void accelsim_kernel_ctas(char *path, size_t n, const char *name, uint32_t ctas,
+                                 uint32_t warps, const char *const *bodies)
 {
     snprintf(path, n, "%s-%d.traceg", name, (int)getpid());
     FILE *f = fopen(path, "w");
     if (!f)
         exit(2);
-    fprintf(f, "-kernel name = %s\n-kernel id = 1\n-grid dim = (1,1,1)\n"
+    fprintf(f, "-kernel name = %s\n-kernel id = 1\n-grid dim = (%u,1,1)\n"
                "-block dim = (%u,1,1)\n-shmem = 0\n-nregs = 16\n-binary version = 70\n"
-               "-accelsim tracer version = 4\n\n#traces format = ...\n\n#BEGIN_TB\n\n"
-               "thread block = 0,0,0\n",
-            name, 32 * warps);
-    for (uint32_t w = 0; w < warps; w++) {
-        unsigned lines = 0;
-        for (const char *c = bodies[w]; *c; c++)
-            lines += *c == '\n';
-        fprintf(f, "\nwarp = %u\ninsts = %u\n%s", w, lines, bodies[w]);
+               "-accelsim tracer version = 4\n\n#traces format = ...\n",
+            name, ctas, 32 * warps);
+    for (uint32_t c = 0; c < ctas; c++) {
+        fprintf(f, "\n#BEGIN_TB\n\nthread block = %u,0,0\n", c);
+        for (uint32_t w = 0; w < warps; w++) {
+            unsigned lines = 0;
+            for (const char *p = bodies[w]; *p; p++)
+                lines += *p == '\n';
+            fprintf(f, "\nwarp = %u\ninsts = %u\n%s", w, lines, bodies[w]);
+        }
+        fprintf(f, "\n#END_TB\n");
     }
-    fprintf(f, "\n#END_TB\n");
     fclose(f);
+}
+
+/* The same of one CTA. */
+static void accelsim_kernel(char *path, size_t n, const char *name, uint32_t warps,
+                            const char *const *bodies)
+{
+    accelsim_kernel_ctas(path, n, name, 1, warps, bodies);
 }
 
 /* The cycles of such a kernel (accelsim_kernel) under CFG(""). */
@@ -717,20 +726,10 @@ static void alu_units(void)
      * enters at 4), EXIT at 4: 5 cycles. (Were both warps on one scheduler's unit, the
      * second warp's FFMAs would enter at 4 and 12: 13.) */
     char path[256];
-    snprintf(path, sizeof path, "two-ctas-%d.traceg", (int)getpid());
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (!f)
-        return;
-    fprintf(f, "-kernel name = two_ctas\n-kernel id = 1\n-grid dim = (2,1,1)\n"
-               "-block dim = (32,1,1)\n-shmem = 0\n-nregs = 16\n-binary version = 70\n"
-               "-accelsim tracer version = 4\n\n#traces format = ...\n");
-    for (int c = 0; c < 2; c++)
-        fprintf(f, "\n#BEGIN_TB\n\nthread block = %d,0,0\n\nwarp = 0\ninsts = 3\n"
-                   "0000 ffffffff 1 R1 FFMA 3 R10 R11 R12 0\n"
-                   "0010 ffffffff 1 R2 FFMA 3 R10 R11 R12 0\n"
-                   "0020 ffffffff 0 EXIT 0 0\n\n#END_TB\n", c);
-    fclose(f);
+    const char *body[] = {"0000 ffffffff 1 R1 FFMA 3 R10 R11 R12 0\n"
+                          "0010 ffffffff 1 R2 FFMA 3 R10 R11 R12 0\n"
+                          "0020 ffffffff 0 EXIT 0 0\n"};
+    accelsim_kernel_ctas(path, sizeof path, "two-ctas", 2, 1, body);
     char cfg[2048];
     snprintf(cfg, sizeof cfg, "%s",
              CFG(", \"units\": {\"sp\": {\"count\": 2, \"initiation\": 4}}"));
@@ -742,7 +741,7 @@ static void alu_units(void)
     unlink(path);
 }
 
-/* The L2's merge limit (timing.l2_max_merge 2): four SMs, one slice (coalescer_timed's
+/* The L2's merge limit (timing.l2_max_merge 2, from l2.mshr.max_merge): four SMs, one slice (coalescer_timed's
  * timing), SMs 0-2 loading one sector of A at 0, SM 3 one of B. They reach the slice at 15
  * and take its tag port in turn: SM 0 misses at 35 (DRAM until 85.25); SM 1 (36) merges
  * with it; SM 2 (37) finds the fetch serving two requests already and retries until the
@@ -754,9 +753,9 @@ static void alu_units(void)
 static void l2_merge_limit(void)
 {
     static const struct {
-        uint32_t limit;
+        const char *mshr; /* the limit, as timing.l2_max_merge takes it from l2.mshr */
         long long cycles, fails, pending;
-    } cases[] = {{2, 143, 49, 1}, {0, 96, 0, 2}};
+    } cases[] = {{", \"mshr\": {\"max_merge\": 2}", 143, 49, 1}, {"", 96, 0, 2}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         struct tb t;
         tb_open(&t, "l2-merge");
@@ -768,12 +767,8 @@ static void l2_merge_limit(void)
         char cfg[1024];
         snprintf(cfg, sizeof cfg,
                  "{\"gpu\": {\"sms\": 4, \"max_ctas_per_sm\": 8}, \"l1d\": " L1_DEFAULT ","
-                 " \"l2\": {\"slices\": 1, \"sets\": 64, \"ways\": 8},"
-                 " \"timing\": {\"enabled\": true, \"issue_per_cycle\": 1, \"l2_max_merge\": %u,"
-                 "  \"latency\": {\"alu\": 1, \"l1\": 10, \"noc\": 5, \"l2\": 20, \"dram\": 50},"
-                 "  \"bandwidth\": {\"noc_port_bytes\": 128, \"l2_slice_bytes\": 128,"
-                 "   \"dram_channel_bytes\": 128, \"header_bytes\": 0}}}",
-                 cases[i].limit);
+                 " \"l2\": {\"slices\": 1, \"sets\": 64, \"ways\": 8%s}," ONE_LOAD_TIMING(128) "}",
+                 cases[i].mshr);
         json_t *r = must_replay(cfg, t.path);
         CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), cases[i].cycles);
         CHECK_EQ_U(jget(r, "kernels.0.timing.l2_reservation_fails"), cases[i].fails);
