@@ -269,7 +269,8 @@ static void place(struct gcr_replay *rp, uint32_t s, struct cta *c)
         }
     sm->resident_ctas++;
     /* The lowest free slot (beyond 64 slots, the count of resident CTAs: an approximation). */
-    c->hw_slot = ~sm->cta_slots ? (uint32_t)__builtin_ctzll(~sm->cta_slots) : sm->resident_ctas - 1;
+    c->hw_slot =
+        ~sm->cta_slots ? (uint32_t)__builtin_ctzll(~sm->cta_slots) : sm->resident_ctas - 1;
     if (c->hw_slot < 64)
         sm->cta_slots |= UINT64_C(1) << c->hw_slot;
     rp->driver->placed(rp, s, was_idle);

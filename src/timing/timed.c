@@ -148,8 +148,9 @@ static double alu_ready(const struct gcr_warp_sched_state *ws, uint32_t waits)
 /* The unit pools of an SM: the count of a unit is split among the SM's schedulers, a warp
  * using the pool of its scheduler: its warp slot mod schedulers, as GPGPU-Sim deals the warp
  * slots to its schedulers in turn, a CTA taking the slots from its hardware slot x warps per
- * CTA on; with fewer units than schedulers they share them. Returns the pool's next free cycle, and in *occupancy the cycles one instruction
- * holds it (the initiation interval over the pool's units). */
+ * CTA on; with fewer units than schedulers they share them. Returns the pool's next free
+ * cycle, and in *occupancy the cycles one instruction holds it (the initiation interval over
+ * the pool's units). */
 static double *unit_pool(struct gcr_replay *rp, uint32_t s, const struct warp *w,
                          enum gcr_unit u, double *occupancy)
 {

@@ -282,10 +282,19 @@ static void shared_memory(void)
                   cases[i].stride);
         tb_end(&t, 1);
         tb_close(&t);
-        r = must_replay(CFG(""), t.path);
-        CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), cases[i].cycles);
-        CHECK_EQ_U(jget(r, "kernels.0.timing.shared_bank_conflicts"), cases[i].conflicts);
-        json_decref(r);
+        /* The same with an instruction observer (the sharing analysis), whose queues keep
+         * the lanes and carry the bank cycles in an item of their own. */
+        for (int observed = 0; observed < 2; observed++) {
+            char cfg[2200];
+            snprintf(cfg, sizeof cfg, "%s", CFG(""));
+            if (observed)
+                snprintf(cfg + strlen(cfg) - 1, sizeof cfg - strlen(cfg) + 1,
+                         ", \"analyses\": {\"sharing\": {\"cluster_size\": 1}}}");
+            r = must_replay(cfg, t.path);
+            CHECK_EQ_U(jget(r, "kernels.0.timing.cycles"), cases[i].cycles);
+            CHECK_EQ_U(jget(r, "kernels.0.timing.shared_bank_conflicts"), cases[i].conflicts);
+            json_decref(r);
+        }
         unlink(t.path);
     }
 }
