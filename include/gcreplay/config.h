@@ -152,6 +152,8 @@ struct gcr_config {
     uint32_t l2_merge_window_cycles; /* ...window_cycles, under timing (0: while in flight) */
     uint32_t l2_partitions;        /* l2.partitions.count (1: one L2) */
     bool l2_partition_interleaved; /* SM s in partition s mod count, else contiguous ranges */
+    bool l2_partial_writes_drop;   /* l2.partitions.partial_writes "drop" (else "take") */
+    uint32_t l2_fetch_bytes;       /* l2.fetch_bytes: a read miss's DRAM fetch unit */
     uint64_t l2_interleave_bytes;
     unsigned l2_interleave_log2;  /* derived: interleave_bytes is a power of two */
     uint32_t l2_slice_mask;       /* derived: slices - 1 when a power of two, else 0 */

@@ -439,17 +439,25 @@ static const char *const counting_names[] = {"gpgpusim", "nsight"};
 static const char *counting_name_i(int i) { return counting_names[i]; }
 static const char *const sm_assignment_names[] = {"contiguous", "interleaved"};
 static const char *sm_assignment_name_i(int i) { return sm_assignment_names[i]; }
+static const char *const partial_writes_names[] = {"take", "drop"};
+static const char *partial_writes_name_i(int i) { return partial_writes_names[i]; }
 
 /* The L2 behaviours of real GPUs that GPGPU-Sim lacks (README, "Agreeing with
  * silicon"), each off unless asked for: l2.counting, l2.byte_masks,
- * l2.request_coalescer {"window_requests"}, l2.partitions {"count",
- * "sm_assignment"}. */
+ * l2.fetch_bytes, l2.request_coalescer {"window_requests"}, l2.partitions
+ * {"count", "sm_assignment", "partial_writes"}. */
 static int parse_l2_silicon(struct jobj *l2, struct gcr_config *cfg, struct gcr_err *err)
 {
     int e = 0;
     if (get_enum(l2, "counting", 0, 2, counting_name_i, &e, err) ||
-        get_bool(l2, "byte_masks", false, &cfg->l2.byte_masks, err))
+        get_bool(l2, "byte_masks", false, &cfg->l2.byte_masks, err) ||
+        get_u32(l2, "fetch_bytes", cfg->sector_bytes, 1, 1u << 20, &cfg->l2_fetch_bytes, err))
         return -1;
+    if (!gcr_is_pow2(cfg->l2_fetch_bytes) || cfg->l2_fetch_bytes < cfg->sector_bytes ||
+        cfg->l2_fetch_bytes > cfg->line_bytes)
+        return fail_at(l2, "fetch_bytes", err,
+                       "must be a power of two from a sector (%u bytes) to a line (%u bytes), "
+                       "got %u", cfg->sector_bytes, cfg->line_bytes, cfg->l2_fetch_bytes);
     cfg->l2_counting_nsight = e == 1;
     cfg->l2.writes_hit = cfg->l2_counting_nsight;
     struct jobj rc, parts;
@@ -467,11 +475,14 @@ static int parse_l2_silicon(struct jobj *l2, struct gcr_config *cfg, struct gcr_
         return -1;
     if (!parts.obj)
         return 0;
+    int pw = 0;
     if (get_u32(&parts, "count", 2, 1, 64, &cfg->l2_partitions, err) ||
         get_enum(&parts, "sm_assignment", 0, 2, sm_assignment_name_i, &e, err) ||
+        get_enum(&parts, "partial_writes", 0, 2, partial_writes_name_i, &pw, err) ||
         jobj_finish(&parts, err))
         return -1;
     cfg->l2_partition_interleaved = e == 1;
+    cfg->l2_partial_writes_drop = pw == 1;
     if (cfg->l2_slices % cfg->l2_partitions)
         return fail_at(&parts, "count", err, "must divide l2.slices (%u), got %u", cfg->l2_slices,
                        cfg->l2_partitions);
@@ -781,11 +792,12 @@ static int from_json(struct gcr_config *cfg, json_t *root, struct gcr_err *err)
 
     if (parse_chips(&top, &l2, cfg, err))
         return -1;
+    bool promotes = cfg->l2_fetch_bytes > cfg->sector_bytes;
     if (cfg->chips.count > 1 && (cfg->l2_counting_nsight || cfg->l2.byte_masks ||
-                                 cfg->l2_merge_window || cfg->l2_partitions > 1))
+                                 cfg->l2_merge_window || cfg->l2_partitions > 1 || promotes))
         return fail_at(&l2, cfg->l2_partitions > 1 ? "partitions" : cfg->l2_merge_window
                                 ? "request_coalescer" : cfg->l2.byte_masks ? "byte_masks"
-                                : "counting", err,
+                                : promotes ? "fetch_bytes" : "counting", err,
                        "models one chip's L2; not with chips.count > 1");
 
     json_t *an = jobj_get(&top, "analyses");
@@ -916,6 +928,8 @@ json_t *gcr_config_to_json(const struct gcr_config *cfg)
         json_object_set_new(l2, "counting", json_string("nsight"));
     if (cfg->l2.byte_masks)
         json_object_set_new(l2, "byte_masks", json_true());
+    if (cfg->l2_fetch_bytes != cfg->sector_bytes)
+        json_object_set_new(l2, "fetch_bytes", json_integer(cfg->l2_fetch_bytes));
     if (cfg->l2_merge_window) {
         json_t *rc = json_pack("{s:I}", "window_requests", (json_int_t)cfg->l2_merge_window);
         if (cfg->l2_merge_window_cycles) /* given: an echo without it reads as before */
@@ -925,9 +939,11 @@ json_t *gcr_config_to_json(const struct gcr_config *cfg)
     }
     if (cfg->l2_partitions > 1)
         json_object_set_new(l2, "partitions",
-                            json_pack("{s:I, s:s}", "count", (json_int_t)cfg->l2_partitions,
-                                      "sm_assignment",
-                                      sm_assignment_names[cfg->l2_partition_interleaved]));
+                            json_pack("{s:I, s:s, s:s}", "count",
+                                      (json_int_t)cfg->l2_partitions, "sm_assignment",
+                                      sm_assignment_names[cfg->l2_partition_interleaved],
+                                      "partial_writes",
+                                      partial_writes_names[cfg->l2_partial_writes_drop]));
     json_object_update(l2, cfg->l2_kept);
     json_t *root = json_pack(
         "{s:s, s:I, s:{s:I, s:I, s:I, s:I, s:I}, s:{s:s, s:s, s:I}, s:{s:I, s:I, s:s}, "

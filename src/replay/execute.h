@@ -66,6 +66,13 @@ gcr_coalesce_insn(struct gcr_replay *rp, const struct gcr_config *cfg, struct gc
     uint32_t unit = per_sector ? cfg->sector_bytes : cfg->line_bytes;
     bool atomic = in->op == GCR_OP_ATOMIC || in->op == GCR_OP_REDUCTION;
     uint32_t n = GCR_COALESCE_NOT_CONTIGUOUS;
+    /* The instruction says where its lanes are to what reads it below (the
+     * L2's fetch units ask which sectors of a line it reads): its addresses,
+     * filled below where the coalescer needs them, or the strided hint. */
+    in->strided = shape->strided;
+    in->stride = shape->stride;
+    if (shape->strided && in->active_mask)
+        in->addr[__builtin_ctz(in->active_mask)] = shape->base;
     if (atomic) {
         gcr_lane_shape_expand(shape, in);
         n = gcr_coalesce_atomic(in, unit, cfg->sector_bytes, rp->reqs);

@@ -14,7 +14,7 @@ int gcr_memsys_init(struct gcr_memsys *m, const struct gcr_config *cfg, struct g
     *m = (struct gcr_memsys){.cfg = cfg, .nslices = cfg->l2_slices, .bus = bus,
                              .num_ports = cfg->num_sms};
     m->silicon = cfg->l2_counting_nsight || cfg->l2.byte_masks || cfg->l2_merge_window ||
-                 cfg->l2_partitions > 1;
+                 cfg->l2_partitions > 1 || cfg->l2_fetch_bytes > cfg->sector_bytes;
     if (cfg->l2_merge_window &&
         gcr_request_coalescer_init(&m->coalescer, cfg->l2_merge_window) != 0)
         return gcr_fail(err, GCR_E_NOMEM, "out of memory for the L2 request coalescer");
@@ -169,14 +169,77 @@ static inline uint32_t partition_of_port(const struct gcr_memsys *m, uint32_t po
                                             : (uint32_t)((uint64_t)port * p / m->num_ports);
 }
 
+/* The sectors of `line` that insn's active lanes read or write (each lane its
+ * width in bytes from its address; with the strided hint, from the first
+ * active lane's address on). */
+static uint32_t insn_line_sectors(const struct gcr_config *cfg, const struct gcr_warp_insn *insn,
+                                  uint64_t line)
+{
+    uint32_t sectors = 0, mask = insn->active_mask;
+    uint64_t lb = cfg->line_bytes, sb = cfg->sector_bytes;
+    uint64_t first = mask ? insn->addr[__builtin_ctz(mask)] : 0;
+    for (uint32_t k = 0; mask; mask &= mask - 1, k++) {
+        uint64_t lo = insn->strided ? first + k * (uint64_t)insn->stride
+                                    : insn->addr[__builtin_ctz(mask)];
+        uint64_t hi = lo + insn->width; /* exclusive */
+        if (hi <= line || lo >= line + lb)
+            continue;
+        uint64_t a = lo > line ? lo - line : 0, b = hi < line + lb ? hi - line : lb;
+        for (uint64_t s = a / sb; s * sb < b; s++)
+            sectors |= UINT32_C(1) << s;
+    }
+    return sectors;
+}
+
+/* l2.fetch_bytes: a read's sectors that come from DRAM (from_dram) are fetched
+ * in aligned units of fetch_bytes. The unit's other sectors are read too,
+ * except those the near slice holds and those the same instruction asks of
+ * this line: on the GPU one L1 request carries all of them, so they miss
+ * together rather than one fetching the others (gcreplay's sector requests
+ * come one by one). The extra sectors fill the near slice and the home one,
+ * as the home keeps what it reads from DRAM. Returns from_dram with them. */
+static uint32_t promote_fetch(struct gcr_memsys *m, uint32_t slice, uint32_t home_slice,
+                              uint64_t line, uint32_t from_dram, const struct gcr_warp_insn *insn)
+{
+    const struct gcr_config *cfg = m->cfg;
+    uint32_t per_unit = cfg->l2_fetch_bytes / cfg->sector_bytes;
+    uint32_t unit = (UINT32_C(1) << per_unit) - 1, want = 0;
+    for (uint32_t s = 0; s < cfg->line_bytes / cfg->sector_bytes; s += per_unit)
+        if (from_dram & unit << s)
+            want |= unit << s;
+    uint32_t held = 0;
+    gcr_cache_probe(m->slices[slice], line, &held);
+    uint32_t extra = want & ~from_dram & ~held & ~(insn ? insn_line_sectors(cfg, insn, line) : 0);
+    if (!extra)
+        return from_dram;
+    for (int i = 0; i < 2; i++) {
+        uint32_t to = i ? home_slice : slice;
+        if (i && (home_slice == NO_FAR || home_slice == slice))
+            break;
+        struct gcr_access f;
+        gcr_cache_fill(m->slices[to], line, extra, false, &f);
+        /* The access before left the line there, unless the slice does not
+         * allocate on a miss: then the fill allocates, and its dirty victim
+         * goes to DRAM. */
+        if (f.evicted && f.victim_dirty)
+            m->traffic.dram_write_bytes += popcount32(f.victim_dirty) * (uint64_t)cfg->sector_bytes;
+    }
+    m->extra.promoted_sectors += popcount32(extra);
+    return from_dram | extra;
+}
+
 /* slice_access with the L2 behaviours of real GPUs (m->silicon):
  * - partitions: the request goes to the slice of the line in the requester's
  *   partition (the near one); sectors it misses, when the line's home (the
  *   partition of its slice in one L2) is another partition, are looked up
  *   there across the fabric, and only what the home misses comes from DRAM.
  *   Writes and atomics complete at the near partition, and the copies of
- *   the written sectors in other partitions are dropped;
+ *   the written sectors in other partitions are dropped; with byte masks, a
+ *   sector the store writes in part and the near partition lacks is first
+ *   taken from such a copy (l2.partitions.partial_writes "take");
  * - byte masks: a store writes only its bytes (gcr_cache_write_bytes);
+ * - fetch units: a read's DRAM sectors are fetched in l2.fetch_bytes units
+ *   (promote_fetch);
  * - nsight counting: writes count as hits (in the geometry) and atomics are
  *   counted apart (the caller swaps the account). */
 static void slice_access_silicon(struct gcr_memsys *m, uint32_t sm, uint32_t port,
@@ -204,10 +267,32 @@ static void slice_access_silicon(struct gcr_memsys *m, uint32_t sm, uint32_t por
     }
     uint32_t sb = cfg->sector_bytes;
     uint32_t from_dram = a->fetch_mask, far_slice = NO_FAR, far_bytes = 0;
+    uint32_t home_slice = home != near ? home * per_part + global % per_part : NO_FAR;
     if (is_write && cfg->l2_partitions > 1) {
-        for (uint32_t p = 0; p < cfg->l2_partitions; p++)
-            if (p != near)
-                gcr_cache_discard(m->slices[p * per_part + global % per_part], line, sectors);
+        /* A partly written sector the near slice lacks: its other bytes come
+         * from the copy about to be dropped, not later from DRAM. */
+        uint32_t held = 0;
+        bool take = cfg->l2.byte_masks && !cfg->l2_partial_writes_drop;
+        if (take)
+            gcr_cache_probe(m->slices[slice], line, &held);
+        for (uint32_t p = 0; p < cfg->l2_partitions; p++) {
+            if (p == near)
+                continue;
+            uint32_t other = p * per_part + global % per_part, there = 0, taken;
+            if (take && gcr_cache_probe(m->slices[other], line, &there) &&
+                (taken = sectors & there & ~held) != 0) {
+                struct gcr_access f;
+                if (m->timing)
+                    gcr_timing_fabric_lookup(m->timing, slice, other);
+                gcr_cache_fill(m->slices[slice], line, taken, true, &f);
+                held |= taken;
+                m->extra.taken_sectors += popcount32(taken);
+                far_slice = other;
+                far_bytes += popcount32(taken) * sb;
+            }
+            gcr_cache_discard(m->slices[other], line, sectors);
+        }
+        m->extra.fabric_bytes += far_bytes;
     } else if (a->fetch_mask && cfg->l2_partitions > 1) {
         /* Missed near: the other partitions answer across the fabric, each
          * looked up for what is still missing. Written data lives where it
@@ -229,7 +314,7 @@ static void slice_access_silicon(struct gcr_memsys *m, uint32_t sm, uint32_t por
         }
         if (missing && home != near) {
             struct gcr_cache_stats far = {0};
-            far_slice = home * per_part + global % per_part;
+            far_slice = home_slice;
             if (m->timing)
                 gcr_timing_fabric_lookup(m->timing, slice, far_slice);
             struct gcr_cache *hs = m->slices[far_slice];
@@ -247,6 +332,8 @@ static void slice_access_silicon(struct gcr_memsys *m, uint32_t sm, uint32_t por
         m->extra.fabric_bytes += far_bytes;
         from_dram = missing;
     }
+    if (from_dram && !is_write && cfg->l2_fetch_bytes > sb && (!insn || insn->op == GCR_OP_LOAD))
+        from_dram = promote_fetch(m, slice, home_slice, line, from_dram, insn);
     after_access(m, sm, port, slice, line, sectors, is_write, insn, a, from_dram, timed, far_slice,
                  far_bytes);
 }

@@ -27,6 +27,8 @@ struct gcr_l2_extra {
     uint64_t far_lookups;      /* sectors missed in the near partition, looked up at home */
     uint64_t far_hits;         /* ... and found there */
     uint64_t fabric_bytes;     /* data crossing between partitions */
+    uint64_t taken_sectors;    /* partly written sectors taken from another partition's copy */
+    uint64_t promoted_sectors; /* l2.fetch_bytes: DRAM sectors read beyond the requests' */
 };
 
 struct gcr_chips;

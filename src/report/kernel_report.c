@@ -53,7 +53,7 @@ static json_t *traffic_json(const struct gcr_traffic *now, const struct gcr_traf
 }
 
 /* The figures of the L2 behaviours that are on (config l2.counting,
- * l2.request_coalescer, l2.partitions) into the L2 section. */
+ * l2.request_coalescer, l2.partitions, l2.fetch_bytes) into the L2 section. */
 static void l2_extra_json(const struct gcr_config *cfg, const struct gcr_l2_extra *now,
                           const struct gcr_l2_extra *then, json_t *l2)
 {
@@ -69,8 +69,12 @@ static void l2_extra_json(const struct gcr_config *cfg, const struct gcr_l2_extr
                             json_pack("{s:I}", "merged_sectors", D(merged_sectors)));
     if (cfg->l2_partitions > 1)
         json_object_set_new(l2, "fabric",
-                            json_pack("{s:I, s:I, s:I}", "far_lookups", D(far_lookups),
-                                      "far_hits", D(far_hits), "bytes", D(fabric_bytes)));
+                            json_pack("{s:I, s:I, s:I, s:I}", "far_lookups", D(far_lookups),
+                                      "far_hits", D(far_hits), "taken_sectors",
+                                      D(taken_sectors), "bytes", D(fabric_bytes)));
+    if (cfg->l2_fetch_bytes > cfg->sector_bytes)
+        json_object_set_new(l2, "fetch",
+                            json_pack("{s:I}", "promoted_sectors", D(promoted_sectors)));
 #undef D
 }
 

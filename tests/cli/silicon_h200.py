@@ -39,9 +39,6 @@ KNOWN_GAPS = {
     ("sgemm_tiled#1", "l2_rd"),   # the lockstep replay merges more than silicon's skewed SMs
     ("sgemm_tiled#1", "l2_hit"),  # follows: the merged reads were hits
     ("jacobi2d#2", "l2_hit"),     # which SM runs which halo CTA: partition of the writer
-    ("bfs_csr#1", "l2_hit"),
-    ("bfs_csr#2", "l2_hit"),
-    ("bfs_csr#2", "dram_rd"),
 }
 
 
