@@ -8,9 +8,13 @@ static inline uint64_t slot(const struct gcr_request_coalescer *rc, uint64_t sec
     return (x >> 32) & rc->mask;
 }
 
+/* Fewest entries: under the timing backend the reads in flight fill the
+ * table, not the window of requests, and 132 SMs keep hundreds in flight. */
+#define MIN_ENTRIES 1024
+
 int gcr_request_coalescer_init(struct gcr_request_coalescer *rc, uint32_t window)
 {
-    uint64_t n = 1;
+    uint64_t n = MIN_ENTRIES;
     while (n < 4 * (uint64_t)window)
         n <<= 1;
     *rc = (struct gcr_request_coalescer){.mask = n - 1, .window = window};

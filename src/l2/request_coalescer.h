@@ -14,9 +14,9 @@
 #include <stdint.h>
 
 struct gcr_request_coalescer {
-    /* Direct-mapped by sector address, 4 x window entries (a power of two): a
-     * collision forgets the older request, so merges are never invented, at
-     * worst a few missed. */
+    /* Direct-mapped by sector address, a power of two of entries, at least
+     * 1,024 and 4 x window: a collision forgets the older request, so merges
+     * are never invented, at worst a few missed. */
     struct gcr_rc_entry {
         uint64_t sector_plus_1; /* 0: empty */
         uint64_t seq;
