@@ -191,6 +191,17 @@ static uint32_t insn_line_sectors(const struct gcr_config *cfg, const struct gcr
     return sectors;
 }
 
+/* Fills a slice with the sectors a fetch unit brought beyond the request's. The access
+ * before left the line there, unless the slice does not allocate on a miss: then the fill
+ * allocates, and its dirty victim goes to DRAM. */
+static void fill_promoted(struct gcr_memsys *m, uint32_t slice, uint64_t line, uint32_t extra)
+{
+    struct gcr_access f;
+    gcr_cache_fill(m->slices[slice], line, extra, false, &f);
+    if (f.evicted && f.victim_dirty)
+        m->traffic.dram_write_bytes += popcount32(f.victim_dirty) * (uint64_t)m->cfg->sector_bytes;
+}
+
 /* l2.fetch_bytes: a read's sectors that come from DRAM (from_dram) are fetched
  * in aligned units of fetch_bytes. The unit's other sectors are read too,
  * except those the near slice holds and those the same instruction asks of
@@ -212,18 +223,9 @@ static uint32_t promote_fetch(struct gcr_memsys *m, uint32_t slice, uint32_t hom
     uint32_t extra = want & ~from_dram & ~held & ~(insn ? insn_line_sectors(cfg, insn, line) : 0);
     if (!extra)
         return from_dram;
-    for (int i = 0; i < 2; i++) {
-        uint32_t to = i ? home_slice : slice;
-        if (i && (home_slice == NO_FAR || home_slice == slice))
-            break;
-        struct gcr_access f;
-        gcr_cache_fill(m->slices[to], line, extra, false, &f);
-        /* The access before left the line there, unless the slice does not
-         * allocate on a miss: then the fill allocates, and its dirty victim
-         * goes to DRAM. */
-        if (f.evicted && f.victim_dirty)
-            m->traffic.dram_write_bytes += popcount32(f.victim_dirty) * (uint64_t)cfg->sector_bytes;
-    }
+    fill_promoted(m, slice, line, extra);
+    if (home_slice != NO_FAR)
+        fill_promoted(m, home_slice, line, extra);
     m->extra.promoted_sectors += popcount32(extra);
     return from_dram | extra;
 }
