@@ -24,6 +24,13 @@ enum gcr_cta_policy {
     GCR_CTA_POLICY_COUNT
 };
 
+/* The order in which round-robin CTA dispatch visits the SMs. */
+enum gcr_sm_order {
+    GCR_SM_ORDER_LINEAR = 0, /* SM 0, 1, 2, ... (GPGPU-Sim's order) */
+    GCR_SM_ORDER_TPC_SPREAD, /* one SM of every two-SM TPC first: 0, 2, 4, ..., then 1, 3, ... */
+    GCR_SM_ORDER_COUNT
+};
+
 enum gcr_warp_policy {
     GCR_WARP_LRR = 0, /* loose round-robin over resident warps */
     GCR_WARP_GTO,     /* greedy-then-oldest, switching on an L1 miss */
@@ -119,6 +126,7 @@ struct gcr_config {
     uint32_t registers_per_sm;
 
     enum gcr_cta_policy cta_policy;
+    enum gcr_sm_order sm_order;
     enum gcr_warp_policy warp_policy;
     uint32_t gto_miss_stall; /* SM issue slots a warp waits after an L1 miss under GTO */
 
@@ -231,6 +239,15 @@ json_t *gcr_config_to_json(const struct gcr_config *cfg);
 json_t *gcr_timing_config_to_json(const struct gcr_timing_config *t);
 
 const char *gcr_cta_policy_name(enum gcr_cta_policy p);
+const char *gcr_sm_order_name(enum gcr_sm_order o);
+/* The SM at position pos (0 <= pos < num_sms) of the CTA dispatch order. */
+static inline uint32_t gcr_sm_at(const struct gcr_config *cfg, uint32_t pos)
+{
+    if (cfg->sm_order == GCR_SM_ORDER_LINEAR)
+        return pos;
+    uint32_t firsts = (cfg->num_sms + 1) / 2; /* SMs 0, 2, 4, ...: the first of each TPC */
+    return pos < firsts ? 2 * pos : 2 * (pos - firsts) + 1;
+}
 const char *gcr_warp_policy_name(enum gcr_warp_policy p);
 const char *gcr_granularity_name(enum gcr_granularity g);
 const char *gcr_slice_hash_name(enum gcr_slice_hash h);

@@ -204,16 +204,19 @@ static int get_enum(struct jobj *o, const char *key, int def, int count,
 }
 
 static const char *const cta_names[] = {"round_robin", "contiguous"};
+static const char *const sm_order_names[] = {"linear", "tpc_spread"};
 static const char *const warp_names[] = {"lrr", "gto", "vws"};
 static const char *const gran_names[] = {"line", "sector"};
 static const char *const slice_names[] = {"linear", "xor", "ipoly"};
 
 const char *gcr_cta_policy_name(enum gcr_cta_policy p) { return cta_names[p]; }
+const char *gcr_sm_order_name(enum gcr_sm_order o) { return sm_order_names[o]; }
 const char *gcr_warp_policy_name(enum gcr_warp_policy p) { return warp_names[p]; }
 const char *gcr_granularity_name(enum gcr_granularity g) { return gran_names[g]; }
 const char *gcr_slice_hash_name(enum gcr_slice_hash h) { return slice_names[h]; }
 
 static const char *cta_name_i(int i) { return cta_names[i]; }
+static const char *sm_order_name_i(int i) { return sm_order_names[i]; }
 static const char *warp_name_i(int i) { return warp_names[i]; }
 static const char *gran_name_i(int i) { return gran_names[i]; }
 static const char *slice_name_i(int i) { return slice_names[i]; }
@@ -690,6 +693,14 @@ static int from_json(struct gcr_config *cfg, json_t *root, struct gcr_err *err)
                  err))
         return -1;
     cfg->cta_policy = (enum gcr_cta_policy)e;
+    if (get_enum(&sched, "sm_order", GCR_SM_ORDER_LINEAR, GCR_SM_ORDER_COUNT, sm_order_name_i, &e,
+                 err))
+        return -1;
+    cfg->sm_order = (enum gcr_sm_order)e;
+    if (cfg->sm_order != GCR_SM_ORDER_LINEAR && cfg->cta_policy != GCR_CTA_ROUND_ROBIN)
+        return fail_at(&sched, "sm_order", err,
+                       "orders round-robin dispatch; cta_policy \"%s\" gives each SM its own CTAs",
+                       gcr_cta_policy_name(cfg->cta_policy));
     if (get_enum(&sched, "warp_policy", GCR_WARP_LRR, GCR_WARP_POLICY_COUNT, warp_name_i, &e,
                  err))
         return -1;
@@ -792,6 +803,8 @@ static int from_json(struct gcr_config *cfg, json_t *root, struct gcr_err *err)
 
     if (parse_chips(&top, &l2, cfg, err))
         return -1;
+    if (cfg->sm_order != GCR_SM_ORDER_LINEAR && cfg->chips.count > 1)
+        return fail_at(&sched, "sm_order", err, "orders one chip's SMs; not with chips.count > 1");
     bool promotes = cfg->l2_fetch_bytes > cfg->sector_bytes;
     if (cfg->chips.count > 1 && (cfg->l2_counting_nsight || cfg->l2.byte_masks ||
                                  cfg->l2_merge_window || cfg->l2_partitions > 1 || promotes))
@@ -960,6 +973,11 @@ json_t *gcr_config_to_json(const struct gcr_config *cfg)
         "sector_bytes", (json_int_t)cfg->sector_bytes,
         "granularity", gcr_granularity_name(cfg->granularity),
         "l1d", l1, "l2", l2, "analyses", cfg->analyses);
+    /* The dispatch order appears where it is not the default, so reports of
+     * configs that never set it stay as they were. */
+    if (root && cfg->sm_order != GCR_SM_ORDER_LINEAR)
+        json_object_set_new(json_object_get(root, "scheduling"), "sm_order",
+                            json_string(gcr_sm_order_name(cfg->sm_order)));
     /* Single-chip reports stay as they were: the section appears with chips only. */
     const struct gcr_chips_config *c = &cfg->chips;
     if (root && c->count > 1)

@@ -319,7 +319,8 @@ int gcr_cta_dispatch(struct gcr_replay *rp, struct gcr_err *err)
     while (more) {
         more = false;
         for (uint32_t i = 0; i < S; i++) {
-            uint32_t s = (ks->rr_next + i) % S;
+            /* rr_next is a position in the dispatch order ($.scheduling.sm_order). */
+            uint32_t pos = (ks->rr_next + i) % S, s = gcr_sm_at(rp->cfg, pos);
             if (rp->sms[s].resident_ctas >= ks->fit)
                 continue;
             struct cta *c;
@@ -331,7 +332,7 @@ int gcr_cta_dispatch(struct gcr_replay *rp, struct gcr_err *err)
                 continue;
             }
             place(rp, s, c);
-            ks->rr_next = (s + 1) % S;
+            ks->rr_next = (pos + 1) % S;
             more = true;
             /* Round-robin hands one CTA per SM per round, like a GPU's
              * block scheduler: restart the round after the SM just served. */

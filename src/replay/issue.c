@@ -48,12 +48,15 @@ static inline __attribute__((always_inline)) void sm_issue(struct gcr_replay *rp
         gcr_warp_done(rp, sm, index);
 }
 
-/* The SMs that issue in this round, in SM order, into rp->order; their number.
+/* The SMs that issue in this round, in the order dispatch deals them CTAs
+ * ($.scheduling.sm_order: with it, CTAs dealt earlier issue earlier in a round,
+ * whatever SMs run them), into rp->order; their number.
  * When every SM with warps sleeps, the rounds until the first one wakes are
  * skipped (rp->bus.step moves on). Functional replay only. */
 static uint32_t issue_order(struct gcr_replay *rp)
 {
-    const uint32_t S = rp->cfg->num_sms;
+    const struct gcr_config *const cfg = rp->cfg;
+    const uint32_t S = cfg->num_sms;
     const uint64_t *const wake = rp->wake;
     uint32_t *const order = rp->order;
     for (;;) {
@@ -62,7 +65,8 @@ static uint32_t issue_order(struct gcr_replay *rp)
         /* Without a branch: about half the SMs issue in a round, in no
          * predictable pattern. Every SM is written at the end of the list and
          * kept only if awake (order has room for all of them). */
-        for (uint32_t s = 0; s < S; s++) {
+        for (uint32_t pos = 0; pos < S; pos++) {
+            uint32_t s = gcr_sm_at(cfg, pos);
             order[n] = s;
             n += wake[s] <= step;
         }

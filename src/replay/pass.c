@@ -80,7 +80,7 @@ const char *gcr_replay_pass_key(const struct gcr_config *cfg, char *key, size_t 
                      /* CTA placement: how many fit on an SM (cta.c, ctas_per_sm), over
                       * which SMs, in which order, split by chip (chip_cta_ranges). */
                      "sms=%u max_ctas_per_sm=%u max_warps_per_sm=%u shared_mem_per_sm=%u "
-                     "registers_per_sm=%u cta_policy=%s chips=%u "
+                     "registers_per_sm=%u cta_policy=%s sm_order=%s chips=%u "
                      /* Which warp of an SM issues (sched.h). */
                      "warp_policy=%s "
                      /* The coalescer: the units requests are made of (execute.h). */
@@ -90,7 +90,8 @@ const char *gcr_replay_pass_key(const struct gcr_config *cfg, char *key, size_t 
                      "l2_byte_masks=%d",
                      cfg->num_sms, cfg->max_ctas_per_sm, cfg->max_warps_per_sm,
                      cfg->shared_mem_per_sm, cfg->registers_per_sm,
-                     gcr_cta_policy_name(cfg->cta_policy), cfg->chips.count,
+                     gcr_cta_policy_name(cfg->cta_policy), gcr_sm_order_name(cfg->sm_order),
+                     cfg->chips.count,
                      gcr_warp_policy_name(cfg->warp_policy), cfg->line_bytes, cfg->sector_bytes,
                      gcr_granularity_name(cfg->granularity), (int)cfg->l2.byte_masks);
     if (n < 0 || (size_t)n >= cap)
