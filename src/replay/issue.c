@@ -1,5 +1,6 @@
 /* The functional issue driver: the SMs issue in rounds, each SM with warps one
- * instruction per round (the bus step is the round), in SM order. An SM inside a run
+ * instruction per round (the bus step is the round), in the order dispatch deals the
+ * SMs CTAs ($.scheduling.sm_order; SM order by default). An SM inside a run
  * of non-memory instructions applies the whole run at once and sleeps through its
  * rounds. The warp scheduler (sched.h) picks the warp; the host prefetch pipeline
  * (host_prefetch.h) runs a few SMs ahead of the one issuing. */
