@@ -240,6 +240,18 @@ json_t *gcr_timing_config_to_json(const struct gcr_timing_config *t);
 
 const char *gcr_cta_policy_name(enum gcr_cta_policy p);
 const char *gcr_sm_order_name(enum gcr_sm_order o);
+/* Whether the L2 fetches from DRAM in units larger than a sector (l2.fetch_bytes). */
+static inline bool gcr_l2_promotes(const struct gcr_config *cfg)
+{
+    return cfg->l2_fetch_bytes > cfg->sector_bytes;
+}
+/* Whether any of the L2 behaviours of real GPUs is on (README, "Agreeing with silicon"):
+ * l2.counting "nsight", byte_masks, request_coalescer, partitions, fetch_bytes. */
+static inline bool gcr_l2_silicon(const struct gcr_config *cfg)
+{
+    return cfg->l2_counting_nsight || cfg->l2.byte_masks || cfg->l2_merge_window ||
+           cfg->l2_partitions > 1 || gcr_l2_promotes(cfg);
+}
 /* The SM at position pos (0 <= pos < num_sms) of the CTA dispatch order. */
 static inline uint32_t gcr_sm_at(const struct gcr_config *cfg, uint32_t pos)
 {

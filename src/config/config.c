@@ -805,12 +805,10 @@ static int from_json(struct gcr_config *cfg, json_t *root, struct gcr_err *err)
         return -1;
     if (cfg->sm_order != GCR_SM_ORDER_LINEAR && cfg->chips.count > 1)
         return fail_at(&sched, "sm_order", err, "orders one chip's SMs; not with chips.count > 1");
-    bool promotes = cfg->l2_fetch_bytes > cfg->sector_bytes;
-    if (cfg->chips.count > 1 && (cfg->l2_counting_nsight || cfg->l2.byte_masks ||
-                                 cfg->l2_merge_window || cfg->l2_partitions > 1 || promotes))
+    if (cfg->chips.count > 1 && gcr_l2_silicon(cfg))
         return fail_at(&l2, cfg->l2_partitions > 1 ? "partitions" : cfg->l2_merge_window
                                 ? "request_coalescer" : cfg->l2.byte_masks ? "byte_masks"
-                                : promotes ? "fetch_bytes" : "counting", err,
+                                : gcr_l2_promotes(cfg) ? "fetch_bytes" : "counting", err,
                        "models one chip's L2; not with chips.count > 1");
 
     json_t *an = jobj_get(&top, "analyses");
@@ -941,7 +939,7 @@ json_t *gcr_config_to_json(const struct gcr_config *cfg)
         json_object_set_new(l2, "counting", json_string("nsight"));
     if (cfg->l2.byte_masks)
         json_object_set_new(l2, "byte_masks", json_true());
-    if (cfg->l2_fetch_bytes != cfg->sector_bytes)
+    if (gcr_l2_promotes(cfg))
         json_object_set_new(l2, "fetch_bytes", json_integer(cfg->l2_fetch_bytes));
     if (cfg->l2_merge_window) {
         json_t *rc = json_pack("{s:I}", "window_requests", (json_int_t)cfg->l2_merge_window);

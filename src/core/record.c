@@ -152,24 +152,28 @@ const char *gcr_record_invalid(const struct gcr_record *rec, const struct gcr_ke
             return "unknown cache operator";
         if (in->width == 0 || in->width > GCR_MAX_WIDTH)
             return "access width must be 1..256 bytes";
-        if (gcr_waits_invalid(in->waits, true, 0))
-            return gcr_waits_invalid(in->waits, true, 0);
+        const char *bad_waits = gcr_waits_invalid(in->waits, true, 0);
+        if (bad_waits)
+            return bad_waits;
         if (kb && in->cta >= gcr_kernel_ctas(kb))
             return "CTA id outside the kernel's grid";
         if (kb && in->warp >= gcr_kernel_warps_per_cta(kb))
             return "warp id outside the kernel's CTA";
         return NULL;
     }
-    case GCR_REC_NONMEM:
-        if (rec->u.nonmem.count == 0)
+    case GCR_REC_NONMEM: {
+        const struct gcr_nonmem *nm = &rec->u.nonmem;
+        if (nm->count == 0)
             return "non-memory instruction count must be >= 1";
-        if (gcr_waits_invalid(rec->u.nonmem.waits, false, rec->u.nonmem.count))
-            return gcr_waits_invalid(rec->u.nonmem.waits, false, rec->u.nonmem.count);
-        if (kb && rec->u.nonmem.cta >= gcr_kernel_ctas(kb))
+        const char *bad_waits = gcr_waits_invalid(nm->waits, false, nm->count);
+        if (bad_waits)
+            return bad_waits;
+        if (kb && nm->cta >= gcr_kernel_ctas(kb))
             return "CTA id outside the kernel's grid";
-        if (kb && rec->u.nonmem.warp >= gcr_kernel_warps_per_cta(kb))
+        if (kb && nm->warp >= gcr_kernel_warps_per_cta(kb))
             return "warp id outside the kernel's CTA";
         return NULL;
+    }
     }
     return "unknown record kind";
 }

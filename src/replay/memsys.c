@@ -13,8 +13,7 @@ int gcr_memsys_init(struct gcr_memsys *m, const struct gcr_config *cfg, struct g
 {
     *m = (struct gcr_memsys){.cfg = cfg, .nslices = cfg->l2_slices, .bus = bus,
                              .num_ports = cfg->num_sms};
-    m->silicon = cfg->l2_counting_nsight || cfg->l2.byte_masks || cfg->l2_merge_window ||
-                 cfg->l2_partitions > 1 || cfg->l2_fetch_bytes > cfg->sector_bytes;
+    m->silicon = gcr_l2_silicon(cfg);
     if (cfg->l2_merge_window &&
         gcr_request_coalescer_init(&m->coalescer, cfg->l2_merge_window) != 0)
         return gcr_fail(err, GCR_E_NOMEM, "out of memory for the L2 request coalescer");
@@ -334,7 +333,7 @@ static void slice_access_silicon(struct gcr_memsys *m, uint32_t sm, uint32_t por
         m->extra.fabric_bytes += far_bytes;
         from_dram = missing;
     }
-    if (from_dram && !is_write && cfg->l2_fetch_bytes > sb && (!insn || insn->op == GCR_OP_LOAD))
+    if (from_dram && !is_write && gcr_l2_promotes(cfg) && (!insn || insn->op == GCR_OP_LOAD))
         from_dram = promote_fetch(m, slice, home_slice, line, from_dram, insn);
     after_access(m, sm, port, slice, line, sectors, is_write, insn, a, from_dram, timed, far_slice,
                  far_bytes);

@@ -72,7 +72,7 @@ static void l2_extra_json(const struct gcr_config *cfg, const struct gcr_l2_extr
                             json_pack("{s:I, s:I, s:I, s:I}", "far_lookups", D(far_lookups),
                                       "far_hits", D(far_hits), "taken_sectors",
                                       D(taken_sectors), "bytes", D(fabric_bytes)));
-    if (cfg->l2_fetch_bytes > cfg->sector_bytes)
+    if (gcr_l2_promotes(cfg))
         json_object_set_new(l2, "fetch",
                             json_pack("{s:I}", "promoted_sectors", D(promoted_sectors)));
 #undef D
